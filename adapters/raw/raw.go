@@ -1,0 +1,119 @@
+// Package raw is the framework-free adapter: tool definitions (name,
+// description, JSON Schema) and a call that returns the model output as
+// core renders it. It is the reference point of every other adapter:
+// each renders this output for its framework and adds nothing.
+package raw
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// Definition is one tool as the model is told about it.
+type Definition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Tools is a tool set over one workspace.
+type Tools struct {
+	ex *core.Executor
+}
+
+// New builds the tool set for ws. It fails when an option is out of range.
+func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	ex, err := core.New(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Tools{ex: ex}, nil
+}
+
+// Executor is the core executor behind the tool set.
+func (t *Tools) Executor() *core.Executor { return t.ex }
+
+// Definitions lists the tools offered, in the reference's order.
+func (t *Tools) Definitions() []Definition {
+	var out []Definition
+	for _, tool := range t.ex.Tools() {
+		out = append(out, Definition{Name: tool.Name, Description: tool.Description, InputSchema: json.RawMessage(tool.InputSchema)})
+	}
+	return out
+}
+
+// Execute runs the tool name with the arguments the model sent (JSON
+// text) and returns what the model must see. Invalid arguments and tool
+// failures are outputs (error text, or a json object with an error key);
+// the error is only for an unknown tool (*gen.UnknownToolError) or a
+// cancelled context.
+func (t *Tools) Execute(ctx context.Context, name string, args []byte) (gen.Output, error) {
+	return t.ex.Call(ctx, name, args)
+}
+
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type fileData struct {
+	Type string `json:"type"`
+	Data string `json:"data"`
+}
+
+type filePart struct {
+	Type      string   `json:"type"`
+	Data      fileData `json:"data"`
+	MediaType string   `json:"mediaType"`
+	Filename  string   `json:"filename"`
+}
+
+// ContentParts is a content output's parts as JSON, as the reference
+// lists them: a text part, then a file part with the bytes in base64.
+func ContentParts(o gen.Output) json.RawMessage {
+	parts := []any{textPart{Type: gen.ContentTextPart, Text: o.Text}}
+	if o.Media != nil {
+		parts = append(parts, filePart{
+			Type:      gen.ContentFilePart,
+			Data:      fileData{Type: gen.ContentFileData, Data: base64.StdEncoding.EncodeToString(o.Media.Data)},
+			MediaType: o.Media.MediaType,
+			Filename:  o.Media.Filename,
+		})
+	}
+	return marshal(parts)
+}
+
+// Value is the output's value as JSON: the string of a text or error-text
+// output, the object of a json output, the parts of a content output.
+func Value(o gen.Output) json.RawMessage {
+	switch o.Kind {
+	case gen.OutputJSON:
+		return json.RawMessage(o.JSON)
+	case gen.OutputContent:
+		return ContentParts(o)
+	}
+	return marshal(o.Text)
+}
+
+// ModelOutput is the output as the reference's model output object,
+// {"type": kind, "value": value}.
+func ModelOutput(o gen.Output) json.RawMessage {
+	return marshal(struct {
+		Type  gen.OutputKind  `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}{o.Kind, Value(o)})
+}
+
+func marshal(v any) json.RawMessage {
+	b, err := core.MarshalJSON(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,252 @@
+// Command agenttools runs the workspace tools from the shell.
+//
+//	agenttools call [--dir DIR] [--readonly] TOOL 'ARGS_JSON'
+//	agenttools replay [--workspace memory] CASES.json
+//	agenttools tools [--dir DIR] [--readonly]
+//
+// call runs one tool call on a workspace whose /workspace is the host
+// directory DIR (the current directory by default; "/" itself is in
+// memory) and prints what the model would receive: text and error text as
+// the raw string, a json result compact, a content output as its JSON
+// parts, each followed by a newline. Exit status: 0 for a result, 1 when
+// the model would see a failure (error text, or a json object with an
+// error key), 2 for a usage error.
+//
+// replay runs the reference oracle's cases (its case format) and prints
+// one JSON line per case with the oracle's field names, for the oracle's
+// score.py and compare.mjs.
+//
+// tools prints the tool definitions (name, description, input schema) as
+// one JSON array.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/adapters/raw"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/replay"
+)
+
+const usage = `usage: agenttools <command> [flags] [arguments]
+
+Commands:
+  call    run one tool call on a host directory and print the model output
+  tools   print the tool definitions (name, description, JSON Schema)
+  replay  run the reference oracle's cases and print one JSON line per case
+
+Run "agenttools <command> --help" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks a failure that is the caller's doing (exit status 2).
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var code int
+	var err error
+	switch args[0] {
+	case "call":
+		code, err = call(ctx, args[1:], stdout, stderr)
+	case "tools":
+		code, err = listTools(args[1:], stdout, stderr)
+	case "replay":
+		code, err = replayCases(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "agenttools: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case err != nil:
+		fmt.Fprintln(stderr, "agenttools:", err)
+		return 2
+	}
+	return code
+}
+
+// flags makes a command's flag set, printing its usage to stderr.
+func flags(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprintf(stderr, "usage: agenttools %s %s\n\n%s\n\nFlags:\n", name, synopsis, about)
+		fl.PrintDefaults()
+	}
+	return fl
+}
+
+func parse(fl *flag.FlagSet, args []string) error {
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+// workspaceFlags are the flags that choose the workspace and tool set.
+type workspaceFlags struct {
+	dir      string
+	readonly bool
+}
+
+func (w *workspaceFlags) register(fl *flag.FlagSet) {
+	fl.StringVar(&w.dir, "dir", ".", "host directory mounted at /workspace")
+	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only")
+}
+
+// open builds the workspace: "/" in memory, the host directory at
+// /workspace.
+func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
+	dir, err := filepath.Abs(w.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	host, err := hostfs.Open(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--dir: %w", err)
+	}
+	ws := vfs.New(memfs.New())
+	if err := ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+		host.Close()
+		return nil, nil, err
+	}
+	tools, err := raw.New(ws, agenttools.Options{Readonly: w.readonly})
+	if err != nil {
+		host.Close()
+		return nil, nil, err
+	}
+	return tools, func() { host.Close() }, nil
+}
+
+func call(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var w workspaceFlags
+	fl := flags("call", "[--dir DIR] [--readonly] TOOL 'ARGS_JSON'",
+		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. Exit status 0 for a result, 1 for a failure the model would see, 2 for\na usage error. ARGS_JSON defaults to {}.", stderr)
+	w.register(fl)
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() < 1 || fl.NArg() > 2 {
+		fl.Usage()
+		return 0, errUsage
+	}
+	name, argText := fl.Arg(0), "{}"
+	if fl.NArg() == 2 {
+		argText = fl.Arg(1)
+	}
+	tools, done, err := w.open(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	if _, ok := tools.Executor().Tool(name); !ok {
+		var names []string
+		for _, d := range tools.Definitions() {
+			names = append(names, d.Name)
+		}
+		fmt.Fprintf(stderr, "agenttools call: no tool %q (the tools are %s)\n", name, strings.Join(names, ", "))
+		return 0, errUsage
+	}
+	out, err := tools.Execute(ctx, name, []byte(argText))
+	if err != nil {
+		return 0, err
+	}
+	switch out.Kind {
+	case gen.OutputText, gen.OutputErrorText:
+		fmt.Fprintln(stdout, out.Text)
+	default:
+		fmt.Fprintf(stdout, "%s\n", raw.Value(out))
+	}
+	if out.IsError() {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func listTools(args []string, stdout, stderr io.Writer) (int, error) {
+	var w workspaceFlags
+	fl := flags("tools", "[--dir DIR] [--readonly]", "Prints the tool definitions as a JSON array.", stderr)
+	w.register(fl)
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 0 {
+		fl.Usage()
+		return 0, errUsage
+	}
+	tools, done, err := w.open(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return 0, enc.Encode(tools.Definitions())
+}
+
+func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fl := flags("replay", "[--workspace memory] CASES.json",
+		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file cannot be read.", stderr)
+	kind := fl.String("workspace", "memory", "workspace each case starts on: memory")
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 1 {
+		fl.Usage()
+		return 0, errUsage
+	}
+	if *kind != "memory" {
+		fmt.Fprintf(stderr, "agenttools replay: unknown workspace %q (memory is the only one)\n", *kind)
+		return 0, errUsage
+	}
+	data, err := os.ReadFile(fl.Arg(0))
+	if err != nil {
+		return 0, err
+	}
+	cases, err := replay.ParseCases(data)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", fl.Arg(0), err)
+	}
+	for _, c := range cases {
+		rec := replay.Run(ctx, c, replay.Memory)
+		line, err := core.MarshalJSON(rec)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(stdout, "%s\n", line)
+	}
+	return 0, nil
+}

@@ -1,0 +1,308 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/gen"
+)
+
+// ArgumentsError is a call whose arguments the model got wrong. Its text
+// is what the model sees (as error text); the tool did not run.
+type ArgumentsError struct {
+	Tool     string
+	Problems []string
+}
+
+func (e *ArgumentsError) Error() string {
+	return gen.MsgArgumentsInvalid(e.Tool, strings.Join(e.Problems, gen.ArgumentsProblemSeparator))
+}
+
+// argDecoder checks a call's argument text against a tool's parameters
+// as the model was told them (the JSON Schema, plus the cross-argument
+// rules), and fills the tool's argument struct.
+//
+// It accepts what the reference's validation accepts: blank text as {},
+// the last of duplicate keys, integral numbers such as 1.0 or 1e3 for
+// integers. Unlike the reference it refuses keys the schema does not
+// declare (deviation unknownArguments), and a null is a wrong type, not a
+// missing argument.
+type argDecoder struct {
+	tool   string
+	params []gen.Param
+	rules  []gen.Rule
+	enums  map[string][]string
+}
+
+const maxShownValue = 40
+
+func (d argDecoder) decode(text []byte, dst any) error {
+	problem := func(p string) error { return &ArgumentsError{Tool: d.tool, Problems: []string{p}} }
+	if !utf8.Valid(text) {
+		return problem(gen.MsgArgumentsNotUTF8)
+	}
+	if strings.TrimFunc(string(text), isJSSpace) == "" {
+		text = []byte("{}")
+	}
+	var top any
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&top); err != nil {
+		return problem(gen.MsgArgumentsNotJSON(jsonReason(err)))
+	}
+	if rest := bytes.TrimLeft(text[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return problem(gen.MsgArgumentsNotJSON(fmt.Sprintf("unexpected %s after the value", shown(string(rest)))))
+	}
+	if _, ok := top.(map[string]any); !ok {
+		return problem(gen.MsgArgumentsNotObject(typeName(top)))
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(text, &raw); err != nil {
+		return problem(gen.MsgArgumentsNotJSON(jsonReason(err)))
+	}
+	out, problems := d.object(d.params, raw, "")
+	if len(problems) == 0 {
+		present := func(name string) (int64, bool) {
+			v, ok := out[name]
+			if !ok {
+				return 0, false
+			}
+			n, _ := strconv.ParseInt(string(v), 10, 64)
+			return n, true
+		}
+		if msg := checkRules(d.rules, present); msg != "" {
+			problems = append(problems, msg)
+		}
+	}
+	if len(problems) > 0 {
+		return &ArgumentsError{Tool: d.tool, Problems: problems}
+	}
+	filled, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(filled, dst)
+}
+
+// checkRules returns the message of the first rule the arguments break.
+func checkRules(rules []gen.Rule, present func(name string) (int64, bool)) string {
+	for _, r := range rules {
+		if v, ok := present(r.Param); ok && v > r.GreaterThan {
+			if _, ok := present(r.Requires); !ok {
+				return r.Message
+			}
+		}
+	}
+	return ""
+}
+
+// object checks a strict object against params. It returns the values to
+// fill, normalized (integers spelled as integers, defaults added).
+func (d argDecoder) object(params []gen.Param, raw map[string]json.RawMessage, prefix string) (map[string]json.RawMessage, []string) {
+	out := map[string]json.RawMessage{}
+	var problems []string
+	known := map[string]bool{}
+	var names []string
+	for _, p := range params {
+		known[p.Name] = true
+		names = append(names, p.Name)
+		arg := prefix + p.Name
+		v, ok := raw[p.Name]
+		if !ok {
+			switch {
+			case p.HasDefault:
+				out[p.Name], _ = json.Marshal(p.Default)
+			case !p.Optional:
+				problems = append(problems, gen.MsgArgumentsMissing(arg))
+			}
+			continue
+		}
+		norm, probs := d.value(p, arg, v)
+		problems = append(problems, probs...)
+		if len(probs) == 0 {
+			out[p.Name] = norm
+		}
+	}
+	var unknown []string
+	for k := range raw {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		problems = append(problems, gen.MsgArgumentsUnknown(prefix+shown(k), strings.Join(names, ", ")))
+	}
+	return out, problems
+}
+
+func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.RawMessage, []string) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, []string{gen.MsgArgumentsNotJSON(jsonReason(err))}
+	}
+	wrong := func(expected string) []string {
+		return []string{gen.MsgArgumentsWrongType(arg, expected, typeName(v))}
+	}
+	switch p.Kind {
+	case gen.KindString:
+		if _, ok := v.(string); !ok {
+			return nil, wrong(gen.TypeNameString)
+		}
+	case gen.KindBoolean:
+		if _, ok := v.(bool); !ok {
+			return nil, wrong(gen.TypeNameBoolean)
+		}
+	case gen.KindInteger:
+		num, ok := v.(json.Number)
+		if !ok {
+			return nil, wrong(gen.TypeNameInteger)
+		}
+		f, err := strconv.ParseFloat(string(num), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return nil, []string{gen.MsgArgumentsNotInteger(arg, shown(string(num)))}
+		}
+		switch {
+		case math.IsInf(f, 0) || f != math.Trunc(f):
+			if math.IsInf(f, 1) {
+				return nil, []string{gen.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+			}
+			if math.IsInf(f, -1) {
+				return nil, []string{gen.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+			}
+			return nil, []string{gen.MsgArgumentsNotInteger(arg, shown(string(num)))}
+		case f < float64(p.Minimum):
+			return nil, []string{gen.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+		case f > float64(p.Maximum):
+			return nil, []string{gen.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+		}
+		return json.RawMessage(strconv.FormatInt(int64(f), 10)), nil
+	case gen.KindStringOrList:
+		switch x := v.(type) {
+		case string:
+		case []any:
+			var problems []string
+			for i, item := range x {
+				if _, ok := item.(string); !ok {
+					problems = append(problems, gen.MsgArgumentsWrongType(fmt.Sprintf("%s[%d]", arg, i), gen.TypeNameString, typeName(item)))
+				}
+			}
+			if len(problems) > 0 {
+				return nil, problems
+			}
+		default:
+			return nil, wrong(gen.TypeNameStringOrList)
+		}
+	case gen.KindArray:
+		items, ok := v.([]any)
+		if !ok {
+			return nil, wrong(gen.TypeNameArray)
+		}
+		var rawItems []json.RawMessage
+		_ = json.Unmarshal(raw, &rawItems)
+		var problems []string
+		norm := make([]map[string]json.RawMessage, len(items))
+		for i, item := range items {
+			at := fmt.Sprintf("%s[%d]", arg, i)
+			if _, ok := item.(map[string]any); !ok {
+				problems = append(problems, gen.MsgArgumentsWrongType(at, gen.TypeNameObject, typeName(item)))
+				continue
+			}
+			var fields map[string]json.RawMessage
+			_ = json.Unmarshal(rawItems[i], &fields)
+			var probs []string
+			norm[i], probs = d.object(p.Items, fields, at+".")
+			problems = append(problems, probs...)
+		}
+		if len(problems) > 0 {
+			return nil, problems
+		}
+		b, _ := json.Marshal(norm)
+		return b, nil
+	case gen.KindStringRecord:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, wrong(gen.TypeNameObject)
+		}
+		var problems []string
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if _, ok := m[k].(string); !ok {
+				problems = append(problems, gen.MsgArgumentsWrongType(arg+"."+shown(k), gen.TypeNameString, typeName(m[k])))
+			}
+		}
+		if len(problems) > 0 {
+			return nil, problems
+		}
+	case gen.KindEnum:
+		s, ok := v.(string)
+		if !ok {
+			return nil, wrong(gen.TypeNameString)
+		}
+		allowed := d.enums[p.Name]
+		if !slices.Contains(allowed, s) {
+			quoted := make([]string, len(allowed))
+			for i, a := range allowed {
+				quoted[i] = gen.QuoteJSON(a)
+			}
+			return nil, []string{gen.MsgArgumentsNotInEnum(arg, strings.Join(quoted, ", "), gen.QuoteJSON(shown(s)))}
+		}
+	case gen.KindJSONRecord:
+		if _, ok := v.(map[string]any); !ok {
+			return nil, wrong(gen.TypeNameObject)
+		}
+	}
+	return raw, nil
+}
+
+// typeName names a decoded JSON value's type for the messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return gen.TypeNameNull
+	case string:
+		return gen.TypeNameString
+	case json.Number, float64:
+		return gen.TypeNameNumber
+	case bool:
+		return gen.TypeNameBoolean
+	case []any:
+		return gen.TypeNameArray
+	}
+	return gen.TypeNameObject
+}
+
+// shown shortens a value quoted in a message.
+func shown(s string) string {
+	if utf8.RuneCountInString(s) <= maxShownValue {
+		return s
+	}
+	return string([]rune(s)[:maxShownValue]) + "…"
+}
+
+// jsonReason is encoding/json's complaint without its package prefix.
+func jsonReason(err error) string {
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// isJSSpace is JavaScript's String.prototype.trim whitespace.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A || unicode.Is(unicode.Zs, r)
+}

@@ -1,0 +1,197 @@
+// Package core runs the tools: it checks a call's arguments against the
+// spec, runs the tool over a vfs.Workspace with the reference's
+// semantics, and renders the result as the model must see it (a
+// gen.Output). Every adapter is a thin translation of core's output for
+// one framework.
+//
+// core implements gen.Handler. It imports gen, errno and vfs, never an
+// adapter or a framework.
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// Tool is one tool a tool set offers, as the model is told about it.
+type Tool struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the arguments, as JSON text.
+	InputSchema string
+
+	decoder argDecoder
+}
+
+// Executor is a tool set over one workspace. It is safe for concurrent
+// use; calls that change the same path are serialized by the workspace's
+// path locks.
+type Executor struct {
+	ws     *vfs.Workspace
+	s      settings
+	tools  []*Tool
+	byName map[string]*Tool
+}
+
+var _ gen.Handler = (*Executor)(nil)
+
+// New builds the tool set for ws: read, ls, find and grep, plus write and
+// delete unless opts.Readonly (and edit and exec once they are
+// available). It fails when an option is out of range.
+func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
+	s, err := opts.settings()
+	if err != nil {
+		return nil, err
+	}
+	e := &Executor{ws: ws, s: s, byName: map[string]*Tool{}}
+	for _, info := range gen.Tools {
+		if !info.Available || info.Mutates && s.readonly {
+			continue
+		}
+		t := &Tool{Name: info.Name, decoder: argDecoder{tool: info.Name, params: info.Params, rules: info.Rules}}
+		switch info.Name {
+		case gen.ToolRead:
+			t.Description, t.InputSchema = gen.ReadDescription(s.maxLines, s.maxBytes), gen.ReadInputSchema
+		case gen.ToolLs:
+			t.Description, t.InputSchema = gen.LsDescription, gen.LsInputSchema
+		case gen.ToolFind:
+			t.Description, t.InputSchema = gen.FindDescription, gen.FindInputSchema
+		case gen.ToolGrep:
+			t.Description, t.InputSchema = gen.GrepDescription, gen.GrepInputSchema
+		case gen.ToolWrite:
+			t.Description, t.InputSchema = gen.WriteDescription, gen.WriteInputSchema
+		case gen.ToolDelete:
+			t.Description, t.InputSchema = gen.DeleteDescription, gen.DeleteInputSchema
+		default:
+			return nil, errors.New("core: the spec marks tool " + info.Name + " available but core does not describe it")
+		}
+		e.tools = append(e.tools, t)
+		e.byName[t.Name] = t
+	}
+	return e, nil
+}
+
+// Workspace is the workspace the tools run on.
+func (e *Executor) Workspace() *vfs.Workspace { return e.ws }
+
+// Tools lists the tools the set offers, in the reference's order.
+func (e *Executor) Tools() []Tool {
+	out := make([]Tool, len(e.tools))
+	for i, t := range e.tools {
+		out[i] = *t
+	}
+	return out
+}
+
+// Tool returns the offered tool with that name.
+func (e *Executor) Tool(name string) (Tool, bool) {
+	t, ok := e.byName[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return *t, true
+}
+
+// Call runs one tool call with the arguments the model sent (JSON text).
+// Arguments that fail the schema give error text naming the argument and
+// why; the tool does not run. A tool failure is an output too. The error
+// is for what is not the model's doing: an unknown tool
+// (*gen.UnknownToolError) or a cancelled context.
+func (e *Executor) Call(ctx context.Context, name string, args []byte) (gen.Output, error) {
+	t, ok := e.byName[name]
+	if !ok {
+		return gen.Output{}, &gen.UnknownToolError{Tool: name}
+	}
+	out, err := gen.Invoke(ctx, e, name, func(dst any) error { return t.decoder.decode(args, dst) })
+	var argErr *ArgumentsError
+	if errors.As(err, &argErr) {
+		return errorText(argErr.Error()), nil
+	}
+	return out, err
+}
+
+// CallUnchecked runs a tool without checking the arguments against the
+// schema (the oracle's raw calls): the tool applies only its own checks,
+// as the reference's do when called directly. Fields of the wrong type
+// are left at their zero value.
+func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) (gen.Output, error) {
+	if _, ok := e.byName[name]; !ok {
+		return gen.Output{}, &gen.UnknownToolError{Tool: name}
+	}
+	return gen.Invoke(ctx, e, name, func(dst any) error {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(args, &fields) != nil {
+			return nil
+		}
+		for k, v := range fields {
+			one, _ := json.Marshal(map[string]json.RawMessage{k: v})
+			_ = json.Unmarshal(one, dst)
+		}
+		return nil
+	})
+}
+
+// path applies the root option to a path the model gave, as the
+// reference's confineWorkspace does: a relative path resolves under the
+// root; a path outside the root, or one passing through a symbolic link
+// below the root, is refused. Without the option the path is unchanged.
+func (e *Executor) path(ctx context.Context, input string) (string, error) {
+	base := e.s.root
+	if base == "" {
+		return input, nil
+	}
+	abs := input
+	if len(input) == 0 || input[0] != '/' {
+		abs = base + "/" + input
+	}
+	abs = vfs.Clean(abs)
+	if !vfs.IsWithin(abs, base) {
+		return "", errno.New(errno.EINVAL, gen.MsgOutsideRoot(base, input), input)
+	}
+	current := base
+	if base == "/" {
+		current = ""
+	}
+	rest := abs[len(current):]
+	for _, part := range splitPath(rest) {
+		current += "/" + part
+		info, err := e.ws.Lstat(ctx, current)
+		if errno.CodeOf(err) == errno.ENOENT {
+			return abs, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Type == vfs.TypeSymlink {
+			return "", errno.New(errno.EINVAL, gen.MsgSymlinkInPath(current), current)
+		}
+	}
+	return abs, nil
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if i > start {
+				out = append(out, p[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// cancelled reports a context error, which is returned as a Go error
+// rather than shown to the model.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func isMissing(err error) bool { return errno.CodeOf(err) == errno.ENOENT }

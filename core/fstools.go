@@ -1,0 +1,120 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// Ls runs the ls tool: one page of a directory's entries in raw byte
+// order of their names (200 by default), with nextOffset when more
+// follow. A symbolic link is listed, not followed. Failures are
+// {"error": ...}, as in the reference.
+func (e *Executor) Ls(ctx context.Context, a gen.LsArgs) (gen.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, gen.LsPageDefault)
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	entries, err := e.ws.ReadDir(ctx, p, int(offset), int(page+1))
+	if err != nil {
+		return failure(err)
+	}
+	res := gen.LsResult{Path: a.Path, Entries: []gen.LsEntry{}}
+	for i, en := range entries {
+		if int64(i) == page {
+			res.NextOffset = new(offset + page)
+			break
+		}
+		res.Entries = append(res.Entries, gen.LsEntry{
+			Name:           en.Name,
+			Size:           en.Size,
+			Mtime:          en.MTime,
+			IsFile:         en.Type == vfs.TypeFile,
+			IsDirectory:    en.Type == vfs.TypeDir,
+			IsSymbolicLink: en.Type == vfs.TypeSymlink,
+		})
+	}
+	res.Count = int64(len(res.Entries))
+	return jsonOutput(res), nil
+}
+
+// Write runs the write tool: it creates or replaces a file with the
+// content (at most 2 MiB of UTF-8 by default), creating missing parent
+// directories. An existing file keeps its permission bits; a new one gets
+// 0644. A failed write changes nothing. Failures are {"error": ...}.
+func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, error) {
+	data := []byte(a.Content)
+	if int64(len(data)) > e.s.writeMaxBytes {
+		return errorJSON(gen.MsgWriteContentTooLarge(int64(len(data)), e.s.writeMaxBytes)), nil
+	}
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	unlock, err := e.ws.Lock(ctx, lockPath(p), false)
+	if err != nil {
+		return gen.Output{}, err
+	}
+	defer unlock()
+	// Like the reference, look first: a path that cannot be looked up
+	// (a loop of links, say) fails as the lookup words it.
+	if _, err := e.ws.Stat(ctx, p); err != nil && !isMissing(err) {
+		return failure(err)
+	}
+	if err := e.ws.WriteFile(ctx, p, data, vfs.WriteOptions{CreateParents: true}); err != nil {
+		return failure(err)
+	}
+	return jsonOutput(gen.WriteResult{Path: a.Path, BytesWritten: int64(len(data))}), nil
+}
+
+// Delete runs the delete tool: it removes a file, a symbolic link (not
+// its target) or an empty directory, or with recursive a directory and
+// everything below it. A path that does not exist is a success, as in the
+// reference. Failures are {"error": ...}.
+func (e *Executor) Delete(ctx context.Context, a gen.DeleteArgs) (gen.Output, error) {
+	recursive := a.Recursive != nil && *a.Recursive
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	unlock, err := e.ws.Lock(ctx, lockPath(p), recursive)
+	if err != nil {
+		return gen.Output{}, err
+	}
+	defer unlock()
+	if err := e.ws.Remove(ctx, p, vfs.RemoveOptions{Recursive: recursive, Force: true}); err != nil {
+		return failure(err)
+	}
+	return jsonOutput(gen.DeleteResult{Deleted: a.Path}), nil
+}
+
+// lockPath is the path a change locks: its canonical form when it has
+// one, so that two spellings of one file share a lock.
+func lockPath(p string) string {
+	if canon, _, err := vfs.Canonical(p); err == nil {
+		return canon
+	}
+	return p
+}
+
+// failure is the {"error": message} output of a failed call, or the
+// context's error when the call was cancelled.
+func failure(err error) (gen.Output, error) {
+	if cancelled(err) {
+		return gen.Output{}, err
+	}
+	return errorJSON(err.Error()), nil
+}
+
+func pageOf(limit, offset *int64, def int64) (int64, int64) {
+	page, off := def, int64(0)
+	if limit != nil {
+		page = *limit
+	}
+	if offset != nil {
+		off = *offset
+	}
+	return page, off
+}

@@ -1,0 +1,133 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// Options configure a tool set. They are named as the reference's
+// createAITools options, so a case's toolOptions decode into them
+// directly. Every adapter takes this one type; a zero value means the
+// reference's defaults (the gen.*Default limits).
+type Options struct {
+	// Readonly offers read, ls, find and grep only.
+	Readonly bool `json:"readonly,omitempty"`
+	// Root confines the tools to a workspace directory, as the reference's
+	// root option: relative paths resolve under it, and a path outside it,
+	// or through a symbolic link below it, is refused.
+	Root string `json:"root,omitempty"`
+	// Read configures read.
+	Read ReadOptions `json:"read,omitzero"`
+	// Write configures write.
+	Write WriteOptions `json:"write,omitzero"`
+	// Edit configures edit (offered once the tool is available).
+	Edit EditOptions `json:"edit,omitzero"`
+}
+
+// ReadOptions configure the read tool. Zero fields take the defaults.
+type ReadOptions struct {
+	// MaxLines caps the lines one read returns (gen.ReadMaxLinesDefault).
+	MaxLines int64 `json:"maxLines,omitempty"`
+	// MaxBytes caps the UTF-8 bytes of text one read returns
+	// (gen.ReadMaxBytesDefault).
+	MaxBytes int64 `json:"maxBytes,omitempty"`
+	// IncludeLineNumbers prefixes each line with its number and a tab.
+	IncludeLineNumbers bool `json:"includeLineNumbers,omitempty"`
+	// LineTruncation shortens long lines before the byte cap applies.
+	LineTruncation *LineTruncation `json:"lineTruncation,omitempty"`
+	// MaxModelBytes caps an image or PDF sent inline, in bytes
+	// (gen.ReadMaxModelBytesDefault).
+	MaxModelBytes int64 `json:"maxModelBytes,omitempty"`
+	// MediaSniffBytes is how many leading bytes classify a file whose
+	// extension says nothing (gen.ReadMediaSniffBytesDefault).
+	MediaSniffBytes int64 `json:"mediaSniffBytes,omitempty"`
+}
+
+// LineTruncation shortens each line to Bytes UTF-8 bytes or Chars
+// characters (set exactly one), adding "... (truncated)".
+type LineTruncation struct {
+	Bytes int64 `json:"bytes,omitempty"`
+	Chars int64 `json:"chars,omitempty"`
+}
+
+// WriteOptions configure the write tool.
+type WriteOptions struct {
+	// MaxBytes caps the content of one write (gen.WriteMaxBytesDefault).
+	MaxBytes int64 `json:"maxBytes,omitempty"`
+}
+
+// EditOptions configure the edit tool.
+type EditOptions struct {
+	// MaxBytes caps the size of a file edit changes (gen.EditMaxBytesDefault).
+	MaxBytes int64 `json:"maxBytes,omitempty"`
+	// MaxDiffLines is how many replaced lines still get a diff.
+	MaxDiffLines int64 `json:"maxDiffLines,omitempty"`
+	// MaxDiffBytes caps the diff and the patch shown.
+	MaxDiffBytes int64 `json:"maxDiffBytes,omitempty"`
+}
+
+// settings are Options with the defaults filled in and checked.
+type settings struct {
+	readonly           bool
+	root               string
+	maxLines           int64
+	maxBytes           int64
+	includeLineNumbers bool
+	truncBytes         int64
+	truncChars         int64
+	maxModelBytes      int64
+	mediaSniffBytes    int64
+	writeMaxBytes      int64
+	editMaxBytes       int64
+	editMaxDiffLines   int64
+	editMaxDiffBytes   int64
+}
+
+func or(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (o Options) settings() (settings, error) {
+	s := settings{
+		readonly:           o.Readonly,
+		maxLines:           or(o.Read.MaxLines, gen.ReadMaxLinesDefault),
+		maxBytes:           or(o.Read.MaxBytes, gen.ReadMaxBytesDefault),
+		includeLineNumbers: o.Read.IncludeLineNumbers,
+		maxModelBytes:      or(o.Read.MaxModelBytes, gen.ReadMaxModelBytesDefault),
+		mediaSniffBytes:    or(o.Read.MediaSniffBytes, gen.ReadMediaSniffBytesDefault),
+		writeMaxBytes:      or(o.Write.MaxBytes, gen.WriteMaxBytesDefault),
+		editMaxBytes:       or(o.Edit.MaxBytes, gen.EditMaxBytesDefault),
+		editMaxDiffLines:   or(o.Edit.MaxDiffLines, gen.EditMaxDiffLinesDefault),
+		editMaxDiffBytes:   or(o.Edit.MaxDiffBytes, gen.EditMaxDiffBytesDefault),
+	}
+	const maxSafe = 1<<53 - 1
+	for name, v := range map[string]int64{
+		"read.maxLines": s.maxLines, "read.maxBytes": s.maxBytes,
+		"read.maxModelBytes": s.maxModelBytes, "read.mediaSniffBytes": s.mediaSniffBytes,
+		"write.maxBytes": s.writeMaxBytes, "edit.maxBytes": s.editMaxBytes,
+		"edit.maxDiffLines": s.editMaxDiffLines, "edit.maxDiffBytes": s.editMaxDiffBytes,
+	} {
+		if v < 1 || v >= maxSafe {
+			return settings{}, fmt.Errorf("core: option %s must be a positive integer below 2^53-1, got %d", name, v)
+		}
+	}
+	if t := o.Read.LineTruncation; t != nil {
+		switch {
+		case (t.Bytes != 0) == (t.Chars != 0):
+			return settings{}, errors.New("core: option read.lineTruncation takes exactly one of bytes and chars")
+		case t.Bytes < 0 || t.Chars < 0:
+			return settings{}, errors.New("core: option read.lineTruncation must be a positive integer")
+		}
+		s.truncBytes, s.truncChars = t.Bytes, t.Chars
+	}
+	if o.Root != "" {
+		s.root = vfs.Clean("/" + o.Root)
+	}
+	return s, nil
+}

@@ -1,0 +1,70 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/gen"
+)
+
+// MarshalJSON serializes v (a result struct of package gen, or any value
+// encoding/json accepts) the way JavaScript's JSON.stringify does: fields
+// in declaration order, no spaces, no HTML escaping, U+2028 and U+2029
+// written as themselves.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return unescapeLineSeparators(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeLineSeparators undoes encoding/json's \u2028 and \u2029, which
+// JSON.stringify leaves as they are. Every backslash in encoded JSON
+// starts an escape, so escapes are read pairwise.
+func unescapeLineSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) && (string(b[i+2:i+6]) == "2028" || string(b[i+2:i+6]) == "2029") {
+			r := rune(0x2028)
+			if b[i+5] == '9' {
+				r = 0x2029
+			}
+			out = utf8.AppendRune(out, r)
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
+}
+
+func textOutput(s string) gen.Output { return gen.Output{Kind: gen.OutputText, Text: s} }
+
+func errorText(s string) gen.Output { return gen.Output{Kind: gen.OutputErrorText, Text: s} }
+
+// jsonOutput serializes a result for the model. The values given are the
+// generated result structs, which always serialize.
+func jsonOutput(v any) gen.Output {
+	b, err := MarshalJSON(v)
+	if err != nil {
+		panic("core: result does not serialize: " + err.Error())
+	}
+	return gen.Output{Kind: gen.OutputJSON, JSON: b}
+}
+
+// errorJSON is the {"error": message} result of every tool but read.
+func errorJSON(message string) gen.Output {
+	return jsonOutput(gen.ErrorResult{Error: message})
+}

@@ -1,0 +1,337 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// readChunk is how many bytes read takes from the store at a time.
+const readChunk = 64 << 10
+
+// Read runs the read tool, as the reference 0.8.0 does. A text file is
+// read line by line from the start, or from a byte continuation, and
+// stops at the line cap (limit, or the maxLines option) or the byte cap
+// (maxBytes), whichever comes first, so memory stays bounded whatever the
+// file's size. The model gets the content alone when the read is
+// complete, not empty and not positioned (no offset or byteOffset), and
+// the gen.ReadResult object otherwise, with nextOffset and
+// nextByteOffset when truncated. An image or PDF is a content output (a
+// text part and the bytes); a binary file is described, not read.
+// Failures are error text.
+func (e *Executor) Read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
+	out, err := e.read(ctx, a)
+	if err != nil {
+		if cancelled(err) {
+			return gen.Output{}, err
+		}
+		return errorText(err.Error()), nil
+	}
+	return out, nil
+}
+
+type readError string
+
+func (e readError) Error() string { return string(e) }
+
+func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
+	present := func(name string) (int64, bool) {
+		switch {
+		case name == "offset" && a.Offset != nil:
+			return *a.Offset, true
+		case name == "byteOffset" && a.ByteOffset != nil:
+			return *a.ByteOffset, true
+		case name == "limit" && a.Limit != nil:
+			return *a.Limit, true
+		}
+		return 0, false
+	}
+	if msg := checkRules(gen.ReadRules, present); msg != "" {
+		return gen.Output{}, readError(msg)
+	}
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return gen.Output{}, err
+	}
+	info, err := e.ws.Stat(ctx, p)
+	if errno.CodeOf(err) == errno.ENOENT || err == nil && info.IsDir() {
+		return gen.Output{}, readError(gen.MsgReadFileNotFound(a.Path))
+	}
+	if err != nil {
+		return gen.Output{}, err
+	}
+	startByte := int64(0)
+	if a.ByteOffset != nil {
+		startByte = *a.ByteOffset
+	}
+	kind := plainText
+	if startByte == 0 {
+		if kind, err = e.detectMedia(ctx, a.Path, p); err != nil {
+			return gen.Output{}, err
+		}
+	}
+	if kind.kind != kindText {
+		return e.readMedia(ctx, a.Path, p, info.Size, kind)
+	}
+	res, err := e.readText(ctx, a, p, info.Size, startByte)
+	if err != nil {
+		return gen.Output{}, err
+	}
+	positioned := a.Offset != nil || a.ByteOffset != nil
+	if res.Truncated || res.Content == "" || positioned {
+		return jsonOutput(res), nil
+	}
+	return textOutput(res.Content), nil
+}
+
+func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, kind media) (gen.Output, error) {
+	res := gen.ReadMediaResult{
+		Kind:      string(kind.kind),
+		Path:      given,
+		Name:      baseName(given),
+		MediaType: kind.mediaType,
+		SizeBytes: size,
+	}
+	if kind.kind == kindBinary {
+		res.Unsupported = true
+		return jsonOutput(res), nil
+	}
+	if size > e.s.maxModelBytes {
+		return errorText(gen.MsgReadMediaTooLarge(given, kind.mediaType, size, e.s.maxModelBytes)), nil
+	}
+	r, _, err := e.ws.Open(ctx, p, 0)
+	if errno.CodeOf(err) == errno.ENOENT {
+		return errorText(gen.MsgReadCouldNotReadBytes(given)), nil
+	}
+	if err != nil {
+		return gen.Output{}, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, e.s.maxModelBytes+1))
+	if err != nil {
+		return gen.Output{}, err
+	}
+	switch n := int64(len(data)); {
+	case n == 0:
+		return errorText(gen.MsgReadEmptyAttachment(given)), nil
+	case n > e.s.maxModelBytes:
+		return errorText(gen.MsgReadMediaTooLarge(given, kind.mediaType, n, e.s.maxModelBytes)), nil
+	}
+	return gen.Output{
+		Kind: gen.OutputContent,
+		Text: gen.MsgReadMediaRead(given, kind.mediaType, int64(len(data))),
+		Media: &gen.Media{
+			MediaType: kind.mediaType,
+			Filename:  res.Name,
+			Data:      data,
+		},
+	}, nil
+}
+
+// MediaBase64 is the base64 text of a content output's bytes, as the
+// reference carries them.
+func MediaBase64(m *gen.Media) string { return base64.StdEncoding.EncodeToString(m.Data) }
+
+// lineReader collects the lines of one text read.
+type lineReader struct {
+	e          *Executor
+	startLine  int64
+	lineCap    int64
+	current    int64
+	collected  []string
+	outBytes   int64
+	first      int64 // first line emitted, 0 before any
+	truncated  bool
+	overflow   bool
+	nextByte   int64
+	keepBytes  int64
+	kept       []byte
+	actual     int64
+	lineStart  int64
+	fileStarts bool // the read began at byte 0, so a BOM is the file's
+}
+
+func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (gen.ReadResult, error) {
+	lr := &lineReader{e: e, startLine: 1, current: 1, lineStart: startByte}
+	if a.Offset != nil {
+		lr.startLine = *a.Offset
+	}
+	if startByte != 0 {
+		lr.current = lr.startLine
+	}
+	lr.lineCap = e.s.maxLines
+	if a.Limit != nil && *a.Limit < lr.lineCap {
+		lr.lineCap = *a.Limit
+	}
+	lr.keepBytes = e.s.maxBytes + 1
+	switch {
+	case e.s.truncBytes > 0:
+		lr.keepBytes = min(e.s.truncBytes, lr.keepBytes)
+	case e.s.truncChars > 0:
+		lr.keepBytes = min(e.s.truncChars*4, lr.keepBytes)
+	}
+	r, _, err := e.ws.Open(ctx, p, startByte)
+	if err != nil {
+		return gen.ReadResult{}, err
+	}
+	defer r.Close()
+	buf := make([]byte, readChunk)
+	abs := startByte
+	done := false
+	for !done {
+		if err := ctx.Err(); err != nil {
+			return gen.ReadResult{}, err
+		}
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		for cursor := 0; cursor < len(chunk); {
+			nl := bytes.IndexByte(chunk[cursor:], '\n')
+			if nl < 0 {
+				lr.append(chunk[cursor:])
+				break
+			}
+			lr.append(chunk[cursor : cursor+nl])
+			after := abs + int64(cursor+nl+1)
+			if !lr.finish() {
+				done = true
+				break
+			}
+			lr.lineStart = after
+			cursor += nl + 1
+			if int64(len(lr.collected)) >= lr.lineCap && after < size {
+				lr.truncated, lr.nextByte, done = true, after, true
+				break
+			}
+		}
+		abs += int64(n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return gen.ReadResult{}, err
+		}
+	}
+	if !done && lr.actual > 0 {
+		lr.finish()
+	}
+	if lr.overflow {
+		return gen.ReadResult{}, readError(gen.MsgReadLineTooLong(lr.current, e.s.maxBytes))
+	}
+	if lr.first == 0 {
+		seen := lr.current - 1
+		switch {
+		case size == 0:
+			return gen.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}, nil
+		case startByte > 0:
+			return gen.ReadResult{}, readError(gen.MsgReadByteOffsetBeyondEnd(startByte))
+		case a.Offset != nil && lr.startLine > max(1, seen):
+			return gen.ReadResult{}, readError(gen.MsgReadOffsetBeyondEnd(*a.Offset, seen))
+		}
+	}
+	start := lr.first
+	if start == 0 {
+		start = lr.startLine
+	}
+	end := start + int64(len(lr.collected)) - 1
+	res := gen.ReadResult{
+		Path:      a.Path,
+		Content:   strings.Join(lr.collected, "\n"),
+		StartLine: start,
+		EndLine:   end,
+		Truncated: lr.truncated,
+	}
+	if lr.truncated {
+		res.NextOffset, res.NextByteOffset = new(end+1), new(lr.nextByte)
+	} else {
+		res.TotalLines = new(lr.current - 1)
+	}
+	return res, nil
+}
+
+// append adds bytes of the current line, keeping at most keepBytes of it.
+func (lr *lineReader) append(b []byte) {
+	lr.actual += int64(len(b))
+	if room := lr.keepBytes - int64(len(lr.kept)); room > 0 {
+		lr.kept = append(lr.kept, b[:min(int64(len(b)), room)]...)
+	}
+}
+
+// finish ends the current line; false stops the read.
+func (lr *lineReader) finish() bool {
+	ok := lr.process(lr.kept, lr.actual)
+	lr.kept, lr.actual = lr.kept[:0], 0
+	return ok
+}
+
+func (lr *lineReader) process(kept []byte, actual int64) bool {
+	if lr.current < lr.startLine {
+		lr.current++
+		return true
+	}
+	if int64(len(lr.collected)) >= lr.lineCap {
+		lr.truncated, lr.nextByte = true, lr.lineStart
+		return false
+	}
+	line := lr.render(kept, actual)
+	size := int64(len(line))
+	if len(lr.collected) > 0 {
+		size++
+	}
+	if len(lr.collected) == 0 && size > lr.e.s.maxBytes {
+		lr.overflow = true
+		return false
+	}
+	if lr.outBytes+size > lr.e.s.maxBytes {
+		lr.truncated, lr.nextByte = true, lr.lineStart
+		return false
+	}
+	if lr.first == 0 {
+		lr.first = lr.current
+	}
+	lr.collected = append(lr.collected, line)
+	lr.outBytes += size
+	lr.current++
+	return true
+}
+
+// render decodes a line, shortens it as the lineTruncation option says,
+// and numbers it when includeLineNumbers is set.
+func (lr *lineReader) render(kept []byte, actual int64) string {
+	s := lr.e.s
+	atFileStart := lr.lineStart == 0
+	var line string
+	switch {
+	case s.truncBytes > 0 && actual > s.truncBytes:
+		line = gen.MsgReadLineTruncated(validPrefix(kept[:min(int64(len(kept)), s.truncBytes)], atFileStart))
+	case s.truncChars > 0:
+		line = DecodeText(kept, atFileStart)
+		if chars := []rune(line); int64(len(chars)) > s.truncChars || actual != int64(len(kept)) {
+			line = gen.MsgReadLineTruncated(string(chars[:min(int64(len(chars)), s.truncChars)]))
+		}
+	default:
+		line = DecodeText(kept, atFileStart)
+	}
+	if s.includeLineNumbers {
+		line = gen.MsgReadLineNumbered(lr.current, line)
+	}
+	return line
+}
+
+// validPrefix drops up to three trailing bytes to end on a whole
+// character, as the reference does when a byte limit splits one; bytes
+// that are invalid anyway are decoded with replacement characters.
+func validPrefix(b []byte, stripBOM bool) string {
+	for end := len(b); end >= max(0, len(b)-3); end-- {
+		if utf8.Valid(b[:end]) {
+			return DecodeText(b[:end], stripBOM)
+		}
+	}
+	return DecodeText(b, stripBOM)
+}

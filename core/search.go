@@ -1,0 +1,395 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// Find runs the find tool: the entries below path (the workspace root by
+// default) whose path relative to it matches the glob pattern (all of
+// them for an empty pattern), in pre-order with siblings in raw byte
+// order, one page at a time (200 by default). Excluded directories are
+// not walked; symbolic links are listed (type "symlink") and not
+// entered. The walk stops as soon as the page is full. Failures are
+// {"error": ...}.
+func (e *Executor) Find(ctx context.Context, a gen.FindArgs) (gen.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, gen.FindPageDefault)
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	dir, err := e.searchDir(ctx, p)
+	if err != nil {
+		return failure(err)
+	}
+	res := gen.FindResult{Path: a.Path, Pattern: a.Pattern, Entries: []gen.FindEntry{}}
+	seen := int64(0)
+	err = e.walk(ctx, dir, a.Pattern, globList(a.Exclude), func(en walkEntry) bool {
+		if seen >= offset {
+			if int64(len(res.Entries)) == page {
+				res.NextOffset = new(offset + page)
+				return false
+			}
+			res.Entries = append(res.Entries, gen.FindEntry{Path: en.path, Type: en.typ.String()})
+		}
+		seen++
+		return true
+	})
+	if err != nil {
+		return failure(err)
+	}
+	res.Count = int64(len(res.Entries))
+	return jsonOutput(res), nil
+}
+
+// searchDir resolves the directory a find starts from.
+func (e *Executor) searchDir(ctx context.Context, p string) (vfs.Location, error) {
+	loc, err := e.ws.Resolve(ctx, p)
+	if err != nil {
+		return vfs.Location{}, err
+	}
+	if !loc.Info.IsDir() {
+		return vfs.Location{}, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+	}
+	return loc, nil
+}
+
+type walkEntry struct {
+	path string // as the tool reports it: below the path asked for
+	real string // link-free, for reading
+	typ  vfs.FileType
+}
+
+// walk visits the tree below dir in pre-order, siblings in raw byte
+// order, calling visit for each entry whose relative path matches the
+// glob include ("" matches all) and no exclusion. An excluded directory
+// is not entered; a symbolic link is not followed. visit returning false
+// stops the walk.
+func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
+	var inc *regexp.Regexp
+	if include != "" {
+		inc = compileGlob(include)
+	}
+	excl := exclusions(exclude)
+	prefix := len(dir.Path) + 1
+	if dir.Path == "/" {
+		prefix = 1
+	}
+	var visitDir func(real, shown string) (bool, error)
+	visitDir = func(real, shown string) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		entries, err := e.ws.ReadDirReal(ctx, real, 0, -1)
+		if err != nil {
+			return false, err
+		}
+	next:
+		for _, en := range entries {
+			child := walkEntry{path: vfs.Join(shown, en.Name), real: vfs.Join(real, en.Name), typ: en.Type}
+			rel := child.path[prefix:]
+			for _, x := range excl {
+				if (!x.dirOnly || en.Type == vfs.TypeDir) && x.re.MatchString(rel) {
+					continue next
+				}
+			}
+			if (inc == nil || inc.MatchString(rel)) && !visit(child) {
+				return false, nil
+			}
+			if en.Type == vfs.TypeDir {
+				if more, err := visitDir(child.real, child.path); !more || err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	_, err := visitDir(dir.Real, dir.Path)
+	return err
+}
+
+// Grep runs the grep tool: the lines matching query (literal and
+// case-sensitive unless regex or ignoreCase) in the file at path, or in
+// the files below the directory at path (the workspace root by default)
+// filtered by include and exclude globs, in find order; with context,
+// the lines around each match. One page at a time (200 by default); the
+// search stops once the page is full. Patterns are RE2 (deviation
+// regexEngine). Failures are {"error": ...}.
+func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, gen.GrepPageDefault)
+	contextLines := int64(0)
+	if a.Context != nil {
+		contextLines = *a.Context
+	}
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	loc, err := e.ws.Resolve(ctx, p)
+	if err != nil {
+		return failure(err)
+	}
+	match, err := compileQuery(a.Query, a.Regex != nil && *a.Regex, a.IgnoreCase != nil && *a.IgnoreCase)
+	if err != nil {
+		return failure(err)
+	}
+	s := &scan{match: match, context: contextLines, offset: offset, limit: page + 1, out: []gen.GrepMatch{}}
+	if loc.Info.IsDir() {
+		var scanErr error
+		err = e.walk(ctx, loc, globOne(a.Include), globList(a.Exclude), func(en walkEntry) bool {
+			if en.typ != vfs.TypeFile {
+				return true
+			}
+			var done bool
+			done, scanErr = e.scanFile(ctx, en.real, en.path, s)
+			return !done && scanErr == nil
+		})
+		if err == nil {
+			err = scanErr
+		}
+	} else {
+		_, err = e.scanFile(ctx, loc.Real, loc.Path, s)
+	}
+	if err != nil {
+		return failure(err)
+	}
+	res := gen.GrepResult{Path: a.Path, Query: a.Query, Matches: s.out}
+	if int64(len(s.out)) > page {
+		res.Matches = s.out[:page]
+		res.NextOffset = new(offset + page)
+	}
+	res.Count = int64(len(res.Matches))
+	return jsonOutput(res), nil
+}
+
+// scan is the state of one grep across files.
+type scan struct {
+	match    func(string) bool
+	context  int64
+	offset   int64
+	limit    int64
+	seen     int64
+	accepted int64
+	out      []gen.GrepMatch
+}
+
+type pendingMatch struct {
+	match     gen.GrepMatch
+	remaining int64
+}
+
+// scanFile searches one file line by line and reports whether the search
+// is complete (the page and the context of its last match are full).
+func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (bool, error) {
+	r, err := e.ws.OpenReal(ctx, real, 0)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	var before []gen.GrepContextLine
+	var pending []*pendingMatch
+	done := false
+	err = eachLine(ctx, r, func(n int64, text string) bool {
+		isMatch := s.match(text)
+		cl := gen.GrepContextLine{Line: n, Text: text, IsMatch: isMatch}
+		for _, pm := range pending {
+			pm.match.Context = append(pm.match.Context, cl)
+			pm.remaining--
+		}
+		for len(pending) > 0 && pending[0].remaining == 0 {
+			s.out = append(s.out, pending[0].match)
+			pending = pending[1:]
+		}
+		if s.accepted >= s.limit && len(pending) == 0 {
+			done = true
+			return false
+		}
+		if isMatch {
+			index := s.seen
+			s.seen++
+			if index >= s.offset && s.accepted < s.limit {
+				m := gen.GrepMatch{Path: shown, Line: n, Text: text}
+				if s.context > 0 {
+					m.Context = append(append([]gen.GrepContextLine{}, before...), cl)
+					pending = append(pending, &pendingMatch{m, s.context})
+				} else {
+					s.out = append(s.out, m)
+				}
+				s.accepted++
+			}
+		}
+		before = append(before, cl)
+		if int64(len(before)) > s.context {
+			before = before[1:]
+		}
+		if s.accepted >= s.limit && len(pending) == 0 {
+			done = true
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return false, err
+	}
+	if !done {
+		for _, pm := range pending {
+			s.out = append(s.out, pm.match)
+		}
+		done = s.accepted >= s.limit
+	}
+	return done, nil
+}
+
+// eachLine calls fn with each line of r (numbered from 1, without its
+// "\n"), decoded as the reference's streaming TextDecoder decodes it: a
+// byte order mark is dropped at the start of the file only, and a last
+// line without "\n" counts when it is not empty.
+func eachLine(ctx context.Context, r io.Reader, fn func(n int64, text string) bool) error {
+	buf := make([]byte, readChunk)
+	var partial []byte
+	n := int64(1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, err := r.Read(buf)
+		chunk := buf[:k]
+		for len(chunk) > 0 {
+			nl := bytes.IndexByte(chunk, '\n')
+			if nl < 0 {
+				partial = append(partial, chunk...)
+				break
+			}
+			line := chunk[:nl]
+			if len(partial) > 0 {
+				line = append(partial, line...)
+			}
+			if !fn(n, DecodeText(line, n == 1)) {
+				return nil
+			}
+			partial = partial[:0]
+			n++
+			chunk = chunk[nl+1:]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if text := DecodeText(partial, n == 1); text != "" {
+		fn(n, text)
+	}
+	return nil
+}
+
+// compileQuery builds the line matcher: a literal (the default) or an RE2
+// pattern, optionally ignoring case.
+func compileQuery(query string, isRegex, ignoreCase bool) (func(string) bool, error) {
+	if !isRegex && !ignoreCase {
+		return func(line string) bool { return strings.Contains(line, query) }, nil
+	}
+	source := regexp.QuoteMeta(query)
+	if isRegex {
+		var err error
+		if source, err = translateRegex(query); err != nil {
+			return nil, err
+		}
+	}
+	if ignoreCase {
+		source = "(?i)" + source
+	}
+	re, err := regexp.Compile(source)
+	if err != nil {
+		return nil, invalidRegex(err)
+	}
+	return re.MatchString, nil
+}
+
+func invalidRegex(err error) error {
+	reason := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+	return errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(reason), "")
+}
+
+// jsSpace is JavaScript's \s as an RE2 class body.
+const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// translateRegex reads a JavaScript regular expression as RE2: outside
+// character classes "." and \s, \S take their JavaScript meaning, and
+// \uXXXX becomes \x{XXXX}. Look-around and backreferences, which RE2
+// cannot run in linear time, are refused with a clear reason.
+func translateRegex(p string) (string, error) {
+	var out strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			next := p[i+1]
+			switch {
+			case next >= '1' && next <= '9':
+				return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepBackreference(p[i:i+2])), "")
+			case next == 'k' && i+2 < len(p) && p[i+2] == '<':
+				return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepBackreference(`\k<`)), "")
+			case next == 'u' && i+5 < len(p) && isHex(p[i+2:i+6]):
+				out.WriteString(`\x{` + p[i+2:i+6] + `}`)
+				i += 5
+				continue
+			case next == 's' && !inClass:
+				out.WriteString("[" + jsSpace + "]")
+			case next == 'S' && !inClass:
+				out.WriteString("[^" + jsSpace + "]")
+			default:
+				out.WriteByte(c)
+				out.WriteByte(next)
+			}
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+			out.WriteByte(c)
+		case c == '[':
+			inClass = true
+			out.WriteByte(c)
+			// A "]" right after "[" or "[^" is literal in RE2, and closes
+			// an empty class in JavaScript; keep it literal-safe.
+		case c == '.':
+			out.WriteString(anyChar)
+		case c == '(' && (strings.HasPrefix(p[i:], "(?=") || strings.HasPrefix(p[i:], "(?!")):
+			return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepLookaround(p[i:i+3])), "")
+		case c == '(' && (strings.HasPrefix(p[i:], "(?<=") || strings.HasPrefix(p[i:], "(?<!")):
+			return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepLookaround(p[i:i+4])), "")
+		default:
+			out.WriteByte(c)
+		}
+	}
+	translated := out.String()
+	if _, err := regexp.Compile(translated); err != nil {
+		// Word the complaint in the model's own pattern when it has one.
+		if _, origErr := regexp.Compile(p); origErr != nil {
+			return "", invalidRegex(origErr)
+		}
+		return "", invalidRegex(err)
+	}
+	return translated, nil
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}

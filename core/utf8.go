@@ -1,0 +1,68 @@
+package core
+
+import "unicode/utf8"
+
+const bom = "\uFEFF"
+
+// DecodeText turns bytes into text the way the reference's TextDecoder
+// ("utf-8", not fatal) does: valid UTF-8 is kept, and each maximal invalid
+// subpart (as the WHATWG Encoding Standard defines it) becomes one U+FFFD.
+// So E2 82 41 gives "\uFFFDA" where Go's own conversion would give two
+// replacement characters. When stripBOM is set, a leading byte order mark
+// is dropped.
+func DecodeText(b []byte, stripBOM bool) string {
+	if stripBOM && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		b = b[3:]
+	}
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		need, lo, hi := 0, byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c == 0xE0:
+			need, lo = 2, 0xA0
+		case c == 0xED:
+			need, hi = 2, 0x9F
+		case c >= 0xE1 && c <= 0xEF:
+			need = 2
+		case c == 0xF0:
+			need, lo = 3, 0x90
+		case c == 0xF4:
+			need, hi = 3, 0x8F
+		case c >= 0xF1 && c <= 0xF3:
+			need = 3
+		default:
+			out = append(out, "\uFFFD"...)
+			i++
+			continue
+		}
+		j := i + 1
+		ok := true
+		for k := 0; k < need; k++ {
+			if j >= len(b) || b[j] < lo || b[j] > hi {
+				ok = false
+				break
+			}
+			lo, hi = 0x80, 0xBF
+			j++
+		}
+		if ok {
+			out = append(out, b[i:j]...)
+		} else {
+			// The byte that broke the sequence is read again on its own.
+			out = append(out, "\uFFFD"...)
+		}
+		i = j
+	}
+	return string(out)
+}

@@ -1,0 +1,259 @@
+// Package memfs is an in-memory vfs.Store: the workspace of tests,
+// goldens and `agenttools replay`, and the root of a workspace that
+// mounts a host directory. Its clock is injectable, so mtimes are
+// deterministic in tests.
+package memfs
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+)
+
+// FS is an in-memory tree. File contents are never changed in place (a
+// write replaces them), so an open reader keeps seeing what it opened.
+type FS struct {
+	mu   sync.RWMutex
+	root *node
+	now  func() time.Time
+}
+
+type node struct {
+	typ      vfs.FileType
+	mode     uint32
+	mtime    int64
+	data     []byte
+	target   string
+	children map[string]*node
+}
+
+// Option configures New.
+type Option func(*FS)
+
+// WithClock sets the clock that stamps modification times.
+func WithClock(now func() time.Time) Option {
+	return func(f *FS) { f.now = now }
+}
+
+// New returns an empty tree: a root directory with mode 0o755.
+func New(opts ...Option) *FS {
+	f := &FS{now: time.Now}
+	for _, o := range opts {
+		o(f)
+	}
+	f.root = &node{typ: vfs.TypeDir, mode: 0o755, mtime: f.stamp(), children: map[string]*node{}}
+	return f
+}
+
+var _ vfs.Store = (*FS)(nil)
+
+func (f *FS) stamp() int64 { return f.now().UnixMilli() }
+
+func notExist(name string) error { return errno.New(errno.ENOENT, "no such file or directory", name) }
+
+// lookup returns the node at name and its parent (nil for the root).
+func (f *FS) lookup(name string) (n, parent *node, err error) {
+	n = f.root
+	if name == "" {
+		return n, nil, nil
+	}
+	for _, part := range strings.Split(name, "/") {
+		if n.typ != vfs.TypeDir {
+			return nil, nil, errno.New(errno.ENOTDIR, "not a directory", name)
+		}
+		child, ok := n.children[part]
+		if !ok {
+			return nil, nil, notExist(name)
+		}
+		parent, n = n, child
+	}
+	return n, parent, nil
+}
+
+// parentOf returns the directory that holds name and the last element.
+func (f *FS) parentOf(name string) (*node, string, error) {
+	dir, base := "", name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		dir, base = name[:i], name[i+1:]
+	}
+	p, _, err := f.lookup(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if p.typ != vfs.TypeDir {
+		return nil, "", errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	return p, base, nil
+}
+
+func info(name string, n *node) vfs.Info {
+	i := vfs.Info{Name: name, Type: n.typ, Mode: n.mode, MTime: n.mtime, Target: n.target}
+	if n.typ == vfs.TypeFile {
+		i.Size = int64(len(n.data))
+	}
+	return i
+}
+
+// Lstat describes the node at name.
+func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, _, err := f.lookup(name)
+	if err != nil {
+		return vfs.Info{}, err
+	}
+	return info(name[strings.LastIndexByte(name, '/')+1:], n), nil
+}
+
+// ReadDir lists a directory in raw byte order of the names.
+func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, _, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if n.typ != vfs.TypeDir {
+		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	names := make([]string, 0, len(n.children))
+	for k := range n.children {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if offset > len(names) {
+		offset = len(names)
+	}
+	names = names[offset:]
+	if limit >= 0 && limit < len(names) {
+		names = names[:limit]
+	}
+	out := make([]vfs.Info, len(names))
+	for i, k := range names {
+		out[i] = info(k, n.children[k])
+	}
+	return out, nil
+}
+
+// Open reads a file from offset; the reader holds the content as it was.
+func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, _, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if n.typ != vfs.TypeFile {
+		return nil, errno.New(errno.EISDIR, "is a directory", name)
+	}
+	data := n.data
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return io.NopCloser(bytes.NewReader(data[offset:])), nil
+}
+
+// WriteFile creates or replaces a file.
+func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32) error {
+	content := bytes.Clone(data)
+	if content == nil {
+		content = []byte{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, base, err := f.parentOf(name)
+	if err != nil {
+		return err
+	}
+	now := f.stamp()
+	if n, ok := p.children[base]; ok {
+		if n.typ != vfs.TypeFile {
+			return errno.New(errno.EISDIR, "is a directory", name)
+		}
+		n.data, n.mode, n.mtime = content, mode&0o7777, now
+		return nil
+	}
+	p.children[base] = &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: now, data: content}
+	p.mtime = now
+	return nil
+}
+
+func (f *FS) add(name string, n *node) error {
+	p, base, err := f.parentOf(name)
+	if err != nil {
+		return err
+	}
+	if _, ok := p.children[base]; ok {
+		return errno.New(errno.EEXIST, "file exists", name)
+	}
+	p.children[base] = n
+	p.mtime = n.mtime
+	return nil
+}
+
+// Mkdir creates a directory.
+func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.add(name, &node{typ: vfs.TypeDir, mode: mode & 0o7777, mtime: f.stamp(), children: map[string]*node{}})
+}
+
+// Symlink creates a symbolic link.
+func (f *FS) Symlink(_ context.Context, target, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.add(name, &node{typ: vfs.TypeSymlink, mode: 0o777, mtime: f.stamp(), target: target})
+}
+
+// Remove removes a file, a link or an empty directory.
+func (f *FS) Remove(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.remove(name, false)
+}
+
+// RemoveAll removes name and everything below it.
+func (f *FS) RemoveAll(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.remove(name, true)
+}
+
+func (f *FS) remove(name string, all bool) error {
+	if name == "" {
+		return errno.New(errno.EPERM, "cannot remove the root", name)
+	}
+	p, base, err := f.parentOf(name)
+	if err != nil {
+		return err
+	}
+	n, ok := p.children[base]
+	if !ok {
+		return notExist(name)
+	}
+	if n.typ == vfs.TypeDir && len(n.children) > 0 && !all {
+		return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+	}
+	delete(p.children, base)
+	p.mtime = f.stamp()
+	return nil
+}
+
+// Chmod sets permission bits.
+func (f *FS) Chmod(_ context.Context, name string, mode uint32) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, _, err := f.lookup(name)
+	if err != nil {
+		return err
+	}
+	n.mode = mode & 0o7777
+	return nil
+}

@@ -1,0 +1,110 @@
+// Package vfs is the workspace filesystem the tools run on: a tree rooted
+// at "/", with absolute paths only, symbolic links resolved in workspace
+// path space, and stores mounted at paths.
+//
+// A Store is a primitive tree (memfs, hostfs, later sqlitefs) addressed
+// by link-free relative names; it never follows a symbolic link. The
+// Workspace is the namespace over the stores: it canonicalizes paths,
+// follows links (40 at most, then ELOOP), routes each path to the store
+// mounted there, refuses changes under read-only mounts, and words every
+// failure exactly as the reference does (the texts come from package gen).
+//
+// vfs imports gen (for messages) and errno; it must not import core or
+// any adapter.
+package vfs
+
+import (
+	"context"
+	"io"
+	"unicode/utf16"
+)
+
+// FileType is the kind of a node.
+type FileType uint8
+
+// The node kinds.
+const (
+	TypeFile FileType = iota
+	TypeDir
+	TypeSymlink
+)
+
+// String names the type as find reports it: file, dir or symlink.
+func (t FileType) String() string {
+	switch t {
+	case TypeDir:
+		return "dir"
+	case TypeSymlink:
+		return "symlink"
+	}
+	return "file"
+}
+
+// Info describes one node, as lstat sees it (a link is not followed).
+type Info struct {
+	// Name is the node's last path component ("" for the root).
+	Name string
+	Type FileType
+	// Mode holds the permission bits (at most 0o7777), as in the reference;
+	// a symbolic link reports 0o777.
+	Mode uint32
+	// Size is the length in bytes of a file, 0 for a directory, and the
+	// length of the target of a symbolic link in UTF-16 code units, as the
+	// reference reports it.
+	Size int64
+	// MTime is the modification time in milliseconds since 1970.
+	MTime int64
+	// Target is a symbolic link's target, verbatim.
+	Target string
+}
+
+// IsDir reports whether the node is a directory.
+func (i Info) IsDir() bool { return i.Type == TypeDir }
+
+// Store is a primitive tree of directories, files and symbolic links.
+//
+// Names are relative and link-free: "" is the store's root, "a/b" is b in
+// directory a; no name holds ".", "..", an empty element or a NUL. A
+// Store never follows a symbolic link, and the Workspace only hands it
+// names whose every element but the last it has seen to be a directory.
+//
+// Errors are *errno.Error values with a code; their text is the store's
+// own and is not shown to a model as is (the Workspace words failures).
+// Implementations must be safe for concurrent use.
+type Store interface {
+	// Lstat describes the node at name without following a link.
+	Lstat(ctx context.Context, name string) (Info, error)
+	// ReadDir lists a directory's entries in raw byte order of their
+	// names, skipping offset entries and returning at most limit (all of
+	// them when limit < 0).
+	ReadDir(ctx context.Context, name string, offset, limit int) ([]Info, error)
+	// Open reads a regular file from byte offset to its end. The reader
+	// sees the file as it was when opened, or fails; it never sees a write
+	// half done.
+	Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error)
+	// WriteFile creates or replaces the regular file at name with data and
+	// sets its permission bits to mode, atomically: a reader sees the old
+	// content or the new one. Its parent directory exists.
+	WriteFile(ctx context.Context, name string, data []byte, mode uint32) error
+	// Mkdir creates a directory with permission bits mode, whatever the
+	// process umask. Its parent exists and name does not.
+	Mkdir(ctx context.Context, name string, mode uint32) error
+	// Symlink creates a symbolic link at name holding target verbatim.
+	Symlink(ctx context.Context, target, name string) error
+	// Remove removes a file, a symbolic link or an empty directory.
+	Remove(ctx context.Context, name string) error
+	// RemoveAll removes name and everything below it.
+	RemoveAll(ctx context.Context, name string) error
+	// Chmod sets the permission bits of a file or directory.
+	Chmod(ctx context.Context, name string, mode uint32) error
+}
+
+// UTF16Len is the length of s in UTF-16 code units, the length JavaScript
+// reports for a string.
+func UTF16Len(s string) int64 {
+	n := int64(0)
+	for _, r := range s {
+		n += int64(utf16.RuneLen(r))
+	}
+	return n
+}

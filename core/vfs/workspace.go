@@ -1,0 +1,789 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// MaxSymlinkFollows is how many symbolic links one path lookup follows
+// before it fails with ELOOP, as Linux's SYMLOOP_MAX and the reference.
+const MaxSymlinkFollows = 40
+
+// Workspace is the tree the tools see: stores mounted at paths, "/"
+// always among them. Paths are workspace paths; a symbolic link's target
+// is read in workspace path space (an absolute target is a workspace
+// path, and ".." stops at "/"), so no lookup ever leaves the workspace.
+//
+// Every method that takes a path canonicalizes it first and fails with
+// EINVAL on an empty, relative or NUL-holding path, or one whose ".."
+// climbs above "/". A Workspace is safe for concurrent use.
+type Workspace struct {
+	mu     sync.RWMutex
+	mounts []*mount // longest root first; the last one is "/"
+	locks  PathLocks
+}
+
+type mount struct {
+	root     string
+	store    Store
+	readOnly bool
+}
+
+// New returns a workspace whose root directory is the root of store.
+func New(root Store) *Workspace {
+	return &Workspace{mounts: []*mount{{root: "/", store: root}}}
+}
+
+// MountOptions configure a mount.
+type MountOptions struct {
+	// ReadOnly refuses every change at or below the mount (EROFS).
+	ReadOnly bool
+}
+
+// Mount attaches store s at path at, which must not be "/" or already be
+// a mount point. The mount point is created as a directory (0755) in the
+// store that holds it if it is missing; listing its parent shows it with
+// the mounted root's attributes.
+func (w *Workspace) Mount(ctx context.Context, at string, s Store, opts MountOptions) error {
+	canon, parts, err := Canonical(at)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errno.New(errno.EBUSY, gen.MsgMountPoint(canon), canon)
+	}
+	if err := w.Mkdir(ctx, canon, MkdirOptions{Recursive: true}); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range w.mounts {
+		if m.root == canon {
+			return errno.New(errno.EBUSY, gen.MsgMountPoint(canon), canon)
+		}
+	}
+	w.mounts = append(w.mounts, &mount{root: canon, store: s, readOnly: opts.ReadOnly})
+	slices.SortStableFunc(w.mounts, func(a, b *mount) int { return len(b.root) - len(a.root) })
+	return nil
+}
+
+// locate returns the mount holding a link-free path and the path's name
+// inside that mount's store.
+func (w *Workspace) locate(real string) (*mount, string) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, m := range w.mounts {
+		switch {
+		case m.root == "/":
+			return m, strings.TrimPrefix(real, "/")
+		case real == m.root:
+			return m, ""
+		case strings.HasPrefix(real, m.root+"/"):
+			return m, real[len(m.root)+1:]
+		}
+	}
+	panic("vfs: no root mount")
+}
+
+// mountAt returns the mount whose root is exactly real, if any.
+func (w *Workspace) mountAt(real string) *mount {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, m := range w.mounts {
+		if m.root == real && m.root != "/" {
+			return m
+		}
+	}
+	return nil
+}
+
+// readOnlyRoot returns the root of a read-only mount that path is at or
+// below, or, when overlap is set, that lies below path (a recursive
+// removal of an ancestor would reach it); "" when there is none.
+func (w *Workspace) readOnlyRoot(p string, overlap bool) string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, m := range w.mounts {
+		if !m.readOnly {
+			continue
+		}
+		if IsWithin(p, m.root) || overlap && IsWithin(m.root, p) {
+			return m.root
+		}
+	}
+	return ""
+}
+
+func (w *Workspace) checkWritable(p string, overlap bool) error {
+	if root := w.readOnlyRoot(p, overlap); root != "" {
+		return errno.New(errno.EROFS, gen.MsgReadOnlyMount(root, p), p)
+	}
+	return nil
+}
+
+// hostError words a store failure for the model.
+func hostError(op, p string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var e *errno.Error
+	if errors.As(err, &e) {
+		return &errno.Error{Code: e.Code, Message: gen.MsgHostIO(op, p, e.Message), Path: p, Err: err}
+	}
+	return &errno.Error{Code: errno.EIO, Message: gen.MsgHostIO(op, p, err.Error()), Path: p, Err: err}
+}
+
+func isNotExist(err error) bool { return errno.CodeOf(err) == errno.ENOENT }
+
+// lstatReal describes the node at a link-free path.
+func (w *Workspace) lstatReal(ctx context.Context, real string) (Info, error) {
+	m, name := w.locate(real)
+	info, err := m.store.Lstat(ctx, name)
+	if err != nil {
+		return Info{}, err
+	}
+	info.Name = Base(real)
+	normalize(&info)
+	return info, nil
+}
+
+func normalize(info *Info) {
+	info.Mode &= 0o7777
+	switch info.Type {
+	case TypeDir:
+		info.Size = 0
+	case TypeSymlink:
+		info.Mode = 0o777
+		info.Size = UTF16Len(info.Target)
+	}
+}
+
+// node is a resolved location: a link-free path and what is there.
+type node struct {
+	path string
+	info Info
+}
+
+// walk resolves canonical components, following every symbolic link on
+// the way and the last one too when followFinal is set. found is false
+// when a component is missing, or when a component other than the last
+// is not a directory.
+func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) (node, bool, error) {
+	root, err := w.lstatReal(ctx, "/")
+	if err != nil {
+		return node{}, false, err
+	}
+	stack := []node{{"/", root}}
+	pending := slices.Clone(parts)
+	follows := 0
+	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return node{}, false, err
+		}
+		name := pending[0]
+		pending = pending[1:]
+		cur := stack[len(stack)-1]
+		if cur.info.Type != TypeDir {
+			return node{}, false, nil
+		}
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		p := Join(cur.path, name)
+		info, err := w.lstatReal(ctx, p)
+		if isNotExist(err) {
+			return node{}, false, nil
+		}
+		if err != nil {
+			return node{}, false, hostError("stat", p, err)
+		}
+		if info.Type == TypeSymlink && (len(pending) > 0 || followFinal) {
+			follows++
+			if follows > MaxSymlinkFollows {
+				return node{}, false, errno.New(errno.ELOOP, gen.MsgTooManySymlinks, "")
+			}
+			if strings.HasPrefix(info.Target, "/") {
+				stack = stack[:1]
+			}
+			pending = append(strings.Split(info.Target, "/"), pending...)
+			continue
+		}
+		stack = append(stack, node{p, info})
+	}
+	return stack[len(stack)-1], true, nil
+}
+
+// Stat describes the node at path, following symbolic links. Info.Name is
+// the last component of the path as asked. A missing path is ENOENT
+// "no such path: <path as given>"; too many links is ELOOP.
+func (w *Workspace) Stat(ctx context.Context, path string) (Info, error) {
+	return w.stat(ctx, path, true)
+}
+
+// Lstat is Stat without following a symbolic link in the last component.
+func (w *Workspace) Lstat(ctx context.Context, path string) (Info, error) {
+	return w.stat(ctx, path, false)
+}
+
+func (w *Workspace) stat(ctx context.Context, p string, follow bool) (Info, error) {
+	canon, parts, err := Canonical(p)
+	if err != nil {
+		return Info{}, err
+	}
+	n, ok, err := w.walk(ctx, parts, follow)
+	if err != nil {
+		return Info{}, err
+	}
+	if !ok {
+		return Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(p), p)
+	}
+	n.info.Name = Base(canon)
+	return n.info, nil
+}
+
+// Location is a path resolved to the node it names.
+type Location struct {
+	// Path is the canonical form of the path asked for.
+	Path string
+	// Real is the node's link-free path, for ReadDirReal and OpenReal.
+	Real string
+	Info Info
+}
+
+// Resolve follows path to its node. A missing path is ENOENT
+// "no such path: <canonical path>".
+func (w *Workspace) Resolve(ctx context.Context, path string) (Location, error) {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return Location{}, err
+	}
+	n, ok, err := w.walk(ctx, parts, true)
+	if err != nil {
+		return Location{}, err
+	}
+	if !ok {
+		return Location{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(canon), canon)
+	}
+	return Location{Path: canon, Real: n.path, Info: n.info}, nil
+}
+
+// ReadDir lists the directory at path (following links) in raw byte
+// order of the names, skipping offset entries and returning at most
+// limit (all when limit < 0). Errors: ENOENT "no such path", ENOTDIR
+// "not a directory", both with the canonical path.
+func (w *Workspace) ReadDir(ctx context.Context, path string, offset, limit int) ([]Info, error) {
+	loc, err := w.Resolve(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if loc.Info.Type != TypeDir {
+		return nil, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+	}
+	return w.ReadDirReal(ctx, loc.Real, offset, limit)
+}
+
+// ReadDirReal lists the directory at a link-free path obtained from
+// Resolve or from an earlier listing, without resolving it again.
+func (w *Workspace) ReadDirReal(ctx context.Context, real string, offset, limit int) ([]Info, error) {
+	m, name := w.locate(real)
+	entries, err := m.store.ReadDir(ctx, name, offset, limit)
+	if err != nil {
+		return nil, hostError("list", real, err)
+	}
+	for i := range entries {
+		normalize(&entries[i])
+		child := Join(real, entries[i].Name)
+		if w.mountAt(child) != nil {
+			if info, err := w.lstatReal(ctx, child); err == nil {
+				entries[i] = info
+			}
+		}
+	}
+	return entries, nil
+}
+
+// Open reads the regular file at path (following links) from byte
+// offset. Errors: ENOENT "no such file: <path>", EISDIR
+// "path is a directory: <path>", with the path as given.
+func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.ReadCloser, Info, error) {
+	_, parts, err := Canonical(path)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	n, ok, err := w.walk(ctx, parts, true)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if !ok {
+		return nil, Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchFile(path), path)
+	}
+	if n.info.Type != TypeFile {
+		return nil, Info{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(path), path)
+	}
+	r, err := w.OpenReal(ctx, n.path, offset)
+	return r, n.info, err
+}
+
+// OpenReal reads the regular file at a link-free path from byte offset.
+func (w *Workspace) OpenReal(ctx context.Context, real string, offset int64) (io.ReadCloser, error) {
+	m, name := w.locate(real)
+	r, err := m.store.Open(ctx, name, offset)
+	if err != nil {
+		return nil, hostError("read", real, err)
+	}
+	return r, nil
+}
+
+// WriteOptions configure WriteFile.
+type WriteOptions struct {
+	// Mode sets the file's permission bits. When nil, an existing file
+	// keeps its bits and a new file gets 0o644, whatever the umask.
+	Mode *uint32
+	// CreateParents creates missing parent directories (0o755), as the
+	// write tool does.
+	CreateParents bool
+}
+
+// WriteFile creates or replaces the file at path with data. A symbolic
+// link at path is followed, a dangling one creates its target. The
+// replacement is atomic, and a write that fails changes nothing (no
+// directory it would have created is left behind).
+//
+// Errors, worded as the reference words them: EISDIR for "/" or a
+// directory; EEXIST when a parent is a file; ENOTDIR when a parent's
+// parent is a file; ENOENT when a parent is missing and CreateParents is
+// off, or a link on the way dangles; ELOOP; EROFS.
+func (w *Workspace) WriteFile(ctx context.Context, path string, data []byte, opts WriteOptions) error {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errno.New(errno.EISDIR, gen.MsgWriteRoot(canon), canon)
+	}
+	if namesDirectory(path) {
+		return errno.New(errno.EISDIR, gen.MsgIsDirectory(canon), canon)
+	}
+	if err := w.checkWritable(canon, false); err != nil {
+		return err
+	}
+	parent := "/" + strings.Join(parts[:len(parts)-1], "/")
+	errPath := parent
+	if !opts.CreateParents {
+		errPath = canon
+	}
+	dir, create, err := w.planDir(ctx, parts[:len(parts)-1], opts.CreateParents, errPath)
+	if err != nil {
+		return err
+	}
+	mode := uint32(0o644)
+	target := Join(dir, parts[len(parts)-1])
+	if len(create) > 0 {
+		target = Join(Join(dir, strings.Join(create, "/")), parts[len(parts)-1])
+	} else {
+		t, existing, err := w.writeTarget(ctx, dir, parts[len(parts)-1], canon)
+		if err != nil {
+			return err
+		}
+		target = t
+		if existing != nil {
+			mode = existing.Mode
+		}
+	}
+	if opts.Mode != nil {
+		mode = *opts.Mode & 0o7777
+	}
+	if err := w.checkWritable(target, false); err != nil {
+		return err
+	}
+	undo, err := w.createDirs(ctx, dir, create, 0o755)
+	if err != nil {
+		return err
+	}
+	m, name := w.locate(target)
+	if err := m.store.WriteFile(ctx, name, data, mode); err != nil {
+		undo()
+		return hostError("write", target, err)
+	}
+	return nil
+}
+
+// namesDirectory reports whether a path's spelling names a directory:
+// it ends in "/", "/." or "/..".
+func namesDirectory(p string) bool {
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	return last == "" || last == "." || last == ".."
+}
+
+// writeTarget finds where a write of name in the existing directory dir
+// lands: following a symbolic link there (a dangling one names the file
+// to create). It returns the link-free path and the existing file, if any.
+func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (string, *Info, error) {
+	targetCanon := canon
+	for follows := 0; ; {
+		p := Join(dir, name)
+		info, err := w.lstatReal(ctx, p)
+		switch {
+		case isNotExist(err):
+			return p, nil, nil
+		case err != nil:
+			return "", nil, hostError("stat", p, err)
+		case info.Type == TypeDir:
+			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
+		case info.Type == TypeFile:
+			return p, &info, nil
+		}
+		follows++
+		if follows > MaxSymlinkFollows {
+			return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(canon), canon)
+		}
+		next := info.Target
+		if !strings.HasPrefix(next, "/") {
+			next = Join(dir, next)
+		}
+		targetCanon = Clean(next)
+		if err := w.checkWritable(targetCanon, false); err != nil {
+			return "", nil, err
+		}
+		if namesDirectory(next) {
+			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
+		}
+		_, tparts, _ := Canonical(targetCanon)
+		d, create, err := w.planDir(ctx, tparts[:len(tparts)-1], false, targetCanon)
+		if err != nil {
+			return "", nil, err
+		}
+		_ = create // planDir without creation never asks for directories
+		dir, name = d, tparts[len(tparts)-1]
+	}
+}
+
+type segment struct {
+	name     string
+	fromLink bool
+}
+
+// planDir resolves the directory named by canonical components, following
+// links. With create set, components that do not exist are returned in
+// create (to be made under dir) instead of failing; a dangling link still
+// fails. Failures name errPath, as the reference's mkdir names its path:
+// ENOENT "parent directory missing", ENOTDIR "parent path segment is not a
+// directory" for a file on the way, EEXIST "path exists" when the
+// directory itself is a file, ELOOP.
+func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, errPath string) (dir string, missing []string, err error) {
+	stack := []string{}
+	pending := make([]segment, len(parts))
+	for i, p := range parts {
+		pending[i] = segment{name: p}
+	}
+	follows := 0
+	for len(pending) > 0 {
+		seg := pending[0]
+		pending = pending[1:]
+		switch seg.name {
+		case "", ".":
+			continue
+		case "..":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if len(missing) > 0 {
+			missing = append(missing, seg.name)
+			continue
+		}
+		p := "/" + strings.Join(append(slices.Clone(stack), seg.name), "/")
+		info, err := w.lstatReal(ctx, p)
+		switch {
+		case isNotExist(err):
+			if !create || seg.fromLink {
+				return "", nil, errno.New(errno.ENOENT, gen.MsgParentMissing(errPath), errPath)
+			}
+			missing = append(missing, seg.name)
+			continue
+		case err != nil:
+			return "", nil, hostError("stat", p, err)
+		case info.Type == TypeSymlink:
+			follows++
+			if follows > MaxSymlinkFollows {
+				return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(errPath), errPath)
+			}
+			if strings.HasPrefix(info.Target, "/") {
+				stack = stack[:0]
+			}
+			var next []segment
+			for _, t := range strings.Split(info.Target, "/") {
+				next = append(next, segment{name: t, fromLink: true})
+			}
+			pending = append(next, pending...)
+			continue
+		case info.Type != TypeDir:
+			if len(pending) == 0 {
+				return "", nil, errno.New(errno.EEXIST, gen.MsgPathExists(errPath), errPath)
+			}
+			return "", nil, errno.New(errno.ENOTDIR, gen.MsgParentNotDirectory(errPath), errPath)
+		}
+		stack = append(stack, seg.name)
+	}
+	return "/" + strings.Join(stack, "/"), missing, nil
+}
+
+// createDirs makes the directories names (each inside the one before)
+// under dir, and returns a function that removes what it made.
+func (w *Workspace) createDirs(ctx context.Context, dir string, names []string, mode uint32) (undo func(), err error) {
+	var made []string
+	undo = func() {
+		for i := len(made) - 1; i >= 0; i-- {
+			m, name := w.locate(made[i])
+			_ = m.store.Remove(context.WithoutCancel(ctx), name)
+		}
+	}
+	p := dir
+	for _, n := range names {
+		p = Join(p, n)
+		if err := w.checkWritable(p, false); err != nil {
+			undo()
+			return nil, err
+		}
+		m, name := w.locate(p)
+		if err := m.store.Mkdir(ctx, name, mode); err != nil {
+			undo()
+			return nil, hostError("mkdir", p, err)
+		}
+		made = append(made, p)
+	}
+	return undo, nil
+}
+
+// MkdirOptions configure Mkdir.
+type MkdirOptions struct {
+	// Recursive creates missing parents and accepts an existing directory.
+	Recursive bool
+	// Mode sets the new directory's permission bits; nil means 0o755.
+	// Parents made by Recursive are always 0o755.
+	Mode *uint32
+}
+
+// Mkdir creates a directory. Errors as the reference's mkdir: EEXIST
+// "path exists" (also for "/", and for an existing directory unless
+// Recursive), ENOENT "parent directory missing", ENOTDIR "parent path
+// segment is not a directory", ELOOP, EROFS. Symbolic links on the way are
+// followed, the last one too when Recursive.
+func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) error {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+	}
+	if err := w.checkWritable(canon, false); err != nil {
+		return err
+	}
+	dir, create, err := w.planDir(ctx, parts[:len(parts)-1], opts.Recursive, canon)
+	if err != nil {
+		return err
+	}
+	leaf := parts[len(parts)-1]
+	if len(create) == 0 {
+		p := Join(dir, leaf)
+		info, err := w.lstatReal(ctx, p)
+		switch {
+		case err == nil && info.Type == TypeDir && opts.Recursive:
+			return nil
+		case err == nil && info.Type == TypeSymlink && opts.Recursive:
+			if n, ok, err := w.walk(ctx, strings.Split(strings.TrimPrefix(p, "/"), "/"), true); err == nil && ok && n.info.Type == TypeDir {
+				return nil
+			}
+			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		case err == nil:
+			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		case !isNotExist(err):
+			return hostError("stat", p, err)
+		}
+	}
+	mode := uint32(0o755)
+	if opts.Mode != nil {
+		mode = *opts.Mode & 0o7777
+	}
+	undo, err := w.createDirs(ctx, dir, create, 0o755)
+	if err != nil {
+		return err
+	}
+	p := Join(dir, leaf)
+	if len(create) > 0 {
+		p = Join(Join(dir, strings.Join(create, "/")), leaf)
+	}
+	if err := w.checkWritable(p, false); err != nil {
+		undo()
+		return err
+	}
+	m, name := w.locate(p)
+	if err := m.store.Mkdir(ctx, name, mode); err != nil {
+		undo()
+		return hostError("mkdir", p, err)
+	}
+	return nil
+}
+
+// RemoveOptions configure Remove.
+type RemoveOptions struct {
+	// Recursive removes a directory with everything below it.
+	Recursive bool
+	// Force makes a missing path a success.
+	Force bool
+}
+
+// Remove removes the file, symbolic link (not its target) or directory at
+// path; links in the parent path are followed. Errors as the reference's
+// rm: EPERM "cannot remove the root directory", ENOENT "no such path"
+// (unless Force), ENOTEMPTY "directory not empty" (unless Recursive),
+// EROFS; and ours: EBUSY when a mount point would be removed.
+func (w *Workspace) Remove(ctx context.Context, path string, opts RemoveOptions) error {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errno.New(errno.EPERM, gen.MsgRemoveRoot(canon), canon)
+	}
+	if err := w.checkWritable(canon, true); err != nil {
+		return err
+	}
+	n, ok, err := w.walk(ctx, parts, false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if opts.Force {
+			return nil
+		}
+		return errno.New(errno.ENOENT, gen.MsgNoSuchPath(canon), canon)
+	}
+	isDir := n.info.Type == TypeDir
+	if isDir && !opts.Recursive {
+		entries, err := w.ReadDirReal(ctx, n.path, 0, 1)
+		if err != nil {
+			return err
+		}
+		if len(entries) > 0 {
+			return errno.New(errno.ENOTEMPTY, gen.MsgNotEmpty(canon), canon)
+		}
+	}
+	if err := w.checkWritable(n.path, true); err != nil {
+		return err
+	}
+	if root := w.mountWithin(n.path); root != "" {
+		return errno.New(errno.EBUSY, gen.MsgMountPoint(root), root)
+	}
+	m, name := w.locate(n.path)
+	if isDir && opts.Recursive {
+		err = m.store.RemoveAll(ctx, name)
+	} else {
+		err = m.store.Remove(ctx, name)
+	}
+	if err != nil {
+		return hostError("remove", n.path, err)
+	}
+	return nil
+}
+
+// mountWithin returns the root of a mount at or below p, other than "/".
+func (w *Workspace) mountWithin(p string) string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, m := range w.mounts {
+		if m.root != "/" && IsWithin(m.root, p) {
+			return m.root
+		}
+	}
+	return ""
+}
+
+// Symlink creates a symbolic link at path holding target verbatim (it may
+// dangle). Links in the parent path are followed; the parent must exist.
+// Errors: EEXIST "path exists", ENOENT "parent directory missing",
+// ENOTDIR, EROFS.
+func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+	}
+	if err := w.checkWritable(canon, false); err != nil {
+		return err
+	}
+	dir, _, err := w.planDir(ctx, parts[:len(parts)-1], false, canon)
+	if err != nil {
+		return err
+	}
+	p := Join(dir, parts[len(parts)-1])
+	if _, err := w.lstatReal(ctx, p); err == nil {
+		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+	} else if !isNotExist(err) {
+		return hostError("stat", p, err)
+	}
+	if err := w.checkWritable(p, false); err != nil {
+		return err
+	}
+	m, name := w.locate(p)
+	if err := m.store.Symlink(ctx, target, name); err != nil {
+		return hostError("symlink", p, err)
+	}
+	return nil
+}
+
+// Chmod sets the permission bits (mode & 0o7777) of the file or directory
+// at path, following links. Errors: ENOENT "no such path", EROFS.
+func (w *Workspace) Chmod(ctx context.Context, path string, mode uint32) error {
+	loc, err := w.Resolve(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := w.checkWritable(loc.Real, false); err != nil {
+		return err
+	}
+	m, name := w.locate(loc.Real)
+	if err := m.store.Chmod(ctx, name, mode&0o7777); err != nil {
+		return hostError("chmod", loc.Real, err)
+	}
+	return nil
+}
+
+// Readlink returns the target of the symbolic link at path. Errors:
+// ENOENT "no such path", EINVAL "not a symbolic link".
+func (w *Workspace) Readlink(ctx context.Context, path string) (string, error) {
+	info, err := w.Lstat(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	if info.Type != TypeSymlink {
+		return "", errno.New(errno.EINVAL, gen.MsgNotSymlink(path), path)
+	}
+	return info.Target, nil
+}
+
+// Lock takes the workspace's lock for path, waiting for every earlier
+// holder or waiter whose lock conflicts: the same path, or, when either
+// lock is a subtree lock, an ancestor or descendant. write, edit and
+// delete hold it for their whole read-check-change sequence. It returns
+// the function that releases the lock, or the context's error.
+func (w *Workspace) Lock(ctx context.Context, path string, subtree bool) (func(), error) {
+	return w.locks.Lock(ctx, path, subtree)
+}

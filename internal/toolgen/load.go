@@ -1,0 +1,399 @@
+package toolgen
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+)
+
+// Load compiles the spec source (named filename in error messages),
+// checks it against the spec's own schema and the rules CUE cannot
+// express (every placeholder declared, and so on), and returns the model.
+// Errors name the file, line and column.
+func Load(filename string, src []byte) (*Model, error) {
+	ctx := cuecontext.New()
+	v := ctx.CompileBytes(src, cue.Filename(filename))
+	if err := v.Err(); err != nil {
+		return nil, cueError(err)
+	}
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return nil, cueError(err)
+	}
+	l := &loader{}
+	m := l.model(v)
+	if len(l.errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(l.errs, "\n"))
+	}
+	return m, nil
+}
+
+func cueError(err error) error {
+	return fmt.Errorf("%s", strings.TrimSpace(cueerrors.Details(err, nil)))
+}
+
+type loader struct {
+	errs []string
+}
+
+func (l *loader) fail(v cue.Value, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Sprintf("%s: %s", v.Pos(), fmt.Sprintf(format, args...)))
+}
+
+type field struct {
+	name string
+	v    cue.Value
+}
+
+// fields lists a struct's regular fields in the order the spec writes them.
+func (l *loader) fields(v cue.Value) []field {
+	it, err := v.Fields()
+	if err != nil {
+		l.fail(v, "%v", err)
+		return nil
+	}
+	var out []field
+	for it.Next() {
+		out = append(out, field{it.Selector().Unquoted(), it.Value()})
+	}
+	return out
+}
+
+func (l *loader) str(v cue.Value, path string) string {
+	f := v.LookupPath(cue.ParsePath(path))
+	s, err := f.String()
+	if err != nil {
+		l.fail(v, "%s: %v", path, err)
+	}
+	return s
+}
+
+func (l *loader) optStr(v cue.Value, path string) (string, bool) {
+	f := v.LookupPath(cue.ParsePath(path))
+	if !f.Exists() {
+		return "", false
+	}
+	s, err := f.String()
+	if err != nil {
+		l.fail(f, "%v", err)
+	}
+	return s, true
+}
+
+func (l *loader) boolean(v cue.Value, path string) bool {
+	b, err := v.LookupPath(cue.ParsePath(path)).Bool()
+	if err != nil {
+		l.fail(v, "%s: %v", path, err)
+	}
+	return b
+}
+
+func (l *loader) integer(v cue.Value, path string) int64 {
+	n, err := v.LookupPath(cue.ParsePath(path)).Int64()
+	if err != nil {
+		l.fail(v, "%s: %v", path, err)
+	}
+	return n
+}
+
+func (l *loader) optInt(v cue.Value, path string) *int64 {
+	f := v.LookupPath(cue.ParsePath(path))
+	if !f.Exists() {
+		return nil
+	}
+	n, err := f.Int64()
+	if err != nil {
+		l.fail(f, "%v", err)
+	}
+	return &n
+}
+
+func (l *loader) strings(v cue.Value) []string {
+	var out []string
+	if err := v.Decode(&out); err != nil {
+		l.fail(v, "%v", err)
+	}
+	return out
+}
+
+func (l *loader) namedTexts(v cue.Value) []NamedText {
+	var out []NamedText
+	for _, f := range l.fields(v) {
+		s, err := f.v.String()
+		if err != nil {
+			l.fail(f.v, "%v", err)
+		}
+		out = append(out, NamedText{f.name, s})
+	}
+	return out
+}
+
+func (l *loader) model(v cue.Value) *Model {
+	m := &Model{
+		WorkspaceRoot: l.str(v, "workspaceRoot"),
+		SchemaDialect: l.str(v, "schemaDialect"),
+	}
+	args := v.LookupPath(cue.ParsePath("arguments"))
+	for _, f := range l.fields(args) {
+		switch f.name {
+		case "invalid":
+			m.Arguments.Invalid = l.template(f.name, f.v)
+		case "problemSeparator":
+			m.Arguments.ProblemSeparator, _ = f.v.String()
+		case "typeNames":
+			m.Arguments.TypeNames = l.namedTexts(f.v)
+		default:
+			m.Arguments.Problems = append(m.Arguments.Problems, l.template(f.name, f.v))
+		}
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
+		m.Messages = append(m.Messages, l.template(f.name, f.v))
+	}
+	tools := v.LookupPath(cue.ParsePath("tools"))
+	order := v.LookupPath(cue.ParsePath("toolOrder"))
+	seen := map[string]bool{}
+	for _, name := range l.strings(order) {
+		t := tools.LookupPath(cue.MakePath(cue.Str(name)))
+		if !t.Exists() {
+			l.fail(order, "toolOrder names %q, which tools does not declare", name)
+			continue
+		}
+		seen[name] = true
+		m.Tools = append(m.Tools, l.tool(name, t))
+	}
+	for _, f := range l.fields(tools) {
+		if !seen[f.name] {
+			l.fail(f.v, "tool %q is missing from toolOrder", f.name)
+		}
+	}
+	m.ErrorResult = l.result("ErrorResult", v.LookupPath(cue.ParsePath("errorResult")))
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("outputKinds"))) {
+		m.OutputKinds = append(m.OutputKinds, OutputKind{Key: f.name, Name: l.str(f.v, "name"), Doc: l.str(f.v, "doc")})
+	}
+	parts := v.LookupPath(cue.ParsePath("contentParts"))
+	m.ContentParts = ContentParts{
+		TextType: l.str(parts, "text.type"),
+		TextDoc:  l.str(parts, "text.doc"),
+		FileType: l.str(parts, "file.type"),
+		DataType: l.str(parts, "file.dataType"),
+		FileDoc:  l.str(parts, "file.doc"),
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("deviations"))) {
+		m.Deviations = append(m.Deviations, Deviation{
+			Name:      f.name,
+			Reference: l.str(f.v, "reference"),
+			Ours:      l.str(f.v, "ours"),
+		})
+	}
+	l.checkNames(m)
+	return m
+}
+
+func (l *loader) tool(name string, v cue.Value) Tool {
+	t := Tool{
+		Name:      name,
+		Available: l.boolean(v, "available"),
+		Mutates:   l.boolean(v, "mutates"),
+	}
+	d := v.LookupPath(cue.ParsePath("description"))
+	switch {
+	case d.LookupPath(cue.ParsePath("text")).Exists():
+		t.Description.Text = l.str(d, "text")
+	case d.LookupPath(cue.ParsePath("template")).Exists():
+		tpl := l.template("description", d.LookupPath(cue.ParsePath("template")))
+		t.Description.Template = &tpl
+	default:
+		t.Description.Exec = l.execParts(d.LookupPath(cue.ParsePath("parts")))
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("params"))) {
+		t.Params = append(t.Params, l.param(f.name, f.v))
+	}
+	rules := v.LookupPath(cue.ParsePath("rules"))
+	if rules.Exists() {
+		it, err := rules.List()
+		if err != nil {
+			l.fail(rules, "%v", err)
+		}
+		for it.Next() {
+			r := it.Value()
+			rule := Rule{
+				Param:       l.str(r, "param"),
+				GreaterThan: l.integer(r, "greaterThan"),
+				Requires:    l.str(r, "requires"),
+				Message:     l.template("rule", r.LookupPath(cue.ParsePath("message"))),
+			}
+			if !hasParam(t.Params, rule.Param) || !hasParam(t.Params, rule.Requires) {
+				l.fail(r, "rule names a parameter %s does not have", name)
+			}
+			t.Rules = append(t.Rules, rule)
+		}
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("limits"))) {
+		t.Limits = append(t.Limits, Limit{
+			Name:    f.name,
+			Default: l.integer(f.v, "default"),
+			Unit:    l.str(f.v, "unit"),
+			Doc:     l.str(f.v, "doc"),
+			Min:     l.optInt(f.v, "min"),
+			Max:     l.optInt(f.v, "max"),
+		})
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
+		t.Messages = append(t.Messages, l.template(f.name, f.v))
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("results"))) {
+		t.Results = append(t.Results, l.result(f.name, f.v))
+	}
+	if t.Description.Exec != nil {
+		for _, p := range t.Params {
+			if p.Kind == "enum" && p.When != "multipleBackends" {
+				l.fail(v, "exec: an enum parameter must be offered only with multiple backends")
+			}
+		}
+	}
+	return t
+}
+
+func hasParam(params []Param, name string) bool {
+	for _, p := range params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *loader) param(name string, v cue.Value) Param {
+	p := Param{
+		Name:     name,
+		Kind:     l.str(v, "kind"),
+		Optional: l.boolean(v, "optional"),
+		When:     l.str(v, "when"),
+		Minimum:  l.optInt(v, "minimum"),
+		Maximum:  l.optInt(v, "maximum"),
+	}
+	p.Description, _ = l.optStr(v, "description")
+	if s, ok := l.optStr(v, "default"); ok {
+		p.Default = &s
+	}
+	if d := v.LookupPath(cue.ParsePath("descriptions")); d.Exists() {
+		p.Descriptions = l.namedTexts(d)
+		if p.Description != "" {
+			l.fail(v, "parameter %s: give description or descriptions, not both", name)
+		}
+	}
+	if items := v.LookupPath(cue.ParsePath("items")); items.Exists() {
+		p.ItemsGoName = l.str(items, "goName")
+		for _, f := range l.fields(items.LookupPath(cue.ParsePath("properties"))) {
+			p.Items = append(p.Items, l.param(f.name, f.v))
+		}
+	}
+	return p
+}
+
+func (l *loader) execParts(v cue.Value) *ExecParts {
+	return &ExecParts{
+		SingleShell:     l.strings(v.LookupPath(cue.ParsePath("single.shell"))),
+		SingleCallable:  l.strings(v.LookupPath(cue.ParsePath("single.callable"))),
+		Multiple:        l.strings(v.LookupPath(cue.ParsePath("multiple"))),
+		BackendItem:     l.template("backendItem", v.LookupPath(cue.ParsePath("backendItem"))),
+		CallableMark:    l.str(v, "callableMark"),
+		CallableSection: l.strings(v.LookupPath(cue.ParsePath("callableSection"))),
+		DefaultShell:    l.str(v, "defaultText.shell"),
+		DefaultCallable: l.str(v, "defaultText.callable"),
+		Hints:           l.namedTexts(v.LookupPath(cue.ParsePath("hints"))),
+		OutputHint:      l.template("outputHint", v.LookupPath(cue.ParsePath("outputHint"))),
+	}
+}
+
+var placeholderRE = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)
+
+// formats a placeholder may carry, and the argument type each needs.
+var formats = map[string]string{"kb": "int", "size": "int", "json": "string"}
+
+func (l *loader) template(name string, v cue.Value) Template {
+	text := v.LookupPath(cue.ParsePath("text"))
+	t := Template{Name: name, Text: l.str(v, "text"), Pos: text.Pos().String()}
+	t.Doc, _ = l.optStr(v, "doc")
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("args"))) {
+		typ, _ := f.v.String()
+		t.Args = append(t.Args, Arg{f.name, typ})
+	}
+	used := map[string]bool{}
+	for _, m := range placeholderRE.FindAllStringSubmatch(t.Text, -1) {
+		arg, format := m[1], strings.TrimPrefix(m[2], "|")
+		a, ok := t.arg(arg)
+		if !ok {
+			l.fail(text, "%s: placeholder {%s} is not declared in args", name, arg)
+			continue
+		}
+		used[arg] = true
+		if format != "" {
+			want, known := formats[format]
+			switch {
+			case !known:
+				l.fail(v, "%s: unknown format %q in {%s}", name, format, m[0])
+			case want != a.Type:
+				l.fail(v, "%s: format %q needs a %s argument, %s is %s", name, format, want, arg, a.Type)
+			}
+		}
+	}
+	for _, a := range t.Args {
+		if !used[a.Name] {
+			l.fail(v, "%s: argument %s is declared but the text never uses it", name, a.Name)
+		}
+	}
+	return t
+}
+
+func (t Template) arg(name string) (Arg, bool) {
+	for _, a := range t.Args {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Arg{}, false
+}
+
+func (l *loader) result(name string, v cue.Value) Result {
+	r := Result{Name: name, Doc: l.str(v, "doc")}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("fields"))) {
+		fd := Field{
+			Name:     f.name,
+			Type:     l.str(f.v, "type"),
+			Optional: l.boolean(f.v, "optional"),
+			Nullable: l.boolean(f.v, "nullable"),
+		}
+		fd.Doc, _ = l.optStr(f.v, "doc")
+		if fd.Optional && fd.Nullable {
+			l.fail(f.v, "%s.%s: a field is optional or nullable, not both", name, f.name)
+		}
+		r.Fields = append(r.Fields, fd)
+	}
+	return r
+}
+
+// checkNames rejects declarations whose generated Go names would collide.
+func (l *loader) checkNames(m *Model) {
+	results := map[string]bool{m.ErrorResult.Name: true}
+	for _, t := range m.Tools {
+		for _, r := range t.Results {
+			if results[r.Name] {
+				l.errs = append(l.errs, fmt.Sprintf("result %s is declared twice", r.Name))
+			}
+			results[r.Name] = true
+		}
+	}
+	for _, t := range m.Tools {
+		for _, r := range t.Results {
+			for _, f := range r.Fields {
+				if elem, ok := strings.CutPrefix(f.Type, "[]"); ok && !results[elem] {
+					l.errs = append(l.errs, fmt.Sprintf("%s.%s: no result named %s", r.Name, f.Name, elem))
+				}
+			}
+		}
+	}
+}

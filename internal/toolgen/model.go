@@ -1,0 +1,157 @@
+// Package toolgen turns spec/tools.cue into the Go code of package gen.
+//
+// Load reads the CUE into the plain structs of this file once; the
+// emitters work on those structs only and never see a cue.Value. Generate
+// is a pure function from a Model to file contents; writing them to disk
+// is cmd/toolgen's business.
+//
+// This package is used at generation time only: nothing that runs in an
+// agent imports it (a repository test enforces that), and it never imports
+// gen, core or the adapters.
+package toolgen
+
+// Model is everything the spec declares, in the spec's order.
+type Model struct {
+	WorkspaceRoot string
+	SchemaDialect string
+	Arguments     Arguments
+	Messages      []Template // shared by every tool
+	Tools         []Tool     // in toolOrder
+	ErrorResult   Result
+	OutputKinds   []OutputKind
+	ContentParts  ContentParts
+	Deviations    []Deviation
+}
+
+// OutputKind is one way a result reaches the model.
+type OutputKind struct {
+	Key  string // spec key, the Go name's base
+	Name string // as the model output spells it
+	Doc  string
+}
+
+// ContentParts names the parts of a content output.
+type ContentParts struct {
+	TextType, TextDoc           string
+	FileType, DataType, FileDoc string
+}
+
+// Arguments holds the texts of the model's argument errors.
+type Arguments struct {
+	Invalid          Template
+	ProblemSeparator string
+	Problems         []Template // missing, wrongType, ...
+	TypeNames        []NamedText
+}
+
+// NamedText is a fixed text with a name.
+type NamedText struct {
+	Name string
+	Text string
+}
+
+// Tool is one tool of the spec.
+type Tool struct {
+	Name        string
+	Available   bool
+	Mutates     bool
+	Description Description
+	Params      []Param
+	Rules       []Rule
+	Limits      []Limit
+	Messages    []Template
+	Results     []Result
+}
+
+// Description is a tool's description: a fixed text, a template over the
+// tool's options, or the exec rule.
+type Description struct {
+	Text     string
+	Template *Template
+	Exec     *ExecParts
+}
+
+// ExecParts are the pieces the exec rule assembles.
+type ExecParts struct {
+	SingleShell     []string
+	SingleCallable  []string
+	Multiple        []string
+	BackendItem     Template
+	CallableMark    string
+	CallableSection []string
+	DefaultShell    string
+	DefaultCallable string
+	Hints           []NamedText
+	OutputHint      Template
+}
+
+// Param is one parameter of a tool's input schema.
+type Param struct {
+	Name         string
+	Kind         string
+	Description  string
+	Descriptions []NamedText
+	Optional     bool
+	Default      *string
+	Minimum      *int64
+	Maximum      *int64
+	When         string
+	ItemsGoName  string
+	Items        []Param
+}
+
+// Rule is a cross-field argument rule.
+type Rule struct {
+	Param       string
+	GreaterThan int64
+	Requires    string
+	Message     Template
+}
+
+// Limit is a numeric limit with its unit and default.
+type Limit struct {
+	Name    string
+	Default int64
+	Unit    string
+	Doc     string
+	Min     *int64
+	Max     *int64
+}
+
+// Template is a text with typed {name} placeholders.
+type Template struct {
+	Name string
+	Text string
+	Args []Arg
+	Doc  string
+	Pos  string // where the spec declares it, for error messages
+}
+
+// Arg is a placeholder of a template.
+type Arg struct {
+	Name string
+	Type string // "string" or "int"
+}
+
+// Result is an object shape a tool returns, fields in serialization order.
+type Result struct {
+	Name   string
+	Doc    string
+	Fields []Field
+}
+
+// Field is one key of a result object.
+type Field struct {
+	Name     string
+	Type     string
+	Optional bool
+	Nullable bool
+	Doc      string
+}
+
+// Deviation is a declared difference from the reference.
+type Deviation struct {
+	Name      string
+	Reference string
+	Ours      string
+}
