@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -130,7 +131,12 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 		}
 		for k, v := range fields {
 			one, _ := json.Marshal(map[string]json.RawMessage{k: v})
-			_ = json.Unmarshal(one, dst)
+			// encoding/json allocates a pointer field before it finds the
+			// value's type wrong; try a scratch copy first so that such a
+			// field stays nil.
+			if json.Unmarshal(one, reflect.New(reflect.TypeOf(dst).Elem()).Interface()) == nil {
+				_ = json.Unmarshal(one, dst)
+			}
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/gen"
@@ -23,10 +24,12 @@ func MarshalJSON(v any) ([]byte, error) {
 }
 
 // unescapeLineSeparators undoes encoding/json's \u2028 and \u2029, which
-// JSON.stringify leaves as they are. Every backslash in encoded JSON
-// starts an escape, so escapes are read pairwise.
+// JSON.stringify leaves as they are, and its \ufffd for a byte that is not
+// UTF-8 (a host file name, say), which JSON.stringify would write as the
+// character itself. Every backslash in encoded JSON starts an escape, so
+// escapes are read pairwise.
 func unescapeLineSeparators(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u202`)) {
+	if !bytes.Contains(b, []byte(`\u202`)) && !bytes.Contains(b, []byte(`\ufffd`)) {
 		return b
 	}
 	out := make([]byte, 0, len(b))
@@ -35,14 +38,14 @@ func unescapeLineSeparators(b []byte) []byte {
 			out = append(out, b[i])
 			continue
 		}
-		if b[i+1] == 'u' && i+6 <= len(b) && (string(b[i+2:i+6]) == "2028" || string(b[i+2:i+6]) == "2029") {
-			r := rune(0x2028)
-			if b[i+5] == '9' {
-				r = 0x2029
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "2028", "2029", "fffd":
+				r, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 32)
+				out = utf8.AppendRune(out, rune(r))
+				i += 5
+				continue
 			}
-			out = utf8.AppendRune(out, r)
-			i += 5
-			continue
 		}
 		out = append(out, b[i], b[i+1])
 		i++

@@ -323,10 +323,16 @@ func invalidRegex(err error) error {
 // jsSpace is JavaScript's \s as an RE2 class body.
 const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
-// translateRegex reads a JavaScript regular expression as RE2: outside
-// character classes "." and \s, \S take their JavaScript meaning, and
-// \uXXXX becomes \x{XXXX}. Look-around and backreferences, which RE2
-// cannot run in linear time, are refused with a clear reason.
+// jsNotSpace is JavaScript's \S as an RE2 class body: every character
+// jsSpace leaves out, for use inside a class, where a negated class
+// cannot nest.
+const jsNotSpace = `\x00-\x08\x0e-\x1f\x21-\x9f\x{a1}-\x{167f}\x{1681}-\x{1fff}\x{200b}-\x{2027}\x{202a}-\x{202e}\x{2030}-\x{205e}\x{2060}-\x{2fff}\x{3001}-\x{fefe}\x{ff00}-\x{10ffff}`
+
+// translateRegex reads a JavaScript regular expression as RE2: "."
+// (outside character classes) and \s, \S (everywhere) take their
+// JavaScript meaning, and \uXXXX becomes \x{XXXX}. Look-around and
+// backreferences, which RE2 cannot run in linear time, are refused with
+// a clear reason.
 func translateRegex(p string) (string, error) {
 	var out strings.Builder
 	inClass := false
@@ -348,6 +354,10 @@ func translateRegex(p string) (string, error) {
 				out.WriteString("[" + jsSpace + "]")
 			case next == 'S' && !inClass:
 				out.WriteString("[^" + jsSpace + "]")
+			case next == 's':
+				out.WriteString(jsSpace)
+			case next == 'S':
+				out.WriteString(jsNotSpace)
 			default:
 				out.WriteByte(c)
 				out.WriteByte(next)

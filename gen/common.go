@@ -422,6 +422,87 @@ type ErrorResult struct {
 	Error string `json:"error"`
 }
 
+// CatalogEntry is one message of the spec: its Go name, its template, and what
+// it renders for sample arguments (strings "<name>", integers 12345).
+type CatalogEntry struct {
+	Name     string
+	Template string
+	Sample   string
+}
+
+// Catalog lists every message a model can see, in spec order.
+var Catalog = []CatalogEntry{
+	{Name: "MsgArgumentsInvalid", Template: "Invalid input for tool {tool}: {problems}", Sample: MsgArgumentsInvalid("<tool>", "<problems>")},
+	{Name: "MsgArgumentsNotUTF8", Template: "the arguments are not valid UTF-8", Sample: MsgArgumentsNotUTF8},
+	{Name: "MsgArgumentsNotJSON", Template: "the arguments are not valid JSON ({reason})", Sample: MsgArgumentsNotJSON("<reason>")},
+	{Name: "MsgArgumentsNotObject", Template: "the arguments must be a JSON object, got {actual}", Sample: MsgArgumentsNotObject("<actual>")},
+	{Name: "MsgArgumentsMissing", Template: "{arg} is required", Sample: MsgArgumentsMissing("<arg>")},
+	{Name: "MsgArgumentsWrongType", Template: "{arg} must be {expected}, got {actual}", Sample: MsgArgumentsWrongType("<arg>", "<expected>", "<actual>")},
+	{Name: "MsgArgumentsNotInteger", Template: "{arg} must be an integer, got {value}", Sample: MsgArgumentsNotInteger("<arg>", "<value>")},
+	{Name: "MsgArgumentsTooSmall", Template: "{arg} must be at least {minimum}, got {value}", Sample: MsgArgumentsTooSmall("<arg>", 12345, "<value>")},
+	{Name: "MsgArgumentsTooBig", Template: "{arg} must be at most {maximum}, got {value}", Sample: MsgArgumentsTooBig("<arg>", 12345, "<value>")},
+	{Name: "MsgArgumentsNotInEnum", Template: "{arg} must be one of {allowed}, got {value}", Sample: MsgArgumentsNotInEnum("<arg>", "<allowed>", "<value>")},
+	{Name: "MsgArgumentsUnknown", Template: "{arg} is not an argument of this tool (it takes {known})", Sample: MsgArgumentsUnknown("<arg>", "<known>")},
+	{Name: "MsgInvalidPathEmpty", Template: "Invalid path (empty)", Sample: MsgInvalidPathEmpty},
+	{Name: "MsgInvalidPathRelative", Template: "Invalid path (must be absolute): {path}", Sample: MsgInvalidPathRelative("<path>")},
+	{Name: "MsgInvalidPathNUL", Template: "Invalid path (contains NUL byte): {path}", Sample: MsgInvalidPathNUL("<path>")},
+	{Name: "MsgInvalidPathEscapes", Template: "Invalid path (escapes root): {path}", Sample: MsgInvalidPathEscapes("<path>")},
+	{Name: "MsgNoSuchPath", Template: "no such path: {path}", Sample: MsgNoSuchPath("<path>")},
+	{Name: "MsgNoSuchFile", Template: "no such file: {path}", Sample: MsgNoSuchFile("<path>")},
+	{Name: "MsgNotDirectory", Template: "not a directory: {path}", Sample: MsgNotDirectory("<path>")},
+	{Name: "MsgIsDirectory", Template: "path is a directory: {path}", Sample: MsgIsDirectory("<path>")},
+	{Name: "MsgPathExists", Template: "path exists: {path}", Sample: MsgPathExists("<path>")},
+	{Name: "MsgParentMissing", Template: "parent directory missing: {path}", Sample: MsgParentMissing("<path>")},
+	{Name: "MsgParentNotDirectory", Template: "parent path segment is not a directory: {path}", Sample: MsgParentNotDirectory("<path>")},
+	{Name: "MsgTooManySymlinks", Template: "too many symlinks resolving path", Sample: MsgTooManySymlinks},
+	{Name: "MsgTooManySymlinksAt", Template: "too many symlinks resolving path: {path}", Sample: MsgTooManySymlinksAt("<path>")},
+	{Name: "MsgNotEmpty", Template: "directory not empty: {path}", Sample: MsgNotEmpty("<path>")},
+	{Name: "MsgRemoveRoot", Template: "cannot remove the root directory: {path}", Sample: MsgRemoveRoot("<path>")},
+	{Name: "MsgWriteRoot", Template: "cannot write to the root directory: {path}", Sample: MsgWriteRoot("<path>")},
+	{Name: "MsgNotSymlink", Template: "not a symbolic link: {path}", Sample: MsgNotSymlink("<path>")},
+	{Name: "MsgReadOnlyMount", Template: "read-only mount at {root}: cannot modify: {path}", Sample: MsgReadOnlyMount("<root>", "<path>")},
+	{Name: "MsgMountPoint", Template: "cannot remove a mount point: {path}", Sample: MsgMountPoint("<path>")},
+	{Name: "MsgHostIO", Template: "{op} {path}: {reason}", Sample: MsgHostIO("<op>", "<path>", "<reason>")},
+	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
+	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
+	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
+	{Name: "MsgReadLineTooLong", Template: "Line {line} exceeds the {maxBytes}-byte read cap. The host must increase maxBytes, reduce lineTruncation, or provide a byte-oriented tool.", Sample: MsgReadLineTooLong(12345, 12345)},
+	{Name: "MsgReadByteOffsetBeyondEnd", Template: "Byte continuation {byteOffset} is beyond end of file", Sample: MsgReadByteOffsetBeyondEnd(12345)},
+	{Name: "MsgReadOffsetBeyondEnd", Template: "Offset {offset} is beyond end of file ({lines} line(s))", Sample: MsgReadOffsetBeyondEnd(12345, 12345)},
+	{Name: "MsgReadCouldNotReadBytes", Template: "Could not read file bytes: {path}", Sample: MsgReadCouldNotReadBytes("<path>")},
+	{Name: "MsgReadEmptyAttachment", Template: "Cannot attach empty file: {path}", Sample: MsgReadEmptyAttachment("<path>")},
+	{Name: "MsgReadMediaTooLarge", Template: "Read {path} ({mediaType}, {size} bytes), but it exceeds the {maxModelBytes}-byte inline model output limit.", Sample: MsgReadMediaTooLarge("<path>", "<mediaType>", 12345, 12345)},
+	{Name: "MsgReadMediaRead", Template: "Read {path} ({mediaType}, {size} bytes).", Sample: MsgReadMediaRead("<path>", "<mediaType>", 12345)},
+	{Name: "MsgReadLineTruncated", Template: "{line}... (truncated)", Sample: MsgReadLineTruncated("<line>")},
+	{Name: "MsgReadLineNumbered", Template: "{number}\t{line}", Sample: MsgReadLineNumbered(12345, "<line>")},
+	{Name: "MsgGrepInvalidRegex", Template: "Invalid regular expression: {reason}", Sample: MsgGrepInvalidRegex("<reason>")},
+	{Name: "MsgGrepLookaround", Template: "look-ahead and look-behind ({syntax}) are not supported; the pattern is RE2 syntax, which runs in linear time", Sample: MsgGrepLookaround("<syntax>")},
+	{Name: "MsgGrepBackreference", Template: "backreferences ({syntax}) are not supported; the pattern is RE2 syntax, which runs in linear time", Sample: MsgGrepBackreference("<syntax>")},
+	{Name: "MsgWriteContentTooLarge", Template: "Content too large: {size} bytes exceeds the {maxBytes}-byte write cap. Use the edit tool for incremental changes to existing files, or split the write into smaller pieces.", Sample: MsgWriteContentTooLarge(12345, 12345)},
+	{Name: "MsgEditFileNotFound", Template: "File not found: {path}", Sample: MsgEditFileNotFound("<path>")},
+	{Name: "MsgEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap. Use the write tool to rewrite the file from scratch.", Sample: MsgEditFileTooLarge(12345, 12345)},
+	{Name: "MsgEditNoEdits", Template: "edits must contain at least one replacement.", Sample: MsgEditNoEdits},
+	{Name: "MsgEditNotFound", Template: "Could not find the exact text in {path}. The old text must match exactly including all whitespace and newlines.", Sample: MsgEditNotFound("<path>")},
+	{Name: "MsgEditNotFoundAt", Template: "Could not find edits[{index}] in {path}. The oldText must match exactly including all whitespace and newlines.", Sample: MsgEditNotFoundAt(12345, "<path>")},
+	{Name: "MsgEditNotUnique", Template: "Found {count} occurrences of the text in {path}. The text must be unique. Please provide more context to make it unique.", Sample: MsgEditNotUnique(12345, "<path>")},
+	{Name: "MsgEditNotUniqueAt", Template: "Found {count} occurrences of edits[{index}] in {path}. Each oldText must be unique. Please provide more context to make it unique.", Sample: MsgEditNotUniqueAt(12345, 12345, "<path>")},
+	{Name: "MsgEditEmptyOldText", Template: "oldText must not be empty in {path}.", Sample: MsgEditEmptyOldText("<path>")},
+	{Name: "MsgEditEmptyOldTextAt", Template: "edits[{index}].oldText must not be empty in {path}.", Sample: MsgEditEmptyOldTextAt(12345, "<path>")},
+	{Name: "MsgEditNoChange", Template: "No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.", Sample: MsgEditNoChange("<path>")},
+	{Name: "MsgEditNoChanges", Template: "No changes made to {path}. The replacements produced identical content.", Sample: MsgEditNoChanges("<path>")},
+	{Name: "MsgEditOverlap", Template: "edits[{first}] and edits[{second}] overlap in {path}. Merge them into one edit or target disjoint regions.", Sample: MsgEditOverlap(12345, 12345, "<path>")},
+	{Name: "MsgEditFuzzyBoundary", Template: "The fuzzy match in {path} crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly.", Sample: MsgEditFuzzyBoundary("<path>")},
+	{Name: "MsgEditFuzzyBoundaryAt", Template: "The fuzzy match for edits[{index}] in {path} crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly.", Sample: MsgEditFuzzyBoundaryAt(12345, "<path>")},
+	{Name: "MsgExecNameBackend", Template: "Name a backend to run on.", Sample: MsgExecNameBackend},
+	{Name: "MsgExecNotCallable", Template: "Backend {backend|json} is not callable; it does not accept structured input.", Sample: MsgExecNotCallable("<backend>")},
+	{Name: "MsgExecShowingLastBytes", Template: "\n\n[Showing last {shown|size} of line {line}.{where}]", Sample: MsgExecShowingLastBytes(12345, 12345, "<where>")},
+	{Name: "MsgExecShowingLines", Template: "\n\n[Showing lines {first}-{last} of {total}{limit}.{where}]", Sample: MsgExecShowingLines(12345, 12345, 12345, "<limit>", "<where>")},
+	{Name: "MsgExecByteLimit", Template: " ({maxBytes|size} limit)", Sample: MsgExecByteLimit(12345)},
+	{Name: "MsgExecSavedAt", Template: " Full output: {path}", Sample: MsgExecSavedAt("<path>")},
+	{Name: "MsgExecNotSaved", Template: " Full output was not saved: {reason}", Sample: MsgExecNotSaved("<reason>")},
+	{Name: "MsgExecSpillPath", Template: "/.computer/output/{backend}.exec-{number}.{stream}.log", Sample: MsgExecSpillPath("<backend>", 12345, "<stream>")},
+}
+
 // Deviation is a declared difference from the reference.
 type Deviation struct {
 	Name      string
@@ -431,7 +512,7 @@ type Deviation struct {
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.
 var Deviations = []Deviation{
-	{Name: "regexEngine", Reference: "JavaScript RegExp: backtracking, catastrophic patterns hang; V8's error text for an invalid pattern.", Ours: "RE2 (Go regexp): linear time; look-around and backreferences rejected with a clear message; an invalid pattern answers `Invalid regular expression: <our reason>`. Case folding with ignoreCase is Unicode simple folding."},
+	{Name: "regexEngine", Reference: "JavaScript RegExp: backtracking, catastrophic patterns hang; V8's error text for an invalid pattern.", Ours: "RE2 (Go regexp): linear time; look-around and backreferences rejected with a clear message; an invalid pattern answers `Invalid regular expression: <our reason>`. `.`, `\\s`, `\\S` and `\\uXXXX` keep their JavaScript meaning; other syntax means what RE2 says (inline flags and `\\p{L}` work, `[[:digit:]]` is a class). `.` and classes match one Unicode character where JavaScript matches one UTF-16 code unit (so `a.b` matches `a😀b`). Case folding with ignoreCase is Unicode simple folding (ſ matches s)."},
 	{Name: "globQuestionMark", Reference: "? matches one UTF-16 code unit (an emoji needs ??).", Ours: "? matches one Unicode character."},
 	{Name: "invalidArguments", Reference: "The AI SDK's and zod's message text.", Ours: "One message format of our own (arguments.invalid), naming the argument and the reason."},
 	{Name: "unknownArguments", Reference: "Unknown argument keys are dropped silently, even ones that would change the meaning.", Ours: "Refused as invalid arguments, naming the key; the schema already says additionalProperties: false."},

@@ -1,6 +1,6 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--dir DIR] [--readonly] TOOL 'ARGS_JSON'
+//	agenttools call [--dir DIR] [--readonly] TOOL ['ARGS_JSON' | -]
 //	agenttools replay [--workspace memory] CASES.json
 //	agenttools tools [--dir DIR] [--readonly]
 //
@@ -10,7 +10,8 @@
 // the raw string, a json result compact, a content output as its JSON
 // parts, each followed by a newline. Exit status: 0 for a result, 1 when
 // the model would see a failure (error text, or a json object with an
-// error key), 2 for a usage error.
+// error key, including arguments that fail the tool's schema), 2 for a
+// usage error (bad flags, an unknown tool, arguments that are not JSON).
 //
 // replay runs the reference oracle's cases (its case format) and prints
 // one JSON line per case with the oracle's field names, for the oracle's
@@ -55,13 +56,13 @@ Run "agenttools <command> --help" for a command's flags.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // errUsage marks a failure that is the caller's doing (exit status 2).
 var errUsage = errors.New("usage")
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -70,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "call":
-		code, err = call(ctx, args[1:], stdout, stderr)
+		code, err = call(ctx, args[1:], stdin, stdout, stderr)
 	case "tools":
 		code, err = listTools(args[1:], stdout, stderr)
 	case "replay":
@@ -150,10 +151,10 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 	return tools, func() { host.Close() }, nil
 }
 
-func call(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
-	fl := flags("call", "[--dir DIR] [--readonly] TOOL 'ARGS_JSON'",
-		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. Exit status 0 for a result, 1 for a failure the model would see, 2 for\na usage error. ARGS_JSON defaults to {}.", stderr)
+	fl := flags("call", "[--dir DIR] [--readonly] TOOL ['ARGS_JSON' | -]",
+		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
 	w.register(fl)
 	if err := parse(fl, args); err != nil {
 		return 0, err
@@ -165,6 +166,19 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	name, argText := fl.Arg(0), "{}"
 	if fl.NArg() == 2 {
 		argText = fl.Arg(1)
+	}
+	if argText == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return 0, err
+		}
+		argText = string(data)
+	}
+	if strings.TrimSpace(argText) != "" && !json.Valid([]byte(argText)) {
+		var v any
+		reason := json.Unmarshal([]byte(argText), &v)
+		fmt.Fprintf(stderr, "agenttools call: ARGS_JSON is not valid JSON: %v\n", reason)
+		return 0, errUsage
 	}
 	tools, done, err := w.open(ctx)
 	if err != nil {

@@ -25,6 +25,9 @@ type lockEntry struct {
 // Lock waits for the lock on path (lexically normalized) and returns its
 // release function; it gives up with the context's error.
 func (l *PathLocks) Lock(ctx context.Context, path string, subtree bool) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	e := &lockEntry{path: normalizeLockPath(path), subtree: subtree, done: make(chan struct{})}
 	l.mu.Lock()
 	if l.entries == nil {

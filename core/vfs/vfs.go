@@ -70,7 +70,10 @@ func (i Info) IsDir() bool { return i.Type == TypeDir }
 //
 // Errors are *errno.Error values with a code; their text is the store's
 // own and is not shown to a model as is (the Workspace words failures).
-// Implementations must be safe for concurrent use.
+// A store may report a directory's size, a link's size and its root's
+// name as it likes: the Workspace normalizes them (0, the target's
+// UTF-16 length, the mount point's name). Implementations must be safe
+// for concurrent use.
 type Store interface {
 	// Lstat describes the node at name without following a link.
 	Lstat(ctx context.Context, name string) (Info, error)

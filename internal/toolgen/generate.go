@@ -20,6 +20,24 @@ const GenDir = "gen"
 
 const genImport = "github.com/agenttools/agenttools/gen"
 
+// DeviationsDoc is the generated list of declared deviations, for readers.
+const DeviationsDoc = "docs/deviations.md"
+
+// deviationsDoc renders the spec's deviations as a Markdown table.
+func deviationsDoc(m *Model) []byte {
+	var b strings.Builder
+	b.WriteString("<!-- " + Header + " -->\n\n")
+	b.WriteString("# Where agenttools differs from the reference on purpose\n\n")
+	b.WriteString("The reference is @cloudflare/computer 0.8.0. Everything else a model sees is byte-identical;\n")
+	b.WriteString("these differences are declared in spec/tools.cue, tested, and listed call by call in\n")
+	b.WriteString("golden/testdata/deviations.json where the oracle's cases show them.\n\n")
+	b.WriteString("| name | reference | agenttools |\n| --- | --- | --- |\n")
+	for _, d := range m.Deviations {
+		b.WriteString("| " + d.Name + " | " + strings.ReplaceAll(d.Reference, "|", "\\|") + " | " + strings.ReplaceAll(d.Ours, "|", "\\|") + " |\n")
+	}
+	return []byte(b.String())
+}
+
 // Generate renders the model into Go source files, keyed by their path
 // relative to the module root. It reads no files and writes none.
 func Generate(m *Model) (map[string][]byte, error) {
@@ -30,7 +48,8 @@ func Generate(m *Model) (map[string][]byte, error) {
 	for _, t := range m.Tools {
 		files[t.Name+".go"] = tool(m, t)
 	}
-	out := make(map[string][]byte, len(files))
+	out := make(map[string][]byte, len(files)+1)
+	out[DeviationsDoc] = deviationsDoc(m)
 	for name, f := range files {
 		var buf bytes.Buffer
 		if err := f.Render(&buf); err != nil {
@@ -424,11 +443,65 @@ standard library.`)
 			kv("Ours", jen.Lit(d.Ours)),
 		))
 	}
+	catalog(f, m)
+
 	f.Comment("Deviation is a declared difference from the reference.")
 	f.Type().Id("Deviation").Struct(jen.Id("Name").String(), jen.Id("Reference").String(), jen.Id("Ours").String())
 	f.Comment("Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.")
 	f.Var().Id("Deviations").Op("=").Index().Id("Deviation").Add(lines(devs))
 	return f
+}
+
+// catalogEntries lists every message template with its Go name, in spec
+// order: argument problems, shared messages, then each tool's.
+func catalogEntries(m *Model) (names []string, tpls []Template) {
+	add := func(name string, t Template) {
+		names = append(names, name)
+		tpls = append(tpls, t)
+	}
+	add("MsgArgumentsInvalid", m.Arguments.Invalid)
+	for _, t := range m.Arguments.Problems {
+		add("MsgArguments"+goName(t.Name), t)
+	}
+	for _, t := range m.Messages {
+		add("Msg"+goName(t.Name), t)
+	}
+	for _, tool := range m.Tools {
+		for _, t := range tool.Messages {
+			add("Msg"+goName(tool.Name)+goName(t.Name), t)
+		}
+	}
+	return names, tpls
+}
+
+// catalog emits Catalog: every message with a sample rendering made by
+// calling the generated code, so a golden file can pin them all.
+func catalog(f *jen.File, m *Model) {
+	names, tpls := catalogEntries(m)
+	var entries []jen.Code
+	for i, t := range tpls {
+		var sample jen.Code = jen.Id(names[i])
+		if len(t.Args) > 0 {
+			var args []jen.Code
+			for _, a := range t.Args {
+				if a.Type == "int" {
+					args = append(args, jen.Lit(12345))
+				} else {
+					args = append(args, jen.Lit("<"+a.Name+">"))
+				}
+			}
+			sample = jen.Id(names[i]).Call(args...)
+		}
+		entries = append(entries, jen.Values(
+			kv("Name", jen.Lit(names[i])),
+			kv("Template", lit(t.Text)),
+			kv("Sample", sample),
+		))
+	}
+	f.Add(comment("CatalogEntry is one message of the spec: its Go name, its template, and what it renders for sample arguments (strings \"<name>\", integers 12345)."))
+	f.Type().Id("CatalogEntry").Struct(jen.Id("Name").String(), jen.Id("Template").String(), jen.Id("Sample").String())
+	f.Comment("Catalog lists every message a model can see, in spec order.")
+	f.Var().Id("Catalog").Op("=").Index().Id("CatalogEntry").Add(lines(entries))
 }
 
 // ---------------------------------------------------------------------------

@@ -335,15 +335,15 @@ func (l *loader) template(name string, v cue.Value) Template {
 			want, known := formats[format]
 			switch {
 			case !known:
-				l.fail(v, "%s: unknown format %q in {%s}", name, format, m[0])
+				l.fail(text, "%s: unknown format %q in %s", name, format, m[0])
 			case want != a.Type:
-				l.fail(v, "%s: format %q needs a %s argument, %s is %s", name, format, want, arg, a.Type)
+				l.fail(text, "%s: format %q needs a %s argument, %s is %s", name, format, want, arg, a.Type)
 			}
 		}
 	}
 	for _, a := range t.Args {
 		if !used[a.Name] {
-			l.fail(v, "%s: argument %s is declared but the text never uses it", name, a.Name)
+			l.fail(text, "%s: argument %s is declared but the text never uses it", name, a.Name)
 		}
 	}
 	return t

@@ -162,6 +162,16 @@ func goMode(u uint32) fs.FileMode {
 	return m
 }
 
+// refuseLink fails with ELOOP when name is a symbolic link: os.Root
+// follows a link in the last component (inside the root) even when asked
+// not to with O_NOFOLLOW, and a store never follows one.
+func (f *FS) refuseLink(name string) error {
+	if fi, err := f.root.Lstat(rel(name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &errno.Error{Code: errno.ELOOP, Message: "is a symbolic link", Path: name}
+	}
+	return nil
+}
+
 // Lstat describes the node at name without following a link.
 func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 	fi, err := f.root.Lstat(rel(name))
@@ -173,6 +183,9 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 
 // ReadDir lists a directory in raw byte order of the names.
 func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	if err := f.refuseLink(name); err != nil {
+		return nil, err
+	}
 	d, err := f.root.Open(rel(name))
 	if err != nil {
 		return nil, hostErr(name, err)
@@ -213,6 +226,9 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 
 // Open reads a regular file from offset.
 func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
+	if err := f.refuseLink(name); err != nil {
+		return nil, err
+	}
 	file, err := f.root.OpenFile(rel(name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, hostErr(name, err)
@@ -306,5 +322,8 @@ func (f *FS) RemoveAll(_ context.Context, name string) error {
 
 // Chmod sets permission bits.
 func (f *FS) Chmod(_ context.Context, name string, mode uint32) error {
+	if err := f.refuseLink(name); err != nil {
+		return err
+	}
 	return hostErr(name, f.root.Chmod(rel(name), goMode(mode)))
 }

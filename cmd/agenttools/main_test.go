@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agenttools/agenttools/adapters/raw"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/gen"
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/replay"
+)
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), args, strings.NewReader(stdin), &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// hostDir is a temporary directory with a few files, to mount at
+// /workspace.
+func hostDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"a.txt":     "hello\nworld\n",
+		"pic.png":   "png",
+		"sub/b.txt": "b\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := core.MarshalJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCall(t *testing.T) {
+	dir := hostDir(t)
+	type filePart struct {
+		Type string `json:"type"`
+		Data struct {
+			Type string `json:"type"`
+			Data string `json:"data"`
+		} `json:"data"`
+		MediaType string `json:"mediaType"`
+		Filename  string `json:"filename"`
+	}
+	png := filePart{Type: gen.ContentFilePart, MediaType: "image/png", Filename: "pic.png"}
+	png.Data.Type, png.Data.Data = gen.ContentFileData, base64.StdEncoding.EncodeToString([]byte("png"))
+	contentParts := marshal(t, []any{
+		struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{gen.ContentTextPart, gen.MsgReadMediaRead("/workspace/pic.png", "image/png", 3)},
+		png,
+	})
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  result
+	}{
+		{"a text read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt"}`},
+			"", result{0, "hello\nworld\n", ""}},
+		{"arguments from stdin", []string{"call", "--dir", dir, "read", "-"},
+			`{"path":"/workspace/sub/b.txt"}`, result{0, "b\n", ""}},
+		{"a json read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt","offset":2}`},
+			"", result{0, marshal(t, gen.ReadResult{Path: "/workspace/a.txt", Content: "world", StartLine: 2, EndLine: 2, TotalLines: new(int64(2))}) + "\n", ""}},
+		{"an image read prints the content parts", []string{"call", "--dir", dir, "read", `{"path":"/workspace/pic.png"}`},
+			"", result{0, contentParts + "\n", ""}},
+		{"an error-text read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/nope.txt"}`},
+			"", result{1, gen.MsgReadFileNotFound("/workspace/nope.txt") + "\n", ""}},
+		{"a json error", []string{"call", "--dir", dir, "ls", `{"path":"/workspace/nope"}`},
+			"", result{1, marshal(t, gen.ErrorResult{Error: gen.MsgNoSuchPath("/workspace/nope")}) + "\n", ""}},
+		{"arguments the schema refuses", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt","offset":0}`},
+			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsTooSmall("offset", 1, "0")) + "\n", ""}},
+		{"no arguments are {}", []string{"call", "--dir", dir, "read"},
+			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsMissing("path")) + "\n", ""}},
+		{"blank arguments are {}", []string{"call", "--dir", dir, "read", " "},
+			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsMissing("path")) + "\n", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, runCLI(t, tt.stdin, tt.args...), cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("agenttools %q (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+func TestCallWritesTheHostDirectory(t *testing.T) {
+	dir := hostDir(t)
+	got := runCLI(t, "", "call", "--dir", dir, "write", `{"path":"/workspace/new/c.txt","content":"fresh"}`)
+	want := result{0, marshal(t, gen.WriteResult{Path: "/workspace/new/c.txt", BytesWritten: 5}) + "\n", ""}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
+		t.Fatalf("write (-want +got):\n%s", diff)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "new", "c.txt"))
+	if err != nil || string(data) != "fresh" {
+		t.Errorf("the host file holds %q (%v), want %q", data, err, "fresh")
+	}
+}
+
+// TestUsageErrors: mistakes of the caller, not of the model, exit 2 with
+// a word on stderr and nothing on stdout.
+func TestUsageErrors(t *testing.T) {
+	dir := hostDir(t)
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string // a part of it
+	}{
+		{"no command", nil, "usage: agenttools"},
+		{"an unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"an unknown tool", []string{"call", "--dir", dir, "nope", "{}"}, `no tool "nope"`},
+		{"a tool the read-only set leaves out", []string{"call", "--dir", dir, "--readonly", "write", "{}"}, `no tool "write"`},
+		{"a bad flag", []string{"call", "--bogus", "read", "{}"}, "flag provided but not defined: -bogus"},
+		{"a bad flag of tools", []string{"tools", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"a bad flag of replay", []string{"replay", "--bogus", "x.json"}, "flag provided but not defined: -bogus"},
+		{"no tool", []string{"call", "--dir", dir}, "usage: agenttools call"},
+		{"too many arguments", []string{"call", "--dir", dir, "read", "{}", "{}"}, "usage: agenttools call"},
+		{"arguments that are not JSON", []string{"call", "--dir", dir, "read", `{"path":`}, "not valid JSON"},
+		{"a missing directory", []string{"call", "--dir", filepath.Join(dir, "missing"), "read", "{}"}, "--dir"},
+		{"tools takes no arguments", []string{"tools", "x"}, "usage: agenttools tools"},
+		{"replay needs a file", []string{"replay"}, "usage: agenttools replay"},
+		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{"replay on an unknown workspace", []string{"replay", "--workspace", "sqlite", "x.json"}, `unknown workspace "sqlite"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			if got.code != 2 || got.stdout != "" || !strings.Contains(got.stderr, tt.stderr) {
+				t.Errorf("agenttools %q: exit %d, stdout %q, stderr %q; want exit 2, no stdout, stderr with %q",
+					tt.args, got.code, got.stdout, got.stderr, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		got := runCLI(t, "", args...)
+		if got.code != 0 || !strings.Contains(got.stdout, "usage: agenttools <command>") {
+			t.Errorf("agenttools %q: exit %d, stdout %q", args, got.code, got.stdout)
+		}
+	}
+	for _, command := range []string{"call", "tools", "replay"} {
+		for _, flag := range []string{"--help", "-h"} {
+			got := runCLI(t, "", command, flag)
+			if got.code != 0 || !strings.Contains(got.stderr, "usage: agenttools "+command) || !strings.Contains(got.stderr, "Flags:") {
+				t.Errorf("agenttools %s %s: exit %d, stderr %q", command, flag, got.code, got.stderr)
+			}
+		}
+	}
+}
+
+func TestTools(t *testing.T) {
+	dir := hostDir(t)
+	schemas := map[string]string{
+		gen.ToolRead: gen.ReadInputSchema, gen.ToolLs: gen.LsInputSchema, gen.ToolFind: gen.FindInputSchema,
+		gen.ToolGrep: gen.GrepInputSchema, gen.ToolWrite: gen.WriteInputSchema, gen.ToolDelete: gen.DeleteInputSchema,
+	}
+	descriptions := map[string]string{
+		gen.ToolRead: gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault), gen.ToolLs: gen.LsDescription,
+		gen.ToolFind: gen.FindDescription, gen.ToolGrep: gen.GrepDescription, gen.ToolWrite: gen.WriteDescription,
+		gen.ToolDelete: gen.DeleteDescription,
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"tools", "--dir", dir}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolDelete}},
+		{[]string{"tools", "--dir", dir, "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
+	}
+	for _, tt := range tests {
+		got := runCLI(t, "", tt.args...)
+		if got.code != 0 {
+			t.Fatalf("agenttools %q: exit %d, stderr %q", tt.args, got.code, got.stderr)
+		}
+		var defs []raw.Definition
+		if err := json.Unmarshal([]byte(got.stdout), &defs); err != nil {
+			t.Fatalf("agenttools %q printed no JSON array: %v\n%s", tt.args, err, got.stdout)
+		}
+		var names []string
+		for _, d := range defs {
+			names = append(names, d.Name)
+			if d.Description != descriptions[d.Name] {
+				t.Errorf("%s: description %q, want %q", d.Name, d.Description, descriptions[d.Name])
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, d.InputSchema); err != nil || compact.String() != schemas[d.Name] {
+				t.Errorf("%s: input schema %s, want %s", d.Name, compact.String(), schemas[d.Name])
+			}
+		}
+		if !slices.Equal(names, tt.want) {
+			t.Errorf("agenttools %q: tools %q, want %q", tt.args, names, tt.want)
+		}
+	}
+}
+
+// oracleCallFields is the order of a call's fields in the oracle's
+// output (shared/oracle/README.md).
+var oracleCallFields = []string{"tool", "args", "argsText", "missingTool", "availableTools", "description", "descriptionLength",
+	"inputSchema", "hasToModelOutput", "inputError", "parsedInput", "output", "thrown", "outputUndefinedKeys", "preliminary",
+	"modelOutput", "backendReceived", "after"}
+
+var oracleCaseFields = []string{"case", "versions", "tools", "calls", "after", "setupError", "toolSetError", "harnessError"}
+
+// keys lists an object's keys in the order the text gives them.
+func keys(t *testing.T, obj json.RawMessage) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", obj)
+	}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// inOrder reports whether every key is one of order's, in that order.
+func inOrder(got, order []string) bool {
+	last := -1
+	for _, k := range got {
+		i := slices.Index(order, k)
+		if i <= last {
+			return false
+		}
+		last = i
+	}
+	return true
+}
+
+func TestReplay(t *testing.T) {
+	cases := `[
+ {"name": "small",
+  "setup": [{"op": "write", "path": "/workspace/a.txt", "content": "hi\n"}],
+  "calls": [
+   {"tool": "read", "args": {"path": "/workspace/a.txt"}},
+   {"tool": "ls", "args": {"path": "/workspace"}},
+   {"tool": "read", "args": {}, "argsText": "{\"path\":"},
+   {"tool": "edit", "args": {}}
+  ]},
+ {"name": "empty", "calls": [{"tool": "find", "args": {"pattern": "*"}}]}
+]`
+	file := filepath.Join(t.TempDir(), "cases.json")
+	if err := os.WriteFile(file, []byte(cases), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runCLI(t, "", "replay", file)
+	if got.code != 0 || got.stderr != "" {
+		t.Fatalf("replay: exit %d, stderr %q", got.code, got.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("replay printed %d lines, want one per case (2):\n%s", len(lines), got.stdout)
+	}
+
+	type callRecord struct {
+		Tool              string          `json:"tool"`
+		Description       string          `json:"description"`
+		DescriptionLength int64           `json:"descriptionLength"`
+		InputSchema       json.RawMessage `json:"inputSchema"`
+		InputError        *string         `json:"inputError"`
+		MissingTool       bool            `json:"missingTool"`
+		ModelOutput       json.RawMessage `json:"modelOutput"`
+	}
+	type record struct {
+		Case  string            `json:"case"`
+		Tools []string          `json:"tools"`
+		Calls []json.RawMessage `json:"calls"`
+	}
+	modelOutput := func(kind gen.OutputKind, value any) string {
+		return marshal(t, struct {
+			Type  gen.OutputKind `json:"type"`
+			Value any            `json:"value"`
+		}{kind, value})
+	}
+	readDescription := gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault)
+	notJSON := gen.MsgArgumentsInvalid("read", gen.MsgArgumentsNotJSON("unexpected EOF"))
+	wantCalls := [][]callRecord{
+		{
+			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(gen.OutputText, "hi"))},
+			{Tool: "ls", Description: gen.LsDescription, DescriptionLength: 169, InputSchema: json.RawMessage(gen.LsInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(gen.OutputJSON, gen.LsResult{Path: "/workspace", Count: 1, Entries: []gen.LsEntry{
+					{Name: "a.txt", Size: 3, Mtime: replay.FixedClock, IsFile: true}}}))},
+			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
+				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, notJSON))},
+			{Tool: "edit", MissingTool: true},
+		},
+		{
+			{Tool: "find", Description: gen.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(gen.FindInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(gen.OutputJSON, gen.ErrorResult{Error: gen.MsgNoSuchPath("/workspace")}))},
+		},
+	}
+	for i, line := range lines {
+		if k := keys(t, json.RawMessage(line)); !inOrder(k, oracleCaseFields) || !slices.Contains(k, "case") {
+			t.Errorf("case %d: fields %q, not in the oracle's order %q", i, k, oracleCaseFields)
+		}
+		var rec record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("case %d: %v\n%s", i, err, line)
+		}
+		if want := []string{"small", "empty"}[i]; rec.Case != want {
+			t.Errorf("case %d is %q, want %q", i, rec.Case, want)
+		}
+		if !slices.Equal(rec.Tools, []string{"read", "ls", "find", "grep", "write", "delete"}) {
+			t.Errorf("case %d: tools %q", i, rec.Tools)
+		}
+		var calls []callRecord
+		for j, c := range rec.Calls {
+			if k := keys(t, c); !inOrder(k, oracleCallFields) {
+				t.Errorf("case %d call %d: fields %q, not in the oracle's order", i, j, k)
+			}
+			var cr callRecord
+			if err := json.Unmarshal(c, &cr); err != nil {
+				t.Fatal(err)
+			}
+			calls = append(calls, cr)
+		}
+		rawJSON := cmp.Comparer(func(a, b json.RawMessage) bool {
+			var ca, cb bytes.Buffer
+			_ = json.Compact(&ca, a)
+			_ = json.Compact(&cb, b)
+			return ca.String() == cb.String()
+		})
+		if diff := cmp.Diff(wantCalls[i], calls, rawJSON); diff != "" {
+			t.Errorf("case %d calls (-want +got):\n%s", i, diff)
+		}
+	}
+
+	// A file that is not a case list is the caller's mistake.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := runCLI(t, "", "replay", bad); got.code != 2 || got.stdout != "" {
+		t.Errorf("replay of a bad file: exit %d, stdout %q", got.code, got.stdout)
+	}
+}

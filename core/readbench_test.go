@@ -1,0 +1,60 @@
+package core_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+// BenchmarkReadFirstPageOf1GiB reads the first page of a 1 GiB host file:
+// 1 MiB of text lines, then a sparse hole up to 1 GiB. read streams, so
+// the time and the bytes allocated do not depend on the file's size.
+func BenchmarkReadFirstPageOf1GiB(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "big.log")
+	var text strings.Builder
+	for i := 1; text.Len() < 1<<20; i++ {
+		fmt.Fprintf(&text, "line %d of the log, with some padding to look like real output\n", i)
+	}
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	host, err := hostfs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer host.Close()
+	ws := vfs.New(memfs.New())
+	if err := ws.Mount(b.Context(), gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	ex, err := core.New(ws, core.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(`{"path":"/workspace/big.log"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		out, err := ex.Call(b.Context(), gen.ToolRead, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out.Kind != gen.OutputJSON || !strings.Contains(string(out.JSON), `"nextOffset":2001`) {
+			b.Fatalf("unexpected first page: %.200s", out.JSON)
+		}
+	}
+}

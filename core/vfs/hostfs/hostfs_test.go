@@ -1,0 +1,183 @@
+package hostfs_test
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/core/vfs/storetest"
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+// openStore opens a store on a fresh temporary directory.
+func openStore(t *testing.T) (*hostfs.FS, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := hostfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
+// strictUmask sets a umask that would strip group and other bits from
+// every mode the suite asks for, so modes that come out exact were set
+// explicitly. The umask is process-wide: no test in this package runs in
+// parallel.
+func strictUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	t.Cleanup(func() { syscall.Umask(old) })
+}
+
+func TestStore(t *testing.T) {
+	strictUmask(t)
+	storetest.Run(t, func(t *testing.T) vfs.Store {
+		s, _ := openStore(t)
+		return s
+	})
+}
+
+func TestOpenMissingDir(t *testing.T) {
+	if _, err := hostfs.Open(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("Open of a missing directory succeeded")
+	}
+}
+
+func TestDir(t *testing.T) {
+	s, dir := openStore(t)
+	if s.Dir() != dir {
+		t.Errorf("Dir() = %q, want %q", s.Dir(), dir)
+	}
+}
+
+// TestHostModes checks the modes on the host itself, under a strict umask.
+func TestHostModes(t *testing.T) {
+	strictUmask(t)
+	s, dir := openStore(t)
+	ctx := t.Context()
+	tests := []struct {
+		name string
+		dir  bool
+		mode uint32
+		want fs.FileMode
+	}{
+		{"f644", false, 0o644, 0o644},
+		{"f755", false, 0o755, 0o755},
+		{"f4755", false, 0o4755, 0o755 | fs.ModeSetuid},
+		{"d755", true, 0o755, fs.ModeDir | 0o755},
+		{"d1777", true, 0o1777, fs.ModeDir | fs.ModeSticky | 0o777},
+	}
+	for _, tt := range tests {
+		var err error
+		if tt.dir {
+			err = s.Mkdir(ctx, tt.name, tt.mode)
+		} else {
+			err = s.WriteFile(ctx, tt.name, []byte("x"), tt.mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(filepath.Join(dir, tt.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != tt.want {
+			t.Errorf("%s on the host: mode %v, want %v", tt.name, fi.Mode(), tt.want)
+		}
+	}
+}
+
+// TestWriteFileLeavesNoTemporary checks that a failed write removes its
+// temporary file.
+func TestWriteFileLeavesNoTemporary(t *testing.T) {
+	s, dir := openStore(t)
+	ctx := t.Context()
+	if err := s.Mkdir(ctx, "d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Replacing a directory with a file fails at the rename (Go's rename
+	// refuses it with EEXIST).
+	err := s.WriteFile(ctx, "d", []byte("data"), 0o644)
+	if errno.CodeOf(err) != errno.EEXIST {
+		t.Fatalf("WriteFile over a directory: %v, want EEXIST", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "d" {
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		t.Errorf("host directory after a failed write holds %q, want only d", got)
+	}
+}
+
+// TestSpecialFiles checks that a named pipe shows as an empty file that
+// Open refuses without blocking.
+func TestSpecialFiles(t *testing.T) {
+	s, dir := openStore(t)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	info, err := s.Lstat(t.Context(), "fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Type != vfs.TypeFile || info.Size != 0 {
+		t.Errorf("Lstat(fifo) = type %v size %d, want an empty file", info.Type, info.Size)
+	}
+	_, err = s.Open(t.Context(), "fifo", 0)
+	if errno.CodeOf(err) != errno.EISDIR {
+		t.Errorf("Open(fifo) = %v, want EISDIR", err)
+	}
+}
+
+// TestHostErrorsHideHostPath checks that a store error names the store's
+// name, not the host directory.
+func TestHostErrorsHideHostPath(t *testing.T) {
+	s, dir := openStore(t)
+	_, err := s.Lstat(t.Context(), "missing")
+	var e *errno.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Lstat(missing) = %T %v, want *errno.Error", err, err)
+	}
+	if e.Code != errno.ENOENT || e.Path != "missing" || e.Message != "no such file or directory" {
+		t.Errorf("Lstat(missing) = %+v, want ENOENT at missing", e)
+	}
+	if filepath.IsAbs(e.Message) || strings.Contains(e.Message, dir) {
+		t.Errorf("message %q names the host directory", e.Message)
+	}
+}
+
+// TestOpenKeepsSnapshot is stricter than the conformance suite: a hostfs
+// reader keeps the replaced file's inode, so it reads the old content.
+func TestOpenKeepsSnapshot(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := t.Context()
+	if err := s.WriteFile(ctx, "f", []byte("old content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Open(ctx, "f", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := s.WriteFile(ctx, "f", []byte("NEW"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil || string(b) != "content" {
+		t.Errorf("reader after replace read %q, %v; want %q", b, err, "content")
+	}
+}

@@ -1,0 +1,124 @@
+package golden_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools/adapters/raw"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/replay"
+)
+
+// CallCase is one archive of testdata/calls: the workspace it starts
+// from, the tool-set options, and calls in order, each with the exact
+// model output it must give.
+//
+//	-- options.json --          tool-set options (core.Options as JSON)
+//	-- /workspace/a.txt --      a file and its content
+//	-- base64 /workspace/p.png --  a file given in base64
+//	-- mkdir /workspace/d --    a directory
+//	-- symlink /workspace/l --  a symbolic link; the content is its target
+//	-- call NAME --             "TOOL ARGS_JSON" on one line
+//	-- want NAME --             the model output, as raw.ModelOutput writes it
+type CallCase struct {
+	Options core.Options
+	Setup   []func(t *testing.T, ws *vfs.Workspace)
+	Calls   []NamedCall
+}
+
+// NamedCall is one call of a call case.
+type NamedCall struct {
+	Name string
+	Tool string
+	Args string
+}
+
+func parseCallCase(t *testing.T, a *archive) CallCase {
+	t.Helper()
+	var c CallCase
+	for _, f := range a.ar.Files {
+		name, data := f.Name, string(f.Data)
+		kind, rest, _ := strings.Cut(name, " ")
+		switch {
+		case name == "options.json":
+			if err := json.Unmarshal(f.Data, &c.Options); err != nil {
+				t.Fatalf("%s: options.json: %v", a.path, err)
+			}
+		case strings.HasPrefix(name, "/"):
+			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) { write(t, ws, name, []byte(data)) })
+		case kind == "base64":
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(data))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", a.path, name, err)
+			}
+			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) { write(t, ws, rest, b) })
+		case kind == "mkdir":
+			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) {
+				if err := ws.Mkdir(t.Context(), rest, vfs.MkdirOptions{Recursive: true}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		case kind == "symlink":
+			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) {
+				if err := ws.Mkdir(t.Context(), filepath.Dir(rest), vfs.MkdirOptions{Recursive: true}); err != nil {
+					t.Fatal(err)
+				}
+				if err := ws.Symlink(t.Context(), strings.TrimSuffix(data, "\n"), rest); err != nil {
+					t.Fatal(err)
+				}
+			})
+		case kind == "call":
+			tool, args, _ := strings.Cut(strings.TrimSuffix(data, "\n"), " ")
+			c.Calls = append(c.Calls, NamedCall{Name: rest, Tool: tool, Args: args})
+		case kind == "want":
+		default:
+			t.Fatalf("%s: unknown section %q", a.path, name)
+		}
+	}
+	return c
+}
+
+func write(t *testing.T, ws *vfs.Workspace, p string, data []byte) {
+	t.Helper()
+	if err := ws.WriteFile(t.Context(), p, data, vfs.WriteOptions{CreateParents: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCalls runs the call cases of testdata/calls through the raw adapter
+// on an in-memory workspace with the oracle's fixed clock, and pins each
+// call's model output byte for byte.
+func TestCalls(t *testing.T) {
+	files, err := filepath.Glob("testdata/calls/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no call cases: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			a := loadArchive(t, file)
+			c := parseCallCase(t, a)
+			ws := vfs.New(memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(replay.FixedClock) })))
+			for _, setup := range c.Setup {
+				setup(t, ws)
+			}
+			tools, err := raw.New(ws, c.Options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range c.Calls {
+				out, err := tools.Execute(t.Context(), call.Tool, []byte(call.Args))
+				if err != nil {
+					t.Fatalf("call %s: %v", call.Name, err)
+				}
+				a.check(t, "want "+call.Name, string(raw.ModelOutput(out)))
+			}
+			a.save(t, func(name string) bool { return !strings.HasPrefix(name, "want ") })
+		})
+	}
+}

@@ -1,0 +1,115 @@
+// Package golden_test pins every byte of text a model can see: the tool
+// surface (names, descriptions, schemas), every message, the output of
+// call cases, and conformance with the reference's answers to the
+// oracle's cases. Run `go test ./golden -update` to rewrite the golden
+// files after a deliberate change, and review the diff.
+package golden_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools/adapters/raw"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+func newTools(t *testing.T, opts core.Options) *raw.Tools {
+	t.Helper()
+	tools, err := raw.New(vfs.New(memfs.New()), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+// TestSurface pins each tool's name, description and input schema as the
+// model receives them, for the default options and the variants whose
+// texts are rendered from options (read's caps, exec's backends).
+func TestSurface(t *testing.T) {
+	a := loadArchive(t, "testdata/surface.txtar")
+	for _, d := range newTools(t, core.Options{}).Definitions() {
+		a.check(t, d.Name+"/description", d.Description)
+		a.check(t, d.Name+"/schema", string(d.InputSchema))
+	}
+	small := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}})
+	a.check(t, "read/description maxLines=3 maxBytes=20", small.Definitions()[0].Description)
+	for _, d := range newTools(t, core.Options{Readonly: true}).Definitions() {
+		a.check(t, "readonly/"+d.Name, d.Name)
+	}
+	// Tools the spec declares that no tool set offers yet.
+	a.check(t, "edit/description", gen.EditDescription)
+	a.check(t, "edit/schema", gen.EditInputSchema)
+	execVariants := []struct {
+		name     string
+		backends []gen.ExecBackend
+		maxBytes int64
+	}{
+		{"fast shell", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxBytesDefault},
+		{"fast shell maxBytes=16", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, 16},
+		{"one default shell", []gen.ExecBackend{{ID: "shell"}}, gen.ExecMaxBytesDefault},
+		{"one callable", []gen.ExecBackend{{ID: "js", Text: "JS modules", Callable: true}}, gen.ExecMaxBytesDefault},
+		{"two backends", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}, {ID: "container", Text: "full Linux container"}}, gen.ExecMaxBytesDefault},
+		{"shell and callable", []gen.ExecBackend{{ID: "shell"}, {ID: "js", Callable: true}}, gen.ExecMaxBytesDefault},
+	}
+	for _, v := range execVariants {
+		a.check(t, "exec/description "+v.name, gen.ExecDescription(v.backends, gen.ExecMaxLinesDefault, v.maxBytes))
+		a.check(t, "exec/schema "+v.name, gen.ExecInputSchema(v.backends))
+	}
+	a.save(t, nil)
+}
+
+// TestDescriptionLengths checks the description lengths the reference
+// gives with its default options, counted as JavaScript counts them.
+func TestDescriptionLengths(t *testing.T) {
+	want := map[string]int64{"read": 170, "ls": 169, "find": 129, "grep": 140, "write": 66, "delete": 82}
+	for _, d := range newTools(t, core.Options{}).Definitions() {
+		if n := vfs.UTF16Len(d.Description); n != want[d.Name] {
+			t.Errorf("%s description: %d characters, want %d", d.Name, n, want[d.Name])
+		}
+		delete(want, d.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("tools not offered: %v", want)
+	}
+	if n := vfs.UTF16Len(gen.EditDescription); n != 199 {
+		t.Errorf("edit description: %d characters, want 199", n)
+	}
+	fast := gen.ExecDescription([]gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
+	if n := vfs.UTF16Len(fast); n != 384 {
+		t.Errorf("exec description for one fast shell: %d characters, want 384", n)
+	}
+	if got := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}}).Definitions()[0].Description; !strings.Contains(got, "capped at 3 lines or 0KB") {
+		t.Errorf("read description with maxLines 3, maxBytes 20: %q", got)
+	}
+}
+
+// TestMessages pins every message of the spec, rendered once with sample
+// arguments by the generated code.
+func TestMessages(t *testing.T) {
+	a := loadArchive(t, "testdata/messages.txtar")
+	for _, m := range gen.Catalog {
+		a.check(t, m.Name, m.Sample)
+	}
+	a.save(t, nil)
+}
+
+// TestSchemasAreJSON checks every schema is valid JSON that declares
+// additionalProperties false.
+func TestSchemasAreJSON(t *testing.T) {
+	for _, d := range newTools(t, core.Options{}).Definitions() {
+		var s struct {
+			AdditionalProperties *bool `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(d.InputSchema, &s); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+			continue
+		}
+		if s.AdditionalProperties == nil || *s.AdditionalProperties {
+			t.Errorf("%s: additionalProperties is not false", d.Name)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package toolgen_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools/internal/toolgen"
+	"github.com/agenttools/agenttools/spec"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+func generate(t *testing.T, src []byte) map[string][]byte {
+	t.Helper()
+	m, err := toolgen.Load(spec.Filename, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := toolgen.Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestGeneratedCodeIsCurrent regenerates everything in memory and fails,
+// naming the file, when what is on disk differs: a spec edit without
+// `go generate ./...` fails `go test ./...`.
+func TestGeneratedCodeIsCurrent(t *testing.T) {
+	root, err := toolgen.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := toolgen.Diff(root, generate(t, spec.Source))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		t.Errorf("%s; run go generate ./...\n%s", c.Describe(), c.Unified())
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, b := generate(t, spec.Source), generate(t, spec.Source)
+	if len(a) != len(b) {
+		t.Fatalf("%d files, then %d", len(a), len(b))
+	}
+	for p, data := range a {
+		if !bytes.Equal(data, b[p]) {
+			t.Errorf("%s differs between two runs", p)
+		}
+		if strings.HasSuffix(p, ".go") && !bytes.HasPrefix(data, []byte("// "+toolgen.Header+"\n")) {
+			t.Errorf("%s does not start with the generated-code header", p)
+		}
+	}
+}
+
+// TestSpecErrorsNameTheLine breaks the spec in several ways and checks
+// each failure names spec/tools.cue and the line of the mistake.
+func TestSpecErrorsNameTheLine(t *testing.T) {
+	src := string(spec.Source)
+	lineOf := func(s string) string {
+		i := strings.Index(src, s)
+		if i < 0 {
+			t.Fatalf("spec does not contain %q", s)
+		}
+		return ":" + strconv.Itoa(strings.Count(src[:i], "\n")+1) + ":"
+	}
+	cases := []struct {
+		name, old, new string
+		want           *regexp.Regexp
+	}{
+		{"unknown parameter kind", `kind:        "integer"`, `kind:        "integr"`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"undeclared placeholder", `text: "File not found: {path}"`, `text: "File not found: {file}"`, regexp.MustCompile(`placeholder \{file\} is not declared`)},
+		{"unknown format", `{maxBytes|kb}KB`, `{maxBytes|mb}KB`, regexp.MustCompile(`unknown format "mb"`)},
+		{"misspelled field", `mutates: false`, `mutate: false`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(src, c.old) {
+				t.Fatalf("spec does not contain %q", c.old)
+			}
+			broken := strings.Replace(src, c.old, c.new, 1)
+			_, err := toolgen.Load(spec.Filename, []byte(broken))
+			if err == nil {
+				t.Fatal("the broken spec loaded")
+			}
+			msg := err.Error()
+			if !c.want.MatchString(msg) {
+				t.Errorf("error %q does not match %s", msg, c.want)
+			}
+			if !strings.Contains(msg, spec.Filename+lineOf(c.old)) {
+				t.Errorf("error does not name the line of %q (%s):\n%s", c.old, lineOf(c.old), msg)
+			}
+		})
+	}
+}
+
+// TestApplyTouchesOnlyChanges writes into a scratch module: a file that
+// is already right keeps its modification time, a stale one is
+// rewritten, an orphan generated file is removed and a hand-written file
+// in gen/ is left alone.
+func TestApplyTouchesOnlyChanges(t *testing.T) {
+	root := t.TempDir()
+	files := generate(t, spec.Source)
+	must(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "gen"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	changes, err := toolgen.Diff(root, files)
+	must(t, err)
+	if len(changes) != len(files) {
+		t.Fatalf("empty tree: %d changes for %d files", len(changes), len(files))
+	}
+	must(t, toolgen.Apply(root, changes))
+
+	old := time.Unix(1_000_000, 0)
+	for p := range files {
+		must(t, os.Chtimes(filepath.Join(root, p), old, old))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "gen/read.go"), []byte("// stale\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "gen/orphan.go"), []byte("// "+toolgen.Header+"\npackage gen\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "gen/handwritten.go"), []byte("package gen\n"), 0o644))
+
+	changes, err = toolgen.Diff(root, files)
+	must(t, err)
+	var described []string
+	for _, c := range changes {
+		described = append(described, c.Describe())
+	}
+	want := []string{"gen/orphan.go: orphan (no longer generated)", "gen/read.go: stale"}
+	if strings.Join(described, "|") != strings.Join(want, "|") {
+		t.Fatalf("changes %q, want %q", described, want)
+	}
+	must(t, toolgen.Apply(root, changes))
+	for p, data := range files {
+		got, err := os.ReadFile(filepath.Join(root, p))
+		must(t, err)
+		if !bytes.Equal(got, data) {
+			t.Errorf("%s not written", p)
+		}
+		st, err := os.Stat(filepath.Join(root, p))
+		must(t, err)
+		if p != "gen/read.go" && !st.ModTime().Equal(old) {
+			t.Errorf("%s was rewritten though it had not changed", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "gen/orphan.go")); !os.IsNotExist(err) {
+		t.Errorf("orphan not removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "gen/handwritten.go")); err != nil {
+		t.Errorf("hand-written file removed: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

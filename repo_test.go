@@ -1,0 +1,127 @@
+package agenttools_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+const module = "github.com/agenttools/agenttools"
+
+type pkg struct {
+	ImportPath   string
+	Dir          string
+	Imports      []string
+	Deps         []string
+	TestImports  []string
+	XTestImports []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "-deps=false", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(p string) string {
+	if p == module {
+		return "."
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+func isStd(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return !strings.Contains(first, ".")
+}
+
+// generationOnly are the modules and packages used to generate code; no
+// package that runs in an agent may depend on them.
+var generationOnly = []string{"cuelang.org/", "github.com/dave/jennifer", module + "/internal/toolgen", module + "/spec"}
+
+// frameworks may be imported only by their own adapter.
+var frameworks = map[string]string{
+	"github.com/tmc/langchaingo":             "adapters/langchaingo",
+	"github.com/firebase/genkit":             "adapters/genkit",
+	"github.com/cloudwego/eino":              "adapters/eino",
+	"github.com/modelcontextprotocol/go-sdk": "adapters/mcp",
+}
+
+// TestImportBoundaries enforces the dependency directions of DESIGN.md.
+func TestImportBoundaries(t *testing.T) {
+	for _, p := range listPackages(t) {
+		r := rel(p.ImportPath)
+		generator := r == "internal/toolgen" || r == "cmd/toolgen" || r == "spec"
+		for _, imp := range p.Imports {
+			ir := rel(imp)
+			switch {
+			case r == "gen" && !isStd(imp) && imp != module+"/core/errno":
+				t.Errorf("gen imports %s; it may import only the standard library and core/errno", imp)
+			case r == "core/errno" && !isStd(imp):
+				t.Errorf("core/errno imports %s", imp)
+			case strings.HasPrefix(r, "core") && (strings.HasPrefix(ir, "adapters/") || strings.HasPrefix(ir, "cmd/")):
+				t.Errorf("%s imports %s; core must not import adapters or commands", r, imp)
+			case strings.HasPrefix(r, "core/vfs") && (ir == "core" || strings.HasPrefix(ir, "internal/")):
+				t.Errorf("%s imports %s; vfs must not import core", r, imp)
+			case generator && (ir == "gen" || ir == "core" || strings.HasPrefix(ir, "core/") || strings.HasPrefix(ir, "adapters/")):
+				t.Errorf("%s imports %s; the generator must not import what it generates or runs", r, imp)
+			}
+			for prefix, home := range frameworks {
+				if strings.HasPrefix(imp, prefix) && !strings.HasPrefix(r, home) && !strings.HasPrefix(r, "examples/") {
+					t.Errorf("%s imports %s; only %s may", r, imp, home)
+				}
+			}
+		}
+		if generator {
+			continue
+		}
+		deps, err := exec.Command("go", "list", "-deps", p.ImportPath).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, dep := range strings.Fields(string(deps)) {
+			for _, g := range generationOnly {
+				if strings.HasPrefix(dep, g) {
+					t.Errorf("%s depends on %s, which only the generator may use", r, dep)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryTestPackageTakesUpdate checks each package with tests imports
+// internal/goldentest, so `go test ./... -update` never meets a test
+// binary without the flag.
+func TestEveryTestPackageTakesUpdate(t *testing.T) {
+	const flagPkg = module + "/internal/goldentest"
+	for _, p := range listPackages(t) {
+		if len(p.TestGoFiles) > 0 && !slices.Contains(p.TestImports, flagPkg) && !slices.Contains(p.Imports, flagPkg) {
+			t.Errorf("%s: its in-package tests do not import internal/goldentest", rel(p.ImportPath))
+		}
+		if len(p.XTestGoFiles) > 0 && !slices.Contains(p.XTestImports, flagPkg) {
+			t.Errorf("%s: its _test package does not import internal/goldentest", rel(p.ImportPath))
+		}
+	}
+}
