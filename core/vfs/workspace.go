@@ -239,19 +239,29 @@ func (w *Workspace) Lstat(ctx context.Context, path string) (Info, error) {
 }
 
 func (w *Workspace) stat(ctx context.Context, p string, follow bool) (Info, error) {
-	canon, parts, err := Canonical(p)
-	if err != nil {
-		return Info{}, err
-	}
-	n, ok, err := w.walk(ctx, parts, follow)
-	if err != nil {
-		return Info{}, err
-	}
-	if !ok {
+	canon, n, err := w.lookup(ctx, p, follow)
+	if isNotExist(err) {
 		return Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(p), p)
+	}
+	if err != nil {
+		return Info{}, err
 	}
 	n.info.Name = Base(canon)
 	return n.info, nil
+}
+
+// lookup canonicalizes p and walks to its node. A missing node is a bare
+// errno.ENOENT, which each caller words as the reference does.
+func (w *Workspace) lookup(ctx context.Context, p string, follow bool) (string, node, error) {
+	canon, parts, err := Canonical(p)
+	if err != nil {
+		return "", node{}, err
+	}
+	n, ok, err := w.walk(ctx, parts, follow)
+	if err == nil && !ok {
+		err = errno.ENOENT
+	}
+	return canon, n, err
 }
 
 // Location is a path resolved to the node it names.
@@ -266,16 +276,12 @@ type Location struct {
 // Resolve follows path to its node. A missing path is ENOENT
 // "no such path: <canonical path>".
 func (w *Workspace) Resolve(ctx context.Context, path string) (Location, error) {
-	canon, parts, err := Canonical(path)
-	if err != nil {
-		return Location{}, err
-	}
-	n, ok, err := w.walk(ctx, parts, true)
-	if err != nil {
-		return Location{}, err
-	}
-	if !ok {
+	canon, n, err := w.lookup(ctx, path, true)
+	if isNotExist(err) {
 		return Location{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(canon), canon)
+	}
+	if err != nil {
+		return Location{}, err
 	}
 	return Location{Path: canon, Real: n.path, Info: n.info}, nil
 }
@@ -319,16 +325,12 @@ func (w *Workspace) ReadDirReal(ctx context.Context, real string, offset, limit 
 // offset. Errors: ENOENT "no such file: <path>", EISDIR
 // "path is a directory: <path>", with the path as given.
 func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.ReadCloser, Info, error) {
-	_, parts, err := Canonical(path)
-	if err != nil {
-		return nil, Info{}, err
-	}
-	n, ok, err := w.walk(ctx, parts, true)
-	if err != nil {
-		return nil, Info{}, err
-	}
-	if !ok {
+	_, n, err := w.lookup(ctx, path, true)
+	if isNotExist(err) {
 		return nil, Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchFile(path), path)
+	}
+	if err != nil {
+		return nil, Info{}, err
 	}
 	if n.info.Type != TypeFile {
 		return nil, Info{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(path), path)
