@@ -4,16 +4,20 @@
 // package @cloudflare/computer.
 //
 // The tools run over a workspace (package core/vfs: in memory with memfs,
-// a confined host directory with hostfs). Each framework has an adapter
-// under adapters/; adapters/raw is the framework-free one:
+// a confined host directory with hostfs). Adapters translate the tools for
+// a framework; adapters/raw is the framework-free one, and the reference
+// every other adapter is measured against:
 //
 //	ws := vfs.New(memfs.New())
+//	_ = ws.WriteFile(ctx, "/workspace/a.txt", []byte("hello\n"), vfs.WriteOptions{CreateParents: true})
 //	tools, err := raw.New(ws, agenttools.Options{})
-//	defs := tools.Definitions()                      // name, description, JSON Schema
+//	defs := tools.Definitions() // name, description, JSON Schema
 //	out, err := tools.Execute(ctx, "read", []byte(`{"path":"/workspace/a.txt"}`))
 //
-// Every text a model can see is declared once in spec/tools.cue and
-// generated into package gen.
+// The tool set offers read, ls, find, grep, write and delete; edit and
+// exec are declared in the spec and offered once implemented. Every text
+// a model can see is declared once in spec/tools.cue and generated into
+// package gen.
 package agenttools
 
 import "github.com/agenttools/agenttools/core"

@@ -45,6 +45,9 @@ var _ gen.Handler = (*Executor)(nil)
 // delete unless opts.Readonly (and edit and exec once they are
 // available). It fails when an option is out of range.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
+	if ws == nil {
+		return nil, errors.New("core: no workspace")
+	}
 	s, err := opts.settings()
 	if err != nil {
 		return nil, err
@@ -113,7 +116,16 @@ func (e *Executor) Call(ctx context.Context, name string, args []byte) (gen.Outp
 	if errors.As(err, &argErr) {
 		return errorText(argErr.Error()), nil
 	}
+	recordJSON(ctx, out)
 	return out, err
+}
+
+// recordJSON records a json output as the call's result object: for every
+// tool but read, the object the model sees is the one the tool returned.
+func recordJSON(ctx context.Context, out gen.Output) {
+	if rec := recordOf(ctx); rec != nil && rec.Output == nil && rec.Thrown == nil && out.Kind == gen.OutputJSON {
+		rec.Output = out.JSON
+	}
 }
 
 // CallUnchecked runs a tool without checking the arguments against the
@@ -124,7 +136,7 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 	if _, ok := e.byName[name]; !ok {
 		return gen.Output{}, &gen.UnknownToolError{Tool: name}
 	}
-	return gen.Invoke(ctx, e, name, func(dst any) error {
+	out, err := gen.Invoke(ctx, e, name, func(dst any) error {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(args, &fields) != nil {
 			return nil
@@ -140,6 +152,8 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 		}
 		return nil
 	})
+	recordJSON(ctx, out)
+	return out, err
 }
 
 // path applies the root option to a path the model gave, as the

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
@@ -63,7 +64,11 @@ func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, erro
 	if _, err := e.ws.Stat(ctx, p); err != nil && !isMissing(err) {
 		return failure(err)
 	}
-	if err := e.ws.WriteFile(ctx, p, data, vfs.WriteOptions{CreateParents: true}); err != nil {
+	// Parents are created for the directories the path as given names,
+	// as the reference does: with the root option, "a.txt" names none,
+	// so a root that does not exist is not created.
+	parents := strings.LastIndexByte(a.Path, '/') > 0
+	if err := e.ws.WriteFile(ctx, p, data, vfs.WriteOptions{CreateParents: parents}); err != nil {
 		return failure(err)
 	}
 	return jsonOutput(gen.WriteResult{Path: a.Path, BytesWritten: int64(len(data))}), nil

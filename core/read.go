@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
 )
 
@@ -27,21 +27,75 @@ const readChunk = 64 << 10
 // text part and the bytes); a binary file is described, not read.
 // Failures are error text.
 func (e *Executor) Read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
-	out, err := e.read(ctx, a)
+	res, err := e.read(ctx, a)
 	if err != nil {
 		if cancelled(err) {
 			return gen.Output{}, err
 		}
+		// A failure the reference throws rather than returns: the path
+		// could not be looked up or read at all.
+		recordThrown(ctx, err)
 		return errorText(err.Error()), nil
 	}
-	return out, nil
+	record(ctx, res.object())
+	return res.modelOutput(a, e.s.maxModelBytes), nil
 }
 
-type readError string
+// readResult is what read returns before it is rendered for the model:
+// a text read, a media read (with its bytes), or an {"error"} the
+// reference returns rather than throws.
+type readResult struct {
+	text  *gen.ReadResult
+	media *gen.ReadMediaResult
+	data  []byte
+	fail  string
+}
 
-func (e readError) Error() string { return string(e) }
+// object is the result as the reference's read returns it.
+func (r readResult) object() any {
+	switch {
+	case r.text != nil:
+		return r.text
+	case r.media != nil:
+		m := *r.media
+		if m.Kind != string(kindBinary) && r.data != nil {
+			m.Data = new(base64.StdEncoding.EncodeToString(r.data))
+		}
+		return m
+	}
+	return gen.ErrorResult{Error: r.fail}
+}
 
-func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
+// modelOutput renders the result as the reference's read does: bare text
+// for a complete, unpositioned, non-empty read; the object otherwise; an
+// image or PDF as a text part and a file part.
+func (r readResult) modelOutput(a gen.ReadArgs, maxModelBytes int64) gen.Output {
+	switch {
+	case r.text != nil:
+		positioned := a.Offset != nil || a.ByteOffset != nil
+		if r.text.Truncated || r.text.Content == "" || positioned {
+			return jsonOutput(r.text)
+		}
+		return textOutput(r.text.Content)
+	case r.media == nil:
+		return errorText(r.fail)
+	case r.media.Kind == string(kindBinary):
+		return jsonOutput(r.media)
+	case r.media.SizeBytes > maxModelBytes:
+		return errorText(gen.MsgReadMediaTooLarge(r.media.Path, r.media.MediaType, r.media.SizeBytes, maxModelBytes))
+	case r.data == nil:
+		return errorText(gen.MsgReadCouldNotReadBytes(r.media.Path))
+	}
+	return gen.Output{
+		Kind:  gen.OutputContent,
+		Text:  gen.MsgReadMediaRead(r.media.Path, r.media.MediaType, r.media.SizeBytes),
+		Media: &gen.Media{MediaType: r.media.MediaType, Filename: r.media.Name, Data: r.data},
+	}
+}
+
+func failed(msg string) (readResult, error) { return readResult{fail: msg}, nil }
+
+func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (readResult, error) {
 	present := func(name string) (int64, bool) {
 		switch {
 		case name == "offset" && a.Offset != nil:
@@ -54,18 +108,18 @@ func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (gen.Output, error)
 		return 0, false
 	}
 	if msg := checkRules(gen.ReadRules, present); msg != "" {
-		return gen.Output{}, readError(msg)
+		return failed(msg)
 	}
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
-		return gen.Output{}, err
+		return readResult{}, err
 	}
 	info, err := e.ws.Stat(ctx, p)
-	if errno.CodeOf(err) == errno.ENOENT || err == nil && info.IsDir() {
-		return gen.Output{}, readError(gen.MsgReadFileNotFound(a.Path))
+	if isMissing(err) || err == nil && info.Type != vfs.TypeFile {
+		return failed(gen.MsgReadFileNotFound(a.Path))
 	}
 	if err != nil {
-		return gen.Output{}, err
+		return readResult{}, err
 	}
 	startByte := int64(0)
 	if a.ByteOffset != nil {
@@ -74,25 +128,17 @@ func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (gen.Output, error)
 	kind := plainText
 	if startByte == 0 {
 		if kind, err = e.detectMedia(ctx, a.Path, p); err != nil {
-			return gen.Output{}, err
+			return readResult{}, err
 		}
 	}
 	if kind.kind != kindText {
 		return e.readMedia(ctx, a.Path, p, info.Size, kind)
 	}
-	res, err := e.readText(ctx, a, p, info.Size, startByte)
-	if err != nil {
-		return gen.Output{}, err
-	}
-	positioned := a.Offset != nil || a.ByteOffset != nil
-	if res.Truncated || res.Content == "" || positioned {
-		return jsonOutput(res), nil
-	}
-	return textOutput(res.Content), nil
+	return e.readText(ctx, a, p, info.Size, startByte)
 }
 
-func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, kind media) (gen.Output, error) {
-	res := gen.ReadMediaResult{
+func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, kind media) (readResult, error) {
+	res := &gen.ReadMediaResult{
 		Kind:      string(kind.kind),
 		Path:      given,
 		Name:      baseName(given),
@@ -101,43 +147,32 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 	}
 	if kind.kind == kindBinary {
 		res.Unsupported = true
-		return jsonOutput(res), nil
+		return readResult{media: res}, nil
 	}
 	if size > e.s.maxModelBytes {
-		return errorText(gen.MsgReadMediaTooLarge(given, kind.mediaType, size, e.s.maxModelBytes)), nil
+		return readResult{media: res}, nil
 	}
 	r, _, err := e.ws.Open(ctx, p, 0)
-	if errno.CodeOf(err) == errno.ENOENT {
-		return errorText(gen.MsgReadCouldNotReadBytes(given)), nil
+	if isMissing(err) {
+		return failed(gen.MsgReadCouldNotReadBytes(given))
 	}
 	if err != nil {
-		return gen.Output{}, err
+		return readResult{}, err
 	}
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, e.s.maxModelBytes+1))
 	if err != nil {
-		return gen.Output{}, err
+		return readResult{}, err
 	}
-	switch n := int64(len(data)); {
-	case n == 0:
-		return errorText(gen.MsgReadEmptyAttachment(given)), nil
-	case n > e.s.maxModelBytes:
-		return errorText(gen.MsgReadMediaTooLarge(given, kind.mediaType, n, e.s.maxModelBytes)), nil
+	if len(data) == 0 {
+		return failed(gen.MsgReadEmptyAttachment(given))
 	}
-	return gen.Output{
-		Kind: gen.OutputContent,
-		Text: gen.MsgReadMediaRead(given, kind.mediaType, int64(len(data))),
-		Media: &gen.Media{
-			MediaType: kind.mediaType,
-			Filename:  res.Name,
-			Data:      data,
-		},
-	}, nil
+	res.SizeBytes = int64(len(data))
+	if res.SizeBytes > e.s.maxModelBytes {
+		return readResult{media: res}, nil
+	}
+	return readResult{media: res, data: data}, nil
 }
-
-// MediaBase64 is the base64 text of a content output's bytes, as the
-// reference carries them.
-func MediaBase64(m *gen.Media) string { return base64.StdEncoding.EncodeToString(m.Data) }
 
 // lineReader collects the lines of one text read.
 type lineReader struct {
@@ -158,7 +193,7 @@ type lineReader struct {
 	fileStarts bool // the read began at byte 0, so a BOM is the file's
 }
 
-func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (gen.ReadResult, error) {
+func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (readResult, error) {
 	lr := &lineReader{e: e, startLine: 1, current: 1, lineStart: startByte}
 	if a.Offset != nil {
 		lr.startLine = *a.Offset
@@ -179,7 +214,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 	}
 	r, _, err := e.ws.Open(ctx, p, startByte)
 	if err != nil {
-		return gen.ReadResult{}, err
+		return readResult{}, err
 	}
 	defer r.Close()
 	buf := make([]byte, readChunk)
@@ -187,7 +222,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 	done := false
 	for !done {
 		if err := ctx.Err(); err != nil {
-			return gen.ReadResult{}, err
+			return readResult{}, err
 		}
 		n, err := r.Read(buf)
 		chunk := buf[:n]
@@ -215,24 +250,24 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 			break
 		}
 		if err != nil {
-			return gen.ReadResult{}, err
+			return readResult{}, err
 		}
 	}
 	if !done && lr.actual > 0 {
 		lr.finish()
 	}
 	if lr.overflow {
-		return gen.ReadResult{}, readError(gen.MsgReadLineTooLong(lr.current, e.s.maxBytes))
+		return failed(gen.MsgReadLineTooLong(lr.current, e.s.maxBytes))
 	}
 	if lr.first == 0 {
 		seen := lr.current - 1
 		switch {
 		case size == 0:
-			return gen.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}, nil
+			return readResult{text: &gen.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}}, nil
 		case startByte > 0:
-			return gen.ReadResult{}, readError(gen.MsgReadByteOffsetBeyondEnd(startByte))
+			return failed(gen.MsgReadByteOffsetBeyondEnd(startByte))
 		case a.Offset != nil && lr.startLine > max(1, seen):
-			return gen.ReadResult{}, readError(gen.MsgReadOffsetBeyondEnd(*a.Offset, seen))
+			return failed(gen.MsgReadOffsetBeyondEnd(*a.Offset, seen))
 		}
 	}
 	start := lr.first
@@ -240,7 +275,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 		start = lr.startLine
 	}
 	end := start + int64(len(lr.collected)) - 1
-	res := gen.ReadResult{
+	res := &gen.ReadResult{
 		Path:      a.Path,
 		Content:   strings.Join(lr.collected, "\n"),
 		StartLine: start,
@@ -252,7 +287,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 	} else {
 		res.TotalLines = new(lr.current - 1)
 	}
-	return res, nil
+	return readResult{text: res}, nil
 }
 
 // append adds bytes of the current line, keeping at most keepBytes of it.

@@ -89,6 +89,9 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 			return false, err
 		}
 		entries, err := e.ws.ReadDirReal(ctx, real, 0, -1)
+		if unreadable(err) && real != dir.Real {
+			return true, nil // a directory the host will not list is passed over
+		}
 		if err != nil {
 			return false, err
 		}
@@ -150,6 +153,9 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 			}
 			var done bool
 			done, scanErr = e.scanFile(ctx, en.real, en.path, s)
+			if unreadable(scanErr) {
+				scanErr = nil // a file the host will not open is passed over
+			}
 			return !done && scanErr == nil
 		})
 		if err == nil {
@@ -168,6 +174,16 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 	}
 	res.Count = int64(len(res.Matches))
 	return jsonOutput(res), nil
+}
+
+// unreadable reports a host refusal that a walk passes over rather than
+// failing the whole search: permission denied, or a node that vanished.
+func unreadable(err error) bool {
+	switch errno.CodeOf(err) {
+	case errno.EACCES, errno.EPERM, errno.ENOENT:
+		return true
+	}
+	return false
 }
 
 // scan is the state of one grep across files.

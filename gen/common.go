@@ -384,6 +384,12 @@ func MsgWriteRoot(path string) string {
 	return "cannot write to the root directory: " + path
 }
 
+// MsgNotRegularFile renders: Ours: a named pipe, socket or device in a host
+// directory, which the reference cannot hold.
+func MsgNotRegularFile(path string) string {
+	return "not a regular file: " + path
+}
+
 // MsgNotSymlink renders: Ours: readlink of something that is not a link.
 func MsgNotSymlink(path string) string {
 	return "not a symbolic link: " + path
@@ -459,6 +465,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgNotEmpty", Template: "directory not empty: {path}", Sample: MsgNotEmpty("<path>")},
 	{Name: "MsgRemoveRoot", Template: "cannot remove the root directory: {path}", Sample: MsgRemoveRoot("<path>")},
 	{Name: "MsgWriteRoot", Template: "cannot write to the root directory: {path}", Sample: MsgWriteRoot("<path>")},
+	{Name: "MsgNotRegularFile", Template: "not a regular file: {path}", Sample: MsgNotRegularFile("<path>")},
 	{Name: "MsgNotSymlink", Template: "not a symbolic link: {path}", Sample: MsgNotSymlink("<path>")},
 	{Name: "MsgReadOnlyMount", Template: "read-only mount at {root}: cannot modify: {path}", Sample: MsgReadOnlyMount("<root>", "<path>")},
 	{Name: "MsgMountPoint", Template: "cannot remove a mount point: {path}", Sample: MsgMountPoint("<path>")},

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
@@ -29,6 +30,9 @@ type Tools struct {
 
 // New builds the tool set for ws. It fails when an option is out of range.
 func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	if ws == nil {
+		return nil, errors.New("raw: no workspace")
+	}
 	ex, err := core.New(ws, opts)
 	if err != nil {
 		return nil, err

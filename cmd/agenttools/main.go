@@ -1,8 +1,8 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--dir DIR] [--readonly] TOOL ['ARGS_JSON' | -]
+//	agenttools call [--dir DIR] [--readonly] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools replay [--workspace memory] CASES.json
-//	agenttools tools [--dir DIR] [--readonly]
+//	agenttools tools [--readonly]
 //
 // call runs one tool call on a workspace whose /workspace is the host
 // directory DIR (the current directory by default; "/" itself is in
@@ -153,13 +153,15 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
-	fl := flags("call", "[--dir DIR] [--readonly] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--dir DIR] [--readonly] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
 	w.register(fl)
+	typed := fl.Bool("typed", false, `print the model output object {"type":…,"value":…} instead of the bare value`)
 	if err := parse(fl, args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() < 1 || fl.NArg() > 2 {
+		fmt.Fprintf(stderr, "agenttools call: want TOOL and at most one ARGS_JSON (flags go before TOOL), got %d arguments\n", fl.NArg())
 		fl.Usage()
 		return 0, errUsage
 	}
@@ -197,8 +199,10 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return 0, err
 	}
-	switch out.Kind {
-	case gen.OutputText, gen.OutputErrorText:
+	switch {
+	case *typed:
+		fmt.Fprintf(stdout, "%s\n", raw.ModelOutput(out))
+	case out.Kind == gen.OutputText, out.Kind == gen.OutputErrorText:
 		fmt.Fprintln(stdout, out.Text)
 	default:
 		fmt.Fprintf(stdout, "%s\n", raw.Value(out))
@@ -210,21 +214,20 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	var w workspaceFlags
-	fl := flags("tools", "[--dir DIR] [--readonly]", "Prints the tool definitions as a JSON array.", stderr)
-	w.register(fl)
+	fl := flags("tools", "[--readonly]", "Prints the tool definitions (name, description, input schema) as a JSON array.", stderr)
+	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
 	if err := parse(fl, args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
+		fmt.Fprintf(stderr, "agenttools tools: takes no arguments, got %d\n", fl.NArg())
 		fl.Usage()
 		return 0, errUsage
 	}
-	tools, done, err := w.open(context.Background())
+	tools, err := raw.New(vfs.New(memfs.New()), agenttools.Options{Readonly: *readonly})
 	if err != nil {
 		return 0, err
 	}
-	defer done()
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -239,6 +242,7 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return 0, err
 	}
 	if fl.NArg() != 1 {
+		fmt.Fprintf(stderr, "agenttools replay: want one CASES.json, got %d arguments\n", fl.NArg())
 		fl.Usage()
 		return 0, errUsage
 	}

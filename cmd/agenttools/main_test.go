@@ -149,7 +149,7 @@ func TestUsageErrors(t *testing.T) {
 		{"too many arguments", []string{"call", "--dir", dir, "read", "{}", "{}"}, "usage: agenttools call"},
 		{"arguments that are not JSON", []string{"call", "--dir", dir, "read", `{"path":`}, "not valid JSON"},
 		{"a missing directory", []string{"call", "--dir", filepath.Join(dir, "missing"), "read", "{}"}, "--dir"},
-		{"tools takes no arguments", []string{"tools", "x"}, "usage: agenttools tools"},
+		{"tools takes no arguments", []string{"tools", "x"}, "agenttools tools: takes no arguments"},
 		{"replay needs a file", []string{"replay"}, "usage: agenttools replay"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{"replay on an unknown workspace", []string{"replay", "--workspace", "sqlite", "x.json"}, `unknown workspace "sqlite"`},
@@ -183,7 +183,6 @@ func TestHelp(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
-	dir := hostDir(t)
 	schemas := map[string]string{
 		gen.ToolRead: gen.ReadInputSchema, gen.ToolLs: gen.LsInputSchema, gen.ToolFind: gen.FindInputSchema,
 		gen.ToolGrep: gen.GrepInputSchema, gen.ToolWrite: gen.WriteInputSchema, gen.ToolDelete: gen.DeleteInputSchema,
@@ -197,8 +196,8 @@ func TestTools(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"tools", "--dir", dir}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolDelete}},
-		{[]string{"tools", "--dir", dir, "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
+		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolDelete}},
+		{[]string{"tools", "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
 	}
 	for _, tt := range tests {
 		got := runCLI(t, "", tt.args...)

@@ -2,9 +2,11 @@
 // filesystem and the error type that carries them.
 //
 // A Code is what programs branch on (errors.Is(err, errno.ENOENT), or
-// errors.Is(err, fs.ErrNotExist)); an Error's text is the exact message
-// the model sees, declared in spec/tools.cue, so callers never compare
-// messages. This package imports only the standard library.
+// errors.Is(err, fs.ErrNotExist)). The text of an Error the workspace
+// returns is the exact message the model sees, declared in
+// spec/tools.cue, so callers never compare messages (a store's own errors
+// carry the host's reason instead, and the workspace words them). This
+// package imports only the standard library.
 package errno
 
 import (

@@ -27,15 +27,22 @@ const (
 	TypeFile FileType = iota
 	TypeDir
 	TypeSymlink
+	// TypeOther is a host node that is none of the above: a named pipe, a
+	// socket, a device. ls shows it as neither file, directory nor link;
+	// read treats it as no file; grep skips it.
+	TypeOther
 )
 
-// String names the type as find reports it: file, dir or symlink.
+// String names the type as find reports it: file, dir, symlink (as the
+// reference), or other.
 func (t FileType) String() string {
 	switch t {
 	case TypeDir:
 		return "dir"
 	case TypeSymlink:
 		return "symlink"
+	case TypeOther:
+		return "other"
 	}
 	return "file"
 }
@@ -100,6 +107,18 @@ type Store interface {
 	RemoveAll(ctx context.Context, name string) error
 	// Chmod sets the permission bits of a file or directory.
 	Chmod(ctx context.Context, name string, mode uint32) error
+}
+
+// HostDirStore is a Store over a directory of the host. A symbolic link
+// whose absolute target names a place inside that directory, as the host
+// spells it, is read as the same place inside the mount, so links a host
+// tool wrote with absolute paths keep working; any other absolute target
+// is a workspace path, as always.
+type HostDirStore interface {
+	Store
+	// HostDirs are the absolute host paths of the directory (the path it
+	// was opened with, and the same path with links resolved).
+	HostDirs() []string
 }
 
 // UTF16Len is the length of s in UTF-16 code units, the length JavaScript

@@ -92,6 +92,30 @@ func (w *Workspace) locate(real string) (*mount, string) {
 	panic("vfs: no root mount")
 }
 
+// linkTarget reads an absolute link target that names a place inside a
+// mounted host directory (see HostDirStore) as that place in the
+// workspace; every other target is returned as it is.
+func (w *Workspace) linkTarget(target string) string {
+	if !strings.HasPrefix(target, "/") {
+		return target
+	}
+	clean := Clean(target)
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, m := range w.mounts {
+		host, ok := m.store.(HostDirStore)
+		if !ok {
+			continue
+		}
+		for _, dir := range host.HostDirs() {
+			if rest, ok := strings.CutPrefix(clean, dir); ok && (rest == "" || rest[0] == '/') {
+				return m.root + rest
+			}
+		}
+	}
+	return target
+}
+
 // mountAt returns the mount whose root is exactly real, if any.
 func (w *Workspace) mountAt(real string) *mount {
 	w.mu.RLock()
@@ -215,10 +239,11 @@ func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) 
 			if follows > MaxSymlinkFollows {
 				return node{}, false, errno.New(errno.ELOOP, gen.MsgTooManySymlinks, "")
 			}
-			if strings.HasPrefix(info.Target, "/") {
+			target := w.linkTarget(info.Target)
+			if strings.HasPrefix(target, "/") {
 				stack = stack[:1]
 			}
-			pending = append(strings.Split(info.Target, "/"), pending...)
+			pending = append(strings.Split(target, "/"), pending...)
 			continue
 		}
 		stack = append(stack, node{p, info})
@@ -332,8 +357,11 @@ func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.Rea
 	if err != nil {
 		return nil, Info{}, err
 	}
-	if n.info.Type != TypeFile {
+	switch n.info.Type {
+	case TypeDir:
 		return nil, Info{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(path), path)
+	case TypeOther:
+		return nil, Info{}, errno.New(errno.EINVAL, gen.MsgNotRegularFile(path), path)
 	}
 	r, err := w.OpenReal(ctx, n.path, offset)
 	return r, n.info, err
@@ -452,7 +480,7 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 		if follows > MaxSymlinkFollows {
 			return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(canon), canon)
 		}
-		next := info.Target
+		next := w.linkTarget(info.Target)
 		if !strings.HasPrefix(next, "/") {
 			next = Join(dir, next)
 		}
@@ -524,11 +552,12 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 			if follows > MaxSymlinkFollows {
 				return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(errPath), errPath)
 			}
-			if strings.HasPrefix(info.Target, "/") {
+			target := w.linkTarget(info.Target)
+			if strings.HasPrefix(target, "/") {
 				stack = stack[:0]
 			}
 			var next []segment
-			for _, t := range strings.Split(info.Target, "/") {
+			for _, t := range strings.Split(target, "/") {
 				next = append(next, segment{name: t, fromLink: true})
 			}
 			pending = append(next, pending...)

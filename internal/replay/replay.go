@@ -107,6 +107,7 @@ type CallRecord struct {
 	HasToModelOutput  *bool           `json:"hasToModelOutput,omitempty"`
 	InputError        *string         `json:"inputError,omitempty"`
 	Output            json.RawMessage `json:"output,omitempty"`
+	Thrown            *ErrorInfo      `json:"thrown,omitempty"`
 	ModelOutput       json.RawMessage `json:"modelOutput,omitempty"`
 	After             *[]ProbeRecord  `json:"after,omitempty"`
 }
@@ -213,6 +214,8 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 	}
 	var out gen.Output
 	var err error
+	var result core.CallRecord
+	ctx = core.WithCallRecord(ctx, &result)
 	switch {
 	case call.Raw:
 		out, err = ex.CallUnchecked(ctx, call.Tool, args)
@@ -229,8 +232,10 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 		cr.ModelOutput = raw.ModelOutput(out)
 		return cr, nil
 	}
-	if out.Kind == gen.OutputJSON {
-		cr.Output = json.RawMessage(out.JSON)
+	if result.Thrown != nil {
+		cr.Thrown = errorInfo(result.Thrown)
+	} else {
+		cr.Output = result.Output
 	}
 	cr.ModelOutput = raw.ModelOutput(out)
 	if call.After != nil {

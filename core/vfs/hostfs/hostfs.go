@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -31,18 +32,32 @@ import (
 type FS struct {
 	root *os.Root
 	dir  string
+	dirs []string
 }
 
-var _ vfs.Store = (*FS)(nil)
+var _ vfs.HostDirStore = (*FS)(nil)
 
 // Open opens the host directory dir. Close releases it.
 func Open(dir string) (*FS, error) {
-	root, err := os.OpenRoot(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &FS{root: root, dir: dir}, nil
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, err
+	}
+	f := &FS{root: root, dir: abs, dirs: []string{filepath.ToSlash(abs)}}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		f.dirs = append(f.dirs, filepath.ToSlash(real))
+	}
+	return f, nil
 }
+
+// HostDirs are the directory's absolute host paths: as opened, and with
+// links resolved. A workspace reads an absolute link target inside them as
+// a path inside the mount.
+func (f *FS) HostDirs() []string { return f.dirs }
 
 // Dir is the host directory the store was opened on.
 func (f *FS) Dir() string { return f.dir }
@@ -125,9 +140,8 @@ func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 	case fi.Mode().IsRegular():
 		i.Type = vfs.TypeFile
 	default:
-		// Devices, sockets and pipes are shown as empty files; Open
-		// refuses them.
-		i.Type = vfs.TypeFile
+		// Devices, sockets and pipes: listed, never opened.
+		i.Type = vfs.TypeOther
 		i.Size = 0
 	}
 	return i, nil
@@ -240,7 +254,11 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	}
 	if !fi.Mode().IsRegular() {
 		file.Close()
-		return nil, &errno.Error{Code: errno.EISDIR, Message: "not a regular file", Path: name}
+		code := errno.EINVAL
+		if fi.IsDir() {
+			code = errno.EISDIR
+		}
+		return nil, &errno.Error{Code: code, Message: "not a regular file", Path: name}
 	}
 	if offset > 0 {
 		if _, err := file.Seek(offset, io.SeekStart); err != nil {
@@ -252,8 +270,10 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 }
 
 // WriteFile replaces name atomically: the data goes to a temporary file
-// in the same directory, which is synced, given its mode and renamed over
-// name.
+// in the same directory, which is synced, given its mode (and, when the
+// process may, the old file's owner) and renamed over name. Like every
+// atomic replace, it gives the name a new inode: a hard link to the old
+// file keeps the old content.
 func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32) error {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
@@ -272,6 +292,9 @@ func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32)
 	}
 	if err := file.Chmod(goMode(mode)); err != nil {
 		return fail(err)
+	}
+	if old, err := f.root.Lstat(name); err == nil {
+		keepOwner(file, old)
 	}
 	if err := file.Sync(); err != nil {
 		return fail(err)

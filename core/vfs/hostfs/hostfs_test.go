@@ -123,8 +123,8 @@ func TestWriteFileLeavesNoTemporary(t *testing.T) {
 	}
 }
 
-// TestSpecialFiles checks that a named pipe shows as an empty file that
-// Open refuses without blocking.
+// TestSpecialFiles checks that a named pipe shows as "other", empty, and
+// that Open refuses it (EINVAL) without blocking.
 func TestSpecialFiles(t *testing.T) {
 	s, dir := openStore(t)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
@@ -134,12 +134,12 @@ func TestSpecialFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Type != vfs.TypeFile || info.Size != 0 {
-		t.Errorf("Lstat(fifo) = type %v size %d, want an empty file", info.Type, info.Size)
+	if info.Type != vfs.TypeOther || info.Size != 0 {
+		t.Errorf("Lstat(fifo) = type %v size %d, want other, size 0", info.Type, info.Size)
 	}
 	_, err = s.Open(t.Context(), "fifo", 0)
-	if errno.CodeOf(err) != errno.EISDIR {
-		t.Errorf("Open(fifo) = %v, want EISDIR", err)
+	if errno.CodeOf(err) != errno.EINVAL {
+		t.Errorf("Open(fifo) = %v, want EINVAL", err)
 	}
 }
 
