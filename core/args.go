@@ -22,7 +22,11 @@ type ArgumentsError struct {
 }
 
 func (e *ArgumentsError) Error() string {
-	return gen.MsgArgumentsInvalid(e.Tool, strings.Join(e.Problems, gen.ArgumentsProblemSeparator))
+	problems := e.Problems
+	if len(problems) > gen.ArgumentsMaxProblems {
+		problems = append(problems[:gen.ArgumentsMaxProblems:gen.ArgumentsMaxProblems], gen.MsgArgumentsMore(int64(len(e.Problems)-gen.ArgumentsMaxProblems)))
+	}
+	return gen.MsgArgumentsInvalid(e.Tool, strings.Join(problems, gen.ArgumentsProblemSeparator))
 }
 
 // argDecoder checks a call's argument text against a tool's parameters

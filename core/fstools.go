@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"math"
 	"strings"
 
 	"github.com/agenttools/agenttools/core/vfs"
@@ -18,7 +19,7 @@ func (e *Executor) Ls(ctx context.Context, a gen.LsArgs) (gen.Output, error) {
 	if err != nil {
 		return failure(err)
 	}
-	entries, err := e.ws.ReadDir(ctx, p, int(offset), int(page+1))
+	entries, err := e.ws.ReadDir(ctx, p, int(min(offset, math.MaxInt32)), int(page+1))
 	if err != nil {
 		return failure(err)
 	}
@@ -54,7 +55,7 @@ func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, erro
 	if err != nil {
 		return failure(err)
 	}
-	unlock, err := e.ws.Lock(ctx, lockPath(p), false)
+	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, true), false)
 	if err != nil {
 		return gen.Output{}, err
 	}
@@ -77,14 +78,16 @@ func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, erro
 // Delete runs the delete tool: it removes a file, a symbolic link (not
 // its target) or an empty directory, or with recursive a directory and
 // everything below it. A path that does not exist is a success, as in the
-// reference. Failures are {"error": ...}.
+// reference. Failures are {"error": ...}. On a host directory a recursive
+// removal the host stops midway (an immutable file) has removed what came
+// before; the error says what it could not remove.
 func (e *Executor) Delete(ctx context.Context, a gen.DeleteArgs) (gen.Output, error) {
 	recursive := a.Recursive != nil && *a.Recursive
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
 	}
-	unlock, err := e.ws.Lock(ctx, lockPath(p), recursive)
+	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, false), recursive)
 	if err != nil {
 		return gen.Output{}, err
 	}
@@ -93,15 +96,6 @@ func (e *Executor) Delete(ctx context.Context, a gen.DeleteArgs) (gen.Output, er
 		return failure(err)
 	}
 	return jsonOutput(gen.DeleteResult{Deleted: a.Path}), nil
-}
-
-// lockPath is the path a change locks: its canonical form when it has
-// one, so that two spellings of one file share a lock.
-func lockPath(p string) string {
-	if canon, _, err := vfs.Canonical(p); err == nil {
-		return canon
-	}
-	return p
 }
 
 // failure is the {"error": message} output of a failed call, or the

@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/gen"
 )
 
 // The reference's glob dialect, matched against a path relative to the
@@ -24,33 +27,98 @@ import (
 // anyChar is JavaScript's "." without the s flag.
 const anyChar = `[^\n\r\x{2028}\x{2029}]`
 
-func compileGlob(pattern string) *regexp.Regexp {
-	return regexp.MustCompile("^" + globSource(pattern) + "$")
+// compileGlob compiles a glob. It fails, rather than panics, when the
+// braces nest deeper than gen.WorkspaceMaxGlobDepthDefault or RE2 refuses
+// the result; it runs in time linear in the pattern's length.
+func compileGlob(pattern string) (*regexp.Regexp, error) {
+	g := globParser{pattern: pattern, groups: braceGroups(pattern)}
+	var re strings.Builder
+	re.WriteString("^")
+	if err := g.source(&re, 0, len(pattern), 0); err != nil {
+		return nil, err
+	}
+	re.WriteString("$")
+	compiled, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, errno.New(errno.EINVAL, gen.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
+	}
+	return compiled, nil
 }
 
-func globSource(pattern string) string {
-	var re strings.Builder
-	for i := 0; i < len(pattern); {
-		c := pattern[i]
-		if c == '{' {
-			if parts, end, ok := braceAlternatives(pattern, i); ok {
-				re.WriteString("(?:")
-				for j, p := range parts {
-					if j > 0 {
-						re.WriteByte('|')
-					}
-					re.WriteString(globSource(p))
-				}
-				re.WriteByte(')')
-				i = end + 1
+// braceGroup is a brace pair that forms alternatives: the index of its
+// closing brace and of its top-level commas.
+type braceGroup struct {
+	end    int
+	commas []int
+}
+
+// braceGroups matches braces in one pass, as the reference reads them:
+// a "{" pairs with the first "}" at which the braces between balance. A
+// pair with no top-level comma is not a group; an unclosed "{" and a
+// stray "}" are literal.
+func braceGroups(p string) map[int]braceGroup {
+	type open struct {
+		at     int
+		commas []int
+	}
+	var stack []open
+	groups := map[int]braceGroup{}
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{':
+			stack = append(stack, open{at: i})
+		case ',':
+			if len(stack) > 0 {
+				stack[len(stack)-1].commas = append(stack[len(stack)-1].commas, i)
+			}
+		case '}':
+			if len(stack) == 0 {
 				continue
 			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if len(top.commas) > 0 {
+				groups[top.at] = braceGroup{end: i, commas: top.commas}
+			}
+		}
+	}
+	return groups
+}
+
+type globParser struct {
+	pattern string
+	groups  map[int]braceGroup
+}
+
+// source writes the RE2 source for pattern[from:to].
+func (g globParser) source(re *strings.Builder, from, to, depth int) error {
+	p := g.pattern
+	for i := from; i < to; {
+		c := p[i]
+		if group, ok := g.groups[i]; ok && c == '{' && group.end < to {
+			if int64(depth) >= gen.WorkspaceMaxGlobDepthDefault {
+				return errno.New(errno.EINVAL, gen.MsgInvalidGlob(gen.MsgGlobTooDeep(gen.WorkspaceMaxGlobDepthDefault)), "")
+			}
+			re.WriteString("(?:")
+			start := i + 1
+			for _, comma := range append(group.commas, group.end) {
+				if start > i+1 {
+					re.WriteByte('|')
+				}
+				if err := g.source(re, start, comma, depth+1); err != nil {
+					return err
+				}
+				start = comma + 1
+			}
+			re.WriteByte(')')
+			i = group.end + 1
+			continue
 		}
 		switch {
-		case c == '*' && strings.HasPrefix(pattern[i:], "**/"):
+		case c == '*' && strings.HasPrefix(p[i:to], "**/"):
 			re.WriteString("(?:" + anyChar + "*/)?")
 			i += 3
-		case c == '*' && strings.HasPrefix(pattern[i:], "**"):
+		case c == '*' && strings.HasPrefix(p[i:to], "**"):
 			re.WriteString(anyChar + "*")
 			i += 2
 		case c == '*':
@@ -60,38 +128,12 @@ func globSource(pattern string) string {
 			re.WriteString("[^/]")
 			i++
 		default:
-			_, size := utf8.DecodeRuneInString(pattern[i:])
-			re.WriteString(regexp.QuoteMeta(pattern[i : i+size]))
+			_, size := utf8.DecodeRuneInString(p[i:to])
+			re.WriteString(regexp.QuoteMeta(p[i : i+size]))
 			i += size
 		}
 	}
-	return re.String()
-}
-
-// braceAlternatives reads the group opening at open: its top-level
-// alternatives and the index of its closing brace. A group with one
-// alternative, or no closing brace, is not a group.
-func braceAlternatives(pattern string, open int) ([]string, int, bool) {
-	var parts []string
-	depth, start := 0, open+1
-	for i := open + 1; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '{':
-			depth++
-		case '}':
-			if depth == 0 {
-				parts = append(parts, pattern[start:i])
-				return parts, i, len(parts) > 1
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, pattern[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return nil, 0, false
+	return nil
 }
 
 // globList is the list form of an include or exclude argument, blank
@@ -126,16 +168,24 @@ type exclusion struct {
 	dirOnly bool
 }
 
-func exclusions(globs []string) []exclusion {
+func exclusions(globs []string) ([]exclusion, error) {
 	var out []exclusion
 	for _, g := range globs {
 		if g == "" {
 			continue
 		}
-		out = append(out, exclusion{re: compileGlob(g)})
+		re, err := compileGlob(g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, exclusion{re: re})
 		if strings.HasSuffix(g, "/**") && len(g) > 3 {
-			out = append(out, exclusion{re: compileGlob(g[:len(g)-3]), dirOnly: true})
+			dir, err := compileGlob(g[:len(g)-3])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, exclusion{re: dir, dirOnly: true})
 		}
 	}
-	return out
+	return out, nil
 }

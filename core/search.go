@@ -76,9 +76,15 @@ type walkEntry struct {
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
 	var inc *regexp.Regexp
 	if include != "" {
-		inc = compileGlob(include)
+		var err error
+		if inc, err = compileGlob(include); err != nil {
+			return err
+		}
 	}
-	excl := exclusions(exclude)
+	excl, err := exclusions(exclude)
+	if err != nil {
+		return err
+	}
 	prefix := len(dir.Path) + 1
 	if dir.Path == "/" {
 		prefix = 1
@@ -115,7 +121,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 		}
 		return true, nil
 	}
-	_, err := visitDir(dir.Real, dir.Path)
+	_, err = visitDir(dir.Real, dir.Path)
 	return err
 }
 
@@ -161,6 +167,8 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 		if err == nil {
 			err = scanErr
 		}
+	} else if loc.Info.Type == vfs.TypeOther {
+		err = errno.New(errno.EINVAL, gen.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
 		_, err = e.scanFile(ctx, loc.Real, loc.Path, s)
 	}
@@ -168,9 +176,12 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 		return failure(err)
 	}
 	res := gen.GrepResult{Path: a.Path, Query: a.Query, Matches: s.out}
-	if int64(len(s.out)) > page {
+	switch {
+	case int64(len(s.out)) > page:
 		res.Matches = s.out[:page]
 		res.NextOffset = new(offset + page)
+	case s.full:
+		res.NextOffset = new(offset + int64(len(s.out)))
 	}
 	res.Count = int64(len(res.Matches))
 	return jsonOutput(res), nil
@@ -195,6 +206,9 @@ type scan struct {
 	seen     int64
 	accepted int64
 	out      []gen.GrepMatch
+	// bytes of line text the page holds so far; full once past the budget.
+	bytes int64
+	full  bool
 }
 
 type pendingMatch struct {
@@ -213,12 +227,16 @@ func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (b
 	var before []gen.GrepContextLine
 	var pending []*pendingMatch
 	done := false
-	err = eachLine(ctx, r, func(n int64, text string) bool {
+	err = eachLine(ctx, r, gen.GrepMaxLineBytesDefault, func(n int64, text string, cut bool) bool {
 		isMatch := s.match(text)
+		if cut {
+			text = gen.MsgReadLineTruncated(text)
+		}
 		cl := gen.GrepContextLine{Line: n, Text: text, IsMatch: isMatch}
 		for _, pm := range pending {
 			pm.match.Context = append(pm.match.Context, cl)
 			pm.remaining--
+			s.bytes += int64(len(text))
 		}
 		for len(pending) > 0 && pending[0].remaining == 0 {
 			s.out = append(s.out, pending[0].match)
@@ -228,10 +246,21 @@ func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (b
 			done = true
 			return false
 		}
+		if isMatch && s.accepted < s.limit && s.accepted > 0 && s.bytes >= gen.GrepMaxResultBytesDefault {
+			// The page holds as much text as one answer should; it ends
+			// here and the next page starts at this match.
+			s.full = true
+			done = true
+			return false
+		}
 		if isMatch {
 			index := s.seen
 			s.seen++
 			if index >= s.offset && s.accepted < s.limit {
+				s.bytes += int64(len(text))
+				for _, b := range before {
+					s.bytes += int64(len(b.Text))
+				}
 				m := gen.GrepMatch{Path: shown, Line: n, Text: text}
 				if s.context > 0 {
 					m.Context = append(append([]gen.GrepContextLine{}, before...), cl)
@@ -255,10 +284,12 @@ func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (b
 	if err != nil {
 		return false, err
 	}
-	if !done {
+	if !done || s.full {
 		for _, pm := range pending {
 			s.out = append(s.out, pm.match)
 		}
+	}
+	if !done {
 		done = s.accepted >= s.limit
 	}
 	return done, nil
@@ -267,11 +298,28 @@ func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (b
 // eachLine calls fn with each line of r (numbered from 1, without its
 // "\n"), decoded as the reference's streaming TextDecoder decodes it: a
 // byte order mark is dropped at the start of the file only, and a last
-// line without "\n" counts when it is not empty.
-func eachLine(ctx context.Context, r io.Reader, fn func(n int64, text string) bool) error {
+// line without "\n" counts when it is not empty. A line longer than
+// maxLine bytes is given in its first maxLine bytes (cut on a character
+// boundary) with cut set, and the rest of it is read past, so memory
+// stays bounded whatever the line's length.
+func eachLine(ctx context.Context, r io.Reader, maxLine int64, fn func(n int64, text string, cut bool) bool) error {
 	buf := make([]byte, readChunk)
 	var partial []byte
+	cut := false
 	n := int64(1)
+	keep := func(b []byte) {
+		if room := maxLine - int64(len(partial)); room < int64(len(b)) {
+			b = b[:max(room, 0)]
+			cut = true
+		}
+		partial = append(partial, b...)
+	}
+	text := func() string {
+		if cut {
+			return validPrefix(partial, n == 1)
+		}
+		return DecodeText(partial, n == 1)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -281,17 +329,14 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int64, text string) bo
 		for len(chunk) > 0 {
 			nl := bytes.IndexByte(chunk, '\n')
 			if nl < 0 {
-				partial = append(partial, chunk...)
+				keep(chunk)
 				break
 			}
-			line := chunk[:nl]
-			if len(partial) > 0 {
-				line = append(partial, line...)
-			}
-			if !fn(n, DecodeText(line, n == 1)) {
+			keep(chunk[:nl])
+			if !fn(n, text(), cut) {
 				return nil
 			}
-			partial = partial[:0]
+			partial, cut = partial[:0], false
 			n++
 			chunk = chunk[nl+1:]
 		}
@@ -302,8 +347,8 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int64, text string) bo
 			return err
 		}
 	}
-	if text := DecodeText(partial, n == 1); text != "" {
-		fn(n, text)
+	if t := text(); t != "" {
+		fn(n, t, cut)
 	}
 	return nil
 }

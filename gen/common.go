@@ -244,6 +244,17 @@ func MsgArgumentsInvalid(tool string, problems string) string {
 // ArgumentsProblemSeparator joins the problems of one invalid call.
 const ArgumentsProblemSeparator = "; "
 
+// ArgumentsMaxProblems is how many problems one message lists at most.
+const ArgumentsMaxProblems = 10
+const (
+	// WorkspaceMaxPathBytesDefault: Longest path a tool accepts (POSIX PATH_MAX).
+	// In bytes.
+	WorkspaceMaxPathBytesDefault int64 = 4096
+	// WorkspaceMaxGlobDepthDefault: Deepest nesting of brace groups in a glob. In
+	// entries.
+	WorkspaceMaxGlobDepthDefault int64 = 64
+)
+
 // MsgArgumentsNotUTF8 is the text "the arguments are not valid UTF-8".
 const MsgArgumentsNotUTF8 = "the arguments are not valid UTF-8"
 
@@ -293,6 +304,12 @@ func MsgArgumentsNotInEnum(arg string, allowed string, value string) string {
 // {known})".
 func MsgArgumentsUnknown(arg string, known string) string {
 	return arg + " is not an argument of this tool (it takes " + known + ")"
+}
+
+// MsgArgumentsMore renders: Ends the list when there are more than
+// maxProblems.
+func MsgArgumentsMore(count int64) string {
+	return "and " + strconv.FormatInt(count, 10) + " more problems"
 }
 
 // How the argument messages name a JSON value's type.
@@ -412,6 +429,24 @@ func MsgHostIO(op string, path string, reason string) string {
 	return op + " " + path + ": " + reason
 }
 
+// MsgPathTooLong renders: Ours: a path longer than the workspace allows (POSIX
+// PATH_MAX); the path is shown shortened.
+func MsgPathTooLong(max int64, path string) string {
+	return "Invalid path (longer than " + strconv.FormatInt(max, 10) + " bytes): " + path
+}
+
+// MsgInvalidGlob renders: Ours: a find pattern or grep include/exclude glob
+// that cannot be compiled.
+func MsgInvalidGlob(reason string) string {
+	return "Invalid glob pattern: " + reason
+}
+
+// MsgGlobTooDeep renders: Ours: the reason given with invalidGlob when
+// {a,{b,...}} nests deeper than the limit.
+func MsgGlobTooDeep(max int64) string {
+	return "braces nest more than " + strconv.FormatInt(max, 10) + " deep"
+}
+
 // MsgOutsideRoot renders "Path is outside {root}: {path}".
 func MsgOutsideRoot(root string, path string) string {
 	return "Path is outside " + root + ": " + path
@@ -449,6 +484,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsTooBig", Template: "{arg} must be at most {maximum}, got {value}", Sample: MsgArgumentsTooBig("<arg>", 12345, "<value>")},
 	{Name: "MsgArgumentsNotInEnum", Template: "{arg} must be one of {allowed}, got {value}", Sample: MsgArgumentsNotInEnum("<arg>", "<allowed>", "<value>")},
 	{Name: "MsgArgumentsUnknown", Template: "{arg} is not an argument of this tool (it takes {known})", Sample: MsgArgumentsUnknown("<arg>", "<known>")},
+	{Name: "MsgArgumentsMore", Template: "and {count} more problems", Sample: MsgArgumentsMore(12345)},
 	{Name: "MsgInvalidPathEmpty", Template: "Invalid path (empty)", Sample: MsgInvalidPathEmpty},
 	{Name: "MsgInvalidPathRelative", Template: "Invalid path (must be absolute): {path}", Sample: MsgInvalidPathRelative("<path>")},
 	{Name: "MsgInvalidPathNUL", Template: "Invalid path (contains NUL byte): {path}", Sample: MsgInvalidPathNUL("<path>")},
@@ -470,6 +506,9 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgReadOnlyMount", Template: "read-only mount at {root}: cannot modify: {path}", Sample: MsgReadOnlyMount("<root>", "<path>")},
 	{Name: "MsgMountPoint", Template: "cannot remove a mount point: {path}", Sample: MsgMountPoint("<path>")},
 	{Name: "MsgHostIO", Template: "{op} {path}: {reason}", Sample: MsgHostIO("<op>", "<path>", "<reason>")},
+	{Name: "MsgPathTooLong", Template: "Invalid path (longer than {max} bytes): {path}", Sample: MsgPathTooLong(12345, "<path>")},
+	{Name: "MsgInvalidGlob", Template: "Invalid glob pattern: {reason}", Sample: MsgInvalidGlob("<reason>")},
+	{Name: "MsgGlobTooDeep", Template: "braces nest more than {max} deep", Sample: MsgGlobTooDeep(12345)},
 	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
@@ -525,5 +564,7 @@ var Deviations = []Deviation{
 	{Name: "unknownArguments", Reference: "Unknown argument keys are dropped silently, even ones that would change the meaning.", Ours: "Refused as invalid arguments, naming the key; the schema already says additionalProperties: false."},
 	{Name: "failedCallChangesNothing", Reference: "A failed write can leave behind directories created before the error.", Ours: "A failed call changes nothing."},
 	{Name: "symlinkedParents", Reference: "Symlinked parent directories are followed by read and delete but refused by write (path exists).", Ours: "Path lookup follows them for every tool, always inside the workspace; find and grep still do not walk into links, and the root option still refuses paths through a link."},
+	{Name: "grepBounds", Reference: "grep holds a whole line in memory, however long, and returns every line of a page in full, so one call can use gigabytes.", Ours: "A line longer than 256 KiB is searched and shown in its first 256 KiB, marked with \"... (truncated)\"; a page stops early, with nextOffset, once its lines hold 1 MiB."},
+	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 }

@@ -56,6 +56,14 @@ const (
 	GrepContextDefault int64 = 0
 	GrepContextMin     int64 = 0
 	GrepContextMax     int64 = 10
+	// GrepMaxLineBytesDefault: Bytes of a line searched and shown (256 KiB, read's
+	// cap); the rest of a longer line is passed over (deviation grepBounds). In
+	// bytes.
+	GrepMaxLineBytesDefault int64 = 262144
+	// GrepMaxResultBytesDefault: Bytes of line text (matches and context) one page
+	// holds (1 MiB); a page that would hold more stops early, with nextOffset
+	// (deviation grepBounds). In bytes.
+	GrepMaxResultBytesDefault int64 = 1048576
 )
 
 // MsgGrepInvalidRegex renders "Invalid regular expression: {reason}".

@@ -11,7 +11,8 @@ import (
 // components: "." and empty elements collapse, ".." pops one element.
 // It fails with EINVAL, worded as the reference words it, for an empty
 // path, a relative one, one holding a NUL byte, or one whose ".." climbs
-// above "/". The root is "/" with no components.
+// above "/"; and, ours, for a canonical path longer than
+// gen.WorkspaceMaxPathBytesDefault. The root is "/" with no components.
 func Canonical(path string) (string, []string, error) {
 	switch {
 	case path == "":
@@ -34,7 +35,15 @@ func Canonical(path string) (string, []string, error) {
 			parts = append(parts, part)
 		}
 	}
-	return "/" + strings.Join(parts, "/"), parts, nil
+	canon := "/" + strings.Join(parts, "/")
+	if int64(len(canon)) > gen.WorkspaceMaxPathBytesDefault {
+		shown := path
+		if len(shown) > 100 {
+			shown = strings.ToValidUTF8(shown[:100], "") + "…"
+		}
+		return "", nil, errno.New(errno.EINVAL, gen.MsgPathTooLong(gen.WorkspaceMaxPathBytesDefault, shown), path)
+	}
+	return canon, parts, nil
 }
 
 // Clean is the lexical normal form of an absolute or relative path, with

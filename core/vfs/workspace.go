@@ -475,6 +475,8 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
 		case info.Type == TypeFile:
 			return p, &info, nil
+		case info.Type == TypeOther:
+			return "", nil, errno.New(errno.EINVAL, gen.MsgNotRegularFile(targetCanon), targetCanon)
 		}
 		follows++
 		if follows > MaxSymlinkFollows {
@@ -521,6 +523,9 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 	}
 	follows := 0
 	for len(pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return "", nil, err
+		}
 		seg := pending[0]
 		pending = pending[1:]
 		switch seg.name {
@@ -592,12 +597,43 @@ func (w *Workspace) createDirs(ctx context.Context, dir string, names []string, 
 		}
 		m, name := w.locate(p)
 		if err := m.store.Mkdir(ctx, name, mode); err != nil {
+			// Another change may have made it meanwhile; that is as good.
+			if info, statErr := w.lstatReal(ctx, p); errno.CodeOf(err) == errno.EEXIST && statErr == nil && info.Type == TypeDir {
+				continue
+			}
 			undo()
 			return nil, hostError("mkdir", p, err)
 		}
 		made = append(made, p)
 	}
 	return undo, nil
+}
+
+// LockPath is the path to lock for a change at path: where the change
+// lands, so that two spellings of one place (through a link, say) share a
+// lock. That is the node's link-free path (the last link followed when
+// followFinal is set), or for a path that does not exist yet, the
+// link-free path of its nearest existing directory and the rest of the
+// path. A path that cannot be resolved locks its canonical form.
+func (w *Workspace) LockPath(ctx context.Context, path string, followFinal bool) string {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return path
+	}
+	if n, ok, err := w.walk(ctx, parts, followFinal); err == nil && ok {
+		return n.path
+	}
+	if len(parts) == 0 {
+		return canon
+	}
+	dir, missing, err := w.planDir(ctx, parts[:len(parts)-1], true, canon)
+	if err != nil {
+		return canon
+	}
+	for _, m := range missing {
+		dir = Join(dir, m)
+	}
+	return Join(dir, parts[len(parts)-1])
 }
 
 // MkdirOptions configure Mkdir.

@@ -418,6 +418,9 @@ standard library.`)
 	templateDecl(f, "MsgArgumentsInvalid", m.Arguments.Invalid, "the message for arguments that fail validation; problems are joined with ArgumentsProblemSeparator. Ours, not the reference's (deviation invalidArguments).")
 	f.Comment("ArgumentsProblemSeparator joins the problems of one invalid call.")
 	f.Const().Id("ArgumentsProblemSeparator").Op("=").Lit(m.Arguments.ProblemSeparator)
+	f.Comment("ArgumentsMaxProblems is how many problems one message lists at most.")
+	f.Const().Id("ArgumentsMaxProblems").Op("=").Add(num(m.Arguments.MaxProblems))
+	limitsDecl(f, "Workspace", m.Limits)
 	for _, t := range m.Arguments.Problems {
 		templateDecl(f, "MsgArguments"+goName(t.Name), t, "")
 	}
@@ -556,10 +559,22 @@ func tool(m *Model, t Tool) *jen.File {
 	// Argument structs.
 	argsStruct(f, n+"Args", "the "+t.Name+" tool's arguments after validation, defaults applied. A pointer field is nil when the model left the argument out.", t.Params)
 
-	// Limits.
+	limitsDecl(f, n, t.Limits)
+
+	for _, msg := range t.Messages {
+		templateDecl(f, "Msg"+n+goName(msg.Name), msg, "")
+	}
+	for _, r := range t.Results {
+		resultDecl(f, r)
+	}
+	return f
+}
+
+// limitsDecl declares limits as <prefix><Name>Default (and Min, Max).
+func limitsDecl(f *jen.File, prefix string, list []Limit) {
 	var limits []jen.Code
-	for _, l := range t.Limits {
-		base := n + goName(l.Name)
+	for _, l := range list {
+		base := prefix + goName(l.Name)
 		limits = append(limits, comment(fmt.Sprintf("%sDefault: %s In %s.", base, l.Doc, l.Unit)), jen.Id(base+"Default").Int64().Op("=").Add(num(l.Default)))
 		if l.Min != nil {
 			limits = append(limits, jen.Id(base+"Min").Int64().Op("=").Add(num(*l.Min)))
@@ -571,14 +586,6 @@ func tool(m *Model, t Tool) *jen.File {
 	if len(limits) > 0 {
 		f.Const().Defs(limits...)
 	}
-
-	for _, msg := range t.Messages {
-		templateDecl(f, "Msg"+n+goName(msg.Name), msg, "")
-	}
-	for _, r := range t.Results {
-		resultDecl(f, r)
-	}
-	return f
 }
 
 func isStaticSchema(t Tool) bool {

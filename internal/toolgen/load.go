@@ -145,12 +145,17 @@ func (l *loader) model(v cue.Value) *Model {
 			m.Arguments.ProblemSeparator, _ = f.v.String()
 		case "typeNames":
 			m.Arguments.TypeNames = l.namedTexts(f.v)
+		case "maxProblems":
+			m.Arguments.MaxProblems = l.integer(args, "maxProblems")
 		default:
 			m.Arguments.Problems = append(m.Arguments.Problems, l.template(f.name, f.v))
 		}
 	}
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
 		m.Messages = append(m.Messages, l.template(f.name, f.v))
+	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("workspaceLimits"))) {
+		m.Limits = append(m.Limits, l.limit(f.name, f.v))
 	}
 	tools := v.LookupPath(cue.ParsePath("tools"))
 	order := v.LookupPath(cue.ParsePath("toolOrder"))
@@ -232,14 +237,7 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		}
 	}
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("limits"))) {
-		t.Limits = append(t.Limits, Limit{
-			Name:    f.name,
-			Default: l.integer(f.v, "default"),
-			Unit:    l.str(f.v, "unit"),
-			Doc:     l.str(f.v, "doc"),
-			Min:     l.optInt(f.v, "min"),
-			Max:     l.optInt(f.v, "max"),
-		})
+		t.Limits = append(t.Limits, l.limit(f.name, f.v))
 	}
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
 		t.Messages = append(t.Messages, l.template(f.name, f.v))
@@ -255,6 +253,17 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		}
 	}
 	return t
+}
+
+func (l *loader) limit(name string, v cue.Value) Limit {
+	return Limit{
+		Name:    name,
+		Default: l.integer(v, "default"),
+		Unit:    l.str(v, "unit"),
+		Doc:     l.str(v, "doc"),
+		Min:     l.optInt(v, "min"),
+		Max:     l.optInt(v, "max"),
+	}
 }
 
 func hasParam(params []Param, name string) bool {

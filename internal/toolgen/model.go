@@ -16,6 +16,7 @@ type Model struct {
 	SchemaDialect string
 	Arguments     Arguments
 	Messages      []Template // shared by every tool
+	Limits        []Limit    // of the workspace, shared by every tool
 	Tools         []Tool     // in toolOrder
 	ErrorResult   Result
 	OutputKinds   []OutputKind
@@ -40,6 +41,7 @@ type ContentParts struct {
 type Arguments struct {
 	Invalid          Template
 	ProblemSeparator string
+	MaxProblems      int64
 	Problems         []Template // missing, wrongType, ...
 	TypeNames        []NamedText
 }

@@ -59,6 +59,17 @@ func Open(dir string) (*FS, error) {
 // a path inside the mount.
 func (f *FS) HostDirs() []string { return f.dirs }
 
+// A write's temporary file is named tempPrefix, random hex, tempSuffix.
+// Listings leave such files out: they are another write half done.
+const (
+	tempPrefix = ".agenttools-"
+	tempSuffix = ".tmp"
+)
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix)
+}
+
 // Dir is the host directory the store was opened on.
 func (f *FS) Dir() string { return f.dir }
 
@@ -209,10 +220,9 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 	if err != nil {
 		return nil, hostErr(name, err)
 	}
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return isTemp(e.Name()) })
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if offset > len(entries) {
-		offset = len(entries)
-	}
+	offset = min(max(offset, 0), len(entries))
 	entries = entries[offset:]
 	if limit >= 0 && limit < len(entries) {
 		entries = entries[:limit]
@@ -277,7 +287,7 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32) error {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(path.Dir(name), ".agenttools-"+hex.EncodeToString(rnd[:])+".tmp")
+	tmp := path.Join(path.Dir(name), tempPrefix+hex.EncodeToString(rnd[:])+tempSuffix)
 	file, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return hostErr(name, err)
@@ -290,11 +300,13 @@ func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32)
 	if _, err := file.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := file.Chmod(goMode(mode)); err != nil {
-		return fail(err)
-	}
+	// The owner first: changing it clears the setuid and setgid bits,
+	// which the mode then sets.
 	if old, err := f.root.Lstat(name); err == nil {
 		keepOwner(file, old)
+	}
+	if err := file.Chmod(goMode(mode)); err != nil {
+		return fail(err)
 	}
 	if err := file.Sync(); err != nil {
 		return fail(err)

@@ -128,9 +128,7 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if offset > len(names) {
-		offset = len(names)
-	}
+	offset = min(max(offset, 0), len(names))
 	names = names[offset:]
 	if limit >= 0 && limit < len(names) {
 		names = names[:limit]
