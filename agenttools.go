@@ -14,8 +14,8 @@
 //	defs := tools.Definitions() // name, description, JSON Schema
 //	out, err := tools.Execute(ctx, "read", []byte(`{"path":"/workspace/a.txt"}`))
 //
-// The tool set offers read, ls, find, grep, write and delete; edit and
-// exec are declared in the spec and offered once implemented. Every text
+// The tool set offers read, ls, find, grep, write, edit and delete; exec
+// is declared in the spec and offered once implemented. Every text
 // a model can see is declared once in spec/tools.cue and generated into
 // package gen.
 package agenttools

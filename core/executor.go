@@ -69,6 +69,8 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			t.Description, t.InputSchema = gen.GrepDescription, gen.GrepInputSchema
 		case gen.ToolWrite:
 			t.Description, t.InputSchema = gen.WriteDescription, gen.WriteInputSchema
+		case gen.ToolEdit:
+			t.Description, t.InputSchema = gen.EditDescription, gen.EditInputSchema
 		case gen.ToolDelete:
 			t.Description, t.InputSchema = gen.DeleteDescription, gen.DeleteInputSchema
 		default:
@@ -141,6 +143,9 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 		if json.Unmarshal(args, &fields) != nil {
 			return nil
 		}
+		if name == gen.ToolEdit {
+			legacyEditArguments(fields)
+		}
 		for k, v := range fields {
 			one, _ := json.Marshal(map[string]json.RawMessage{k: v})
 			// encoding/json allocates a pointer field before it finds the
@@ -154,6 +159,29 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 	})
 	recordJSON(ctx, out)
 	return out, err
+}
+
+// legacyEditArguments accepts, for an unchecked call, the shapes the
+// reference's edit coerces before it runs: edits packed into a JSON
+// string, and a single oldText/newText pair beside them.
+func legacyEditArguments(fields map[string]json.RawMessage) {
+	var packed string
+	if json.Unmarshal(fields["edits"], &packed) == nil {
+		var list []json.RawMessage
+		if json.Unmarshal([]byte(packed), &list) == nil {
+			fields["edits"], _ = json.Marshal(list)
+		}
+	}
+	var oldText, newText string
+	if json.Unmarshal(fields["oldText"], &oldText) != nil || json.Unmarshal(fields["newText"], &newText) != nil {
+		return
+	}
+	var edits []json.RawMessage
+	_ = json.Unmarshal(fields["edits"], &edits)
+	one, _ := json.Marshal(gen.Replacement{OldText: oldText, NewText: newText})
+	fields["edits"], _ = json.Marshal(append(edits, one))
+	delete(fields, "oldText")
+	delete(fields, "newText")
 }
 
 // path applies the root option to a path the model gave, as the

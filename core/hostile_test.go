@@ -24,7 +24,7 @@ import (
 // Regression tests for hostile input: each case once crashed the process,
 // hung it, or let one call take unbounded memory.
 
-func memTools(t *testing.T) (*core.Executor, *vfs.Workspace) {
+func memTools(t testing.TB) (*core.Executor, *vfs.Workspace) {
 	t.Helper()
 	ws := vfs.New(memfs.New())
 	ex, err := core.New(ws, core.Options{})

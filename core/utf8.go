@@ -4,6 +4,46 @@ import "unicode/utf8"
 
 const bom = "\uFEFF"
 
+// utf8Step reads the UTF-8 sequence at b[i:] the way the WHATWG Encoding
+// Standard's decoder does: it returns the sequence's length and whether
+// it is a valid character. An invalid sequence is a maximal subpart (the
+// longest prefix of a valid sequence, or one byte) and decodes to one
+// U+FFFD; the byte that broke it is read again on its own.
+func utf8Step(b []byte, i int) (n int, valid bool) {
+	c := b[i]
+	if c < utf8.RuneSelf {
+		return 1, true
+	}
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	default:
+		return 1, false
+	}
+	j := i + 1
+	for k := 0; k < need; k++ {
+		if j >= len(b) || b[j] < lo || b[j] > hi {
+			return j - i, false
+		}
+		lo, hi = 0x80, 0xBF
+		j++
+	}
+	return j - i, true
+}
+
 // DecodeText turns bytes into text the way the reference's TextDecoder
 // ("utf-8", not fatal) does: valid UTF-8 is kept, and each maximal invalid
 // subpart (as the WHATWG Encoding Standard defines it) becomes one U+FFFD.
@@ -19,50 +59,29 @@ func DecodeText(b []byte, stripBOM bool) string {
 	}
 	out := make([]byte, 0, len(b)+8)
 	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			out = append(out, c)
-			i++
-			continue
-		}
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c == 0xE0:
-			need, lo = 2, 0xA0
-		case c == 0xED:
-			need, hi = 2, 0x9F
-		case c >= 0xE1 && c <= 0xEF:
-			need = 2
-		case c == 0xF0:
-			need, lo = 3, 0x90
-		case c == 0xF4:
-			need, hi = 3, 0x8F
-		case c >= 0xF1 && c <= 0xF3:
-			need = 3
-		default:
-			out = append(out, "\uFFFD"...)
-			i++
-			continue
-		}
-		j := i + 1
-		ok := true
-		for k := 0; k < need; k++ {
-			if j >= len(b) || b[j] < lo || b[j] > hi {
-				ok = false
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
-		if ok {
-			out = append(out, b[i:j]...)
+		n, valid := utf8Step(b, i)
+		if valid {
+			out = append(out, b[i:i+n]...)
 		} else {
-			// The byte that broke the sequence is read again on its own.
 			out = append(out, "\uFFFD"...)
 		}
-		i = j
+		i += n
 	}
 	return string(out)
+}
+
+// rawOffset maps an offset of DecodeText(b, false) back to b: the offset
+// in b where the decoded text up to decoded ends.
+func rawOffset(b []byte, decoded int) int {
+	at, out := 0, 0
+	for at < len(b) && out < decoded {
+		n, valid := utf8Step(b, at)
+		if valid {
+			out += n
+		} else {
+			out += len("\uFFFD")
+		}
+		at += n
+	}
+	return at
 }

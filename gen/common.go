@@ -159,7 +159,7 @@ var Tools = []ToolInfo{
 	{Name: ToolFind, Available: true, Mutates: false, Params: FindParams, Rules: FindRules},
 	{Name: ToolGrep, Available: true, Mutates: false, Params: GrepParams, Rules: GrepRules},
 	{Name: ToolWrite, Available: true, Mutates: true, Params: WriteParams, Rules: WriteRules},
-	{Name: ToolEdit, Available: false, Mutates: true, Params: EditParams, Rules: EditRules},
+	{Name: ToolEdit, Available: true, Mutates: true, Params: EditParams, Rules: EditRules},
 	{Name: ToolDelete, Available: true, Mutates: true, Params: DeleteParams, Rules: DeleteRules},
 	{Name: ToolExec, Available: false, Mutates: true, Params: ExecParams, Rules: ExecRules},
 }
@@ -176,6 +176,7 @@ type Handler interface {
 	Find(ctx context.Context, args FindArgs) (Output, error)
 	Grep(ctx context.Context, args GrepArgs) (Output, error)
 	Write(ctx context.Context, args WriteArgs) (Output, error)
+	Edit(ctx context.Context, args EditArgs) (Output, error)
 	Delete(ctx context.Context, args DeleteArgs) (Output, error)
 }
 
@@ -214,6 +215,12 @@ func Invoke(ctx context.Context, h Handler, tool string, decode func(args any) e
 			return Output{}, err
 		}
 		return h.Write(ctx, args)
+	case ToolEdit:
+		var args EditArgs
+		if err := decode(&args); err != nil {
+			return Output{}, err
+		}
+		return h.Edit(ctx, args)
 	case ToolDelete:
 		var args DeleteArgs
 		if err := decode(&args); err != nil {
@@ -539,6 +546,8 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEditOverlap", Template: "edits[{first}] and edits[{second}] overlap in {path}. Merge them into one edit or target disjoint regions.", Sample: MsgEditOverlap(12345, 12345, "<path>")},
 	{Name: "MsgEditFuzzyBoundary", Template: "The fuzzy match in {path} crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly.", Sample: MsgEditFuzzyBoundary("<path>")},
 	{Name: "MsgEditFuzzyBoundaryAt", Template: "The fuzzy match for edits[{index}] in {path} crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly.", Sample: MsgEditFuzzyBoundaryAt(12345, "<path>")},
+	{Name: "MsgEditNotUTF8", Template: "The text to replace in {path} covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool.", Sample: MsgEditNotUTF8("<path>")},
+	{Name: "MsgEditNotUTF8At", Template: "The text edits[{index}] replaces in {path} covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool.", Sample: MsgEditNotUTF8At(12345, "<path>")},
 	{Name: "MsgExecNameBackend", Template: "Name a backend to run on.", Sample: MsgExecNameBackend},
 	{Name: "MsgExecNotCallable", Template: "Backend {backend|json} is not callable; it does not accept structured input.", Sample: MsgExecNotCallable("<backend>")},
 	{Name: "MsgExecShowingLastBytes", Template: "\n\n[Showing last {shown|size} of line {line}.{where}]", Sample: MsgExecShowingLastBytes(12345, 12345, "<where>")},
@@ -566,5 +575,8 @@ var Deviations = []Deviation{
 	{Name: "symlinkedParents", Reference: "Symlinked parent directories are followed by read and delete but refused by write (path exists).", Ours: "Path lookup follows them for every tool, always inside the workspace; find and grep still do not walk into links, and the root option still refuses paths through a link."},
 	{Name: "grepBounds", Reference: "grep holds a whole line in memory, however long, and returns every line of a page in full, so one call can use gigabytes.", Ours: "A line longer than 256 KiB is searched and shown in its first 256 KiB, marked with \"... (truncated)\"; a page stops early, with nextOffset, once its lines hold 1 MiB."},
 	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep."},
+	{Name: "editKeepsBytes", Reference: "edit decodes the file with replacement characters and writes all of it back, so every byte that is not UTF-8 (Latin-1, GBK, Shift-JIS) becomes U+FFFD.", Ours: "Matching sees the text as read shows it, but every byte outside the replaced spans is written back unchanged; an edit whose span covers bytes that are not UTF-8 is refused and the file is left byte for byte as it was."},
+	{Name: "editLineEndings", Reference: "edit rewrites every line ending of the file in its first ending (a CR-only file becomes LF).", Ours: "Each untouched line keeps its own ending (LF, CRLF or CR); a line break in newText takes the ending of the break it replaces, else of the line it sits in, else the file's first ending. For a file with one kind of ending the bytes are the reference's."},
+	{Name: "editFuzzyMatch", Reference: "The result does not say when a normalized (fuzzy) match was used.", Ours: "The result ends with \"fuzzyMatch\": true when one was; an exact match gives the reference's result."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 }

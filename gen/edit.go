@@ -134,6 +134,16 @@ func MsgEditFuzzyBoundaryAt(index int64, path string) string {
 	return "The fuzzy match for edits[" + strconv.FormatInt(index, 10) + "] in " + path + " crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly."
 }
 
+// MsgEditNotUTF8 renders: Ours: see deviations.editKeepsBytes.
+func MsgEditNotUTF8(path string) string {
+	return "The text to replace in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
+}
+
+// MsgEditNotUTF8At renders: Ours: see deviations.editKeepsBytes.
+func MsgEditNotUTF8At(index int64, path string) string {
+	return "The text edits[" + strconv.FormatInt(index, 10) + "] replaces in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
+}
+
 // EditResult is an applied edit: a numbered display diff and a unified patch.
 // Its fields serialize in the reference's key order; a nil list must be made
 // empty before serializing.
@@ -144,4 +154,7 @@ type EditResult struct {
 	Patch            string `json:"patch"`
 	FirstChangedLine *int64 `json:"firstChangedLine,omitempty"`
 	DiffTruncated    bool   `json:"diffTruncated,omitempty"`
+	// Ours: an oldText matched only after normalization (deviation
+	// editFuzzyMatch).
+	FuzzyMatch bool `json:"fuzzyMatch,omitempty"`
 }

@@ -41,8 +41,6 @@ func TestSurface(t *testing.T) {
 		a.check(t, "readonly/"+d.Name, d.Name)
 	}
 	// Tools the spec declares that no tool set offers yet.
-	a.check(t, "edit/description", gen.EditDescription)
-	a.check(t, "edit/schema", gen.EditInputSchema)
 	execVariants := []struct {
 		name     string
 		backends []gen.ExecBackend
@@ -65,7 +63,7 @@ func TestSurface(t *testing.T) {
 // TestDescriptionLengths checks the description lengths the reference
 // gives with its default options, counted as JavaScript counts them.
 func TestDescriptionLengths(t *testing.T) {
-	want := map[string]int64{"read": 170, "ls": 169, "find": 129, "grep": 140, "write": 66, "delete": 82}
+	want := map[string]int64{"read": 170, "ls": 169, "find": 129, "grep": 140, "write": 66, "edit": 199, "delete": 82}
 	for _, d := range newTools(t, core.Options{}).Definitions() {
 		if n := vfs.UTF16Len(d.Description); n != want[d.Name] {
 			t.Errorf("%s description: %d characters, want %d", d.Name, n, want[d.Name])
@@ -74,9 +72,6 @@ func TestDescriptionLengths(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("tools not offered: %v", want)
-	}
-	if n := vfs.UTF16Len(gen.EditDescription); n != 199 {
-		t.Errorf("edit description: %d characters, want 199", n)
 	}
 	fast := gen.ExecDescription([]gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
 	if n := vfs.UTF16Len(fast); n != 384 {

@@ -67,6 +67,7 @@ func Example() {
 	// find
 	// grep
 	// write
+	// edit
 	// delete
 	// text (error: false): "package main\n\nfunc main() {}"
 	// json (error: false): {"path":"/workspace","query":"func main","count":1,"matches":[{"path":"/workspace/main.go","line":3,"text":"func main() {}"}]}

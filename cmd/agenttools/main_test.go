@@ -185,18 +185,19 @@ func TestHelp(t *testing.T) {
 func TestTools(t *testing.T) {
 	schemas := map[string]string{
 		gen.ToolRead: gen.ReadInputSchema, gen.ToolLs: gen.LsInputSchema, gen.ToolFind: gen.FindInputSchema,
-		gen.ToolGrep: gen.GrepInputSchema, gen.ToolWrite: gen.WriteInputSchema, gen.ToolDelete: gen.DeleteInputSchema,
+		gen.ToolGrep: gen.GrepInputSchema, gen.ToolWrite: gen.WriteInputSchema, gen.ToolEdit: gen.EditInputSchema,
+		gen.ToolDelete: gen.DeleteInputSchema,
 	}
 	descriptions := map[string]string{
 		gen.ToolRead: gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault), gen.ToolLs: gen.LsDescription,
 		gen.ToolFind: gen.FindDescription, gen.ToolGrep: gen.GrepDescription, gen.ToolWrite: gen.WriteDescription,
-		gen.ToolDelete: gen.DeleteDescription,
+		gen.ToolEdit: gen.EditDescription, gen.ToolDelete: gen.DeleteDescription,
 	}
 	tests := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolDelete}},
+		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete}},
 		{[]string{"tools", "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
 	}
 	for _, tt := range tests {
@@ -276,7 +277,7 @@ func TestReplay(t *testing.T) {
    {"tool": "read", "args": {"path": "/workspace/a.txt"}},
    {"tool": "ls", "args": {"path": "/workspace"}},
    {"tool": "read", "args": {}, "argsText": "{\"path\":"},
-   {"tool": "edit", "args": {}}
+   {"tool": "exec", "args": {}}
   ]},
  {"name": "empty", "calls": [{"tool": "find", "args": {"pattern": "*"}}]}
 ]`
@@ -324,7 +325,7 @@ func TestReplay(t *testing.T) {
 					{Name: "a.txt", Size: 3, Mtime: replay.FixedClock, IsFile: true}}}))},
 			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
 				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, notJSON))},
-			{Tool: "edit", MissingTool: true},
+			{Tool: "exec", MissingTool: true},
 		},
 		{
 			{Tool: "find", Description: gen.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(gen.FindInputSchema),
@@ -342,7 +343,7 @@ func TestReplay(t *testing.T) {
 		if want := []string{"small", "empty"}[i]; rec.Case != want {
 			t.Errorf("case %d is %q, want %q", i, rec.Case, want)
 		}
-		if !slices.Equal(rec.Tools, []string{"read", "ls", "find", "grep", "write", "delete"}) {
+		if !slices.Equal(rec.Tools, []string{"read", "ls", "find", "grep", "write", "edit", "delete"}) {
 			t.Errorf("case %d: tools %q", i, rec.Tools)
 		}
 		var calls []callRecord

@@ -1,0 +1,381 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/core/textdiff"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// diffContext is how many unchanged lines the diff and the patch show
+// around a change, as in the reference.
+const diffContext = 4
+
+// Edit runs the edit tool, as the reference 0.8.0 does: every oldText is
+// matched against the original file (exactly, or normalized: see
+// matchEdits), all edits apply together or none does, and the result
+// carries a numbered display diff and a unified patch (4 lines of
+// context). The file keeps its mode, its byte order mark and its line
+// endings; it is read, matched and written under the path's lock.
+//
+// Where ours is better than the reference (declared deviations): bytes
+// that are not UTF-8 are never rewritten (an edit whose span covers them
+// is refused), each untouched line keeps its own line ending, and the
+// result says fuzzyMatch when a normalized match was used. A refused edit
+// leaves the file byte for byte as it was. Failures are {"error": ...}.
+func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error) {
+	if len(a.Edits) == 0 {
+		return errorJSON(gen.MsgEditNoEdits), nil
+	}
+	p, err := e.path(ctx, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, true), false)
+	if err != nil {
+		return gen.Output{}, err
+	}
+	defer unlock()
+	info, err := e.ws.Stat(ctx, p)
+	if isMissing(err) || err == nil && info.Type != vfs.TypeFile {
+		return errorJSON(gen.MsgEditFileNotFound(a.Path)), nil
+	}
+	if err != nil {
+		return failure(err)
+	}
+	if info.Size > e.s.editMaxBytes {
+		return errorJSON(gen.MsgEditFileTooLarge(info.Size, e.s.editMaxBytes)), nil
+	}
+	r, _, err := e.ws.Open(ctx, p, 0)
+	if isMissing(err) {
+		return errorJSON(gen.MsgEditFileNotFound(a.Path)), nil
+	}
+	if err != nil {
+		return failure(err)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(r, e.s.editMaxBytes+1))
+	r.Close()
+	if err != nil {
+		return failure(err)
+	}
+	raw := buf.Bytes()
+	if int64(len(raw)) > e.s.editMaxBytes {
+		return errorJSON(gen.MsgEditFileTooLarge(int64(len(raw)), e.s.editMaxBytes)), nil
+	}
+	res, err := applyEdits(raw, a.Edits, a.Path)
+	if err != nil {
+		return failure(err)
+	}
+	if err := e.ws.WriteFile(ctx, p, res.out, vfs.WriteOptions{}); err != nil {
+		return failure(err)
+	}
+	return jsonOutput(e.editResult(a, res)), nil
+}
+
+// editResult builds the reference's result: the diff and the patch of
+// the LF-normalized text, unless the edits replace more lines than
+// maxDiffLines (then empty, with diffTruncated), each cut to maxDiffBytes.
+func (e *Executor) editResult(a gen.EditArgs, res edited) gen.EditResult {
+	out := gen.EditResult{Path: a.Path, EditsApplied: int64(len(a.Edits)), FuzzyMatch: res.fuzzy}
+	replaced := int64(0)
+	for _, ed := range a.Edits {
+		replaced += int64(max(strings.Count(ed.OldText, "\n"), strings.Count(ed.NewText, "\n")) + 1)
+	}
+	if replaced > e.s.editMaxDiffLines {
+		out.DiffTruncated = true
+		return out
+	}
+	parts := textdiff.Lines(res.before, res.after)
+	diff, first := numberedDiff(parts, res.before, res.after, diffContext)
+	patch := textdiff.PatchOf(a.Path, parts, diffContext)
+	var cutDiff, cutPatch bool
+	out.Diff, cutDiff = cutUTF8(diff, e.s.editMaxDiffBytes)
+	out.Patch, cutPatch = cutUTF8(patch, e.s.editMaxDiffBytes)
+	out.DiffTruncated = cutDiff || cutPatch
+	if first > 0 {
+		out.FirstChangedLine = new(int64(first))
+	}
+	return out
+}
+
+// cutUTF8 shortens s to at most max bytes, ending on a whole character.
+func cutUTF8(s string, max int64) (string, bool) {
+	if int64(len(s)) <= max {
+		return s, false
+	}
+	end := int(max)
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end], true
+}
+
+// edited is an applied edit: the bytes to write, and the LF-normalized
+// text before and after, which the diff and the patch show.
+type edited struct {
+	out           []byte
+	before, after string
+	fuzzy         bool
+	// replaced are the spans of the original bytes that changed, in
+	// order, with their replacement bytes.
+	replaced []replacement
+}
+
+type replacement struct {
+	start, end int
+	with       []byte
+}
+
+// textLine is one line of the file: its bytes, its decoded text, its
+// ending ("\n", "\r\n", "\r", or "" for a last line without one), and
+// where it starts in the bytes and in the LF-normalized text.
+type textLine struct {
+	raw    []byte
+	text   string
+	ending string
+	rawAt  int
+	textAt int
+}
+
+// parsedText is a file's text cut into lines at "\n", "\r\n" and a lone
+// "\r" (as the reference's normalization reads them), with the text
+// every line break made "\n" and the file's first line ending.
+type parsedText struct {
+	lines       []textLine
+	normalized  string
+	firstEnding string
+}
+
+func parseText(raw []byte) parsedText {
+	p := parsedText{lines: make([]textLine, 0, bytes.Count(raw, []byte("\n"))+1)}
+	// Valid text is converted once; lines are substrings of it.
+	whole, valid := "", utf8.Valid(raw)
+	if valid {
+		whole = string(raw)
+	}
+	textAt := 0
+	for at := 0; ; {
+		i := bytes.IndexAny(raw[at:], "\r\n")
+		end, ending := len(raw), ""
+		if i >= 0 {
+			end, ending = at+i, "\n"
+			if raw[end] == '\r' {
+				ending = "\r"
+				if end+1 < len(raw) && raw[end+1] == '\n' {
+					ending = "\r\n"
+				}
+			}
+		}
+		l := textLine{raw: raw[at:end], ending: ending, rawAt: at, textAt: textAt}
+		if valid {
+			l.text = whole[at:end]
+		} else {
+			l.text = DecodeText(l.raw, false)
+		}
+		p.lines = append(p.lines, l)
+		if p.firstEnding == "" {
+			p.firstEnding = ending
+		}
+		textAt += len(l.text) + min(len(ending), 1)
+		if i < 0 {
+			break
+		}
+		at = end + len(ending)
+	}
+	if p.firstEnding == "" {
+		p.firstEnding = "\n"
+	}
+	if valid && bytes.IndexByte(raw, '\r') < 0 {
+		p.normalized = whole // already LF-only text
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for _, l := range p.lines {
+		b.WriteString(l.text)
+		if l.ending != "" {
+			b.WriteByte('\n')
+		}
+	}
+	p.normalized = b.String()
+	return p
+}
+
+// applyEdits applies the edits to a file's bytes, or returns the
+// reference's error and changes nothing. It is pure.
+func applyEdits(raw []byte, edits []gen.Replacement, path string) (edited, error) {
+	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
+	parsed := parseText(body)
+	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
+	spans, after, err := matchEdits(before, edits, path)
+	if err != nil {
+		return edited{}, err
+	}
+	res := edited{before: before, after: after}
+	toRaw := func(offset int) int {
+		i, found := slices.BinarySearchFunc(lines, offset, func(l textLine, off int) int { return l.textAt - off })
+		if !found {
+			i--
+		}
+		l := lines[i]
+		return l.rawAt + rawOffset(l.raw, offset-l.textAt)
+	}
+	var out bytes.Buffer
+	grow := len(raw)
+	for _, s := range spans {
+		grow += len(s.newText) * 2
+	}
+	out.Grow(grow)
+	if hasBOM {
+		out.WriteString(bom)
+	}
+	at := 0
+	for _, s := range spans {
+		start, end := toRaw(s.index), toRaw(s.index+s.length)
+		if !utf8.Valid(body[start:end]) {
+			if len(edits) == 1 {
+				return edited{}, editError(gen.MsgEditNotUTF8(path))
+			}
+			return edited{}, editError(gen.MsgEditNotUTF8At(int64(s.edit), path))
+		}
+		with := []byte(withEndings(s, lines, firstEnding))
+		out.Write(body[at:start])
+		out.Write(with)
+		res.replaced = append(res.replaced, replacement{start: start + len(raw) - len(body), end: end + len(raw) - len(body), with: with})
+		at = end
+		res.fuzzy = res.fuzzy || s.fuzzy
+	}
+	out.Write(body[at:])
+	res.out = out.Bytes()
+	return res, nil
+}
+
+// withEndings writes a span's new text with real line endings: its n-th
+// line break takes the ending of the n-th line break it replaces; breaks
+// beyond those take the last ending replaced, or, when the span replaced
+// none, the ending of the line it sits in (the file's first ending when
+// that line has none).
+func withEndings(s span, lines []textLine, firstEnding string) string {
+	if !strings.Contains(s.newText, "\n") {
+		return s.newText
+	}
+	var replaced []string
+	base := ""
+	for _, l := range lines {
+		nl := l.textAt + len(l.text) // where the line's "\n" sits in the text
+		if l.textAt <= s.index && s.index <= nl {
+			base = l.ending
+		}
+		if l.ending != "" && nl >= s.index && nl < s.index+s.length {
+			replaced = append(replaced, l.ending)
+		}
+		if l.textAt > s.index+s.length {
+			break
+		}
+	}
+	if len(replaced) > 0 {
+		base = replaced[len(replaced)-1]
+	}
+	if base == "" {
+		base = firstEnding
+	}
+	var b strings.Builder
+	parts := strings.Split(s.newText, "\n")
+	for i, part := range parts {
+		if i > 0 {
+			if i-1 < len(replaced) {
+				b.WriteString(replaced[i-1])
+			} else {
+				b.WriteString(base)
+			}
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+// numberedDiff is the reference's display diff: changed lines marked "-"
+// and "+" with their line numbers, up to context unchanged lines around
+// them, and "..." where unchanged lines are left out. It also returns the
+// first changed line of the new text (0 when nothing changed).
+func numberedDiff(parts []textdiff.Part, before, after string, context int) (string, int) {
+	width := len(strconv.Itoa(max(strings.Count(before, "\n"), strings.Count(after, "\n")) + 1))
+	num := func(n int) string {
+		s := strconv.Itoa(n)
+		return strings.Repeat(" ", max(0, width-len(s))) + s
+	}
+	gap := " " + strings.Repeat(" ", width) + " ..."
+	var out []string
+	oldLine, newLine, first := 1, 1, 0
+	lastWasChange := false
+	for i, part := range parts {
+		raw := make([]string, len(part.Lines))
+		for j, l := range part.Lines {
+			raw[j] = strings.TrimSuffix(l, "\n")
+		}
+		if part.Added || part.Removed {
+			if first == 0 {
+				first = newLine
+			}
+			for _, line := range raw {
+				if part.Added {
+					out = append(out, "+"+num(newLine)+" "+line)
+					newLine++
+				} else {
+					out = append(out, "-"+num(oldLine)+" "+line)
+					oldLine++
+				}
+			}
+			lastWasChange = true
+			continue
+		}
+		emit := func(lines []string) {
+			for _, line := range lines {
+				out = append(out, " "+num(oldLine)+" "+line)
+				oldLine++
+				newLine++
+			}
+		}
+		skip := func(n int) {
+			out = append(out, gap)
+			oldLine += n
+			newLine += n
+		}
+		leading := lastWasChange
+		trailing := i < len(parts)-1 && (parts[i+1].Added || parts[i+1].Removed)
+		switch {
+		case leading && trailing:
+			if len(raw) <= context*2 {
+				emit(raw)
+			} else {
+				emit(raw[:context])
+				skip(len(raw) - context*2)
+				emit(raw[len(raw)-context:])
+			}
+		case leading:
+			emit(raw[:min(context, len(raw))])
+			if n := len(raw) - context; n > 0 {
+				skip(n)
+			}
+		case trailing:
+			n := max(0, len(raw)-context)
+			if n > 0 {
+				skip(n)
+			}
+			emit(raw[n:])
+		default:
+			oldLine += len(raw)
+			newLine += len(raw)
+		}
+		lastWasChange = false
+	}
+	return strings.Join(out, "\n"), first
+}

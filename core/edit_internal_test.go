@@ -1,0 +1,141 @@
+package core
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/agenttools/agenttools/gen"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+// checkApplied verifies an applied edit against its input, independently
+// of how applyEdits found it: the output is the input with only the
+// reported spans replaced; each span was valid UTF-8 and matches its
+// edit's oldText (exactly, or after the same normalization the matcher
+// uses); and no U+FFFD appears that was not in the file or the new text.
+func checkApplied(t *testing.T, raw []byte, edits []gen.Replacement, res edited) {
+	t.Helper()
+	var rebuilt []byte
+	at := 0
+	spans := slices.Clone(res.replaced)
+	for _, r := range spans {
+		if r.start < at || r.end < r.start || r.end > len(raw) {
+			t.Fatalf("spans out of order or range: %+v in %d bytes", spans, len(raw))
+		}
+		if !utf8.Valid(raw[r.start:r.end]) {
+			t.Fatalf("a span covers bytes that are not UTF-8: %q", raw[r.start:r.end])
+		}
+		rebuilt = append(rebuilt, raw[at:r.start]...)
+		rebuilt = append(rebuilt, r.with...)
+		at = r.end
+	}
+	rebuilt = append(rebuilt, raw[at:]...)
+	if !bytes.Equal(rebuilt, res.out) {
+		t.Fatalf("bytes outside the replaced spans changed:\nin:  %q\nout: %q\nspans: %+v", raw, res.out, spans)
+	}
+	for _, r := range spans {
+		text := toLF(string(raw[r.start:r.end]))
+		found := false
+		for _, e := range edits {
+			old := toLF(e.OldText)
+			if text == old || fuzzy(text) == fuzzy(old) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("span %q matches no oldText of %q", text, edits)
+		}
+	}
+	fffd := func(b []byte) int { return bytes.Count(b, []byte("\uFFFD")) }
+	allowed := fffd(raw)
+	for _, e := range edits {
+		allowed += fffd([]byte(e.NewText))
+	}
+	if fffd(res.out) > allowed {
+		t.Fatalf("the edit wrote replacement characters: %q", res.out)
+	}
+}
+
+// FuzzApplyEdits: for any file and edits, a successful edit changes only
+// the spans it reports, each a match of an oldText; a failed one returns
+// no bytes to write (so the tool writes nothing).
+func FuzzApplyEdits(f *testing.F) {
+	for _, seed := range []struct {
+		content          string
+		old1, new1, old2 string
+	}{
+		{"alpha\nbeta\ngamma\n", "beta", "BETA", ""},
+		{"one\r\ntwo\r\nthree\r\n", "two\nthree", "2\n3", ""},
+		{"\xef\xbb\xbffirst\nsecond\n", "second", "2nd", "first"},
+		{"He said “hello” — it’s fine.   \n", `He said "hello" - it's fine.`, "bye", ""},
+		{"caf\xe9 au lait\nprix\n", "prix", "price", "au"},
+		{"a\r\nb\nc\rd", "b\nc", "B\nC\nD", ""},
+		{"ﬁle ①② Ａｂｃ\ncafe\u0301\n", "file", "FILE", "café"},
+		{"x\u2019y\u00a0 \n", "xy", "XY", "y \n"},
+		{"😀👍🏽\n\t\ttab  \n", "tab", "TAB", "😀"},
+	} {
+		f.Add([]byte(seed.content), seed.old1, seed.new1, seed.old2, "second")
+	}
+	f.Fuzz(func(t *testing.T, content []byte, old1, new1, old2, new2 string) {
+		edits := []gen.Replacement{{OldText: old1, NewText: new1}}
+		if old2 != "" {
+			edits = append(edits, gen.Replacement{OldText: old2, NewText: new2})
+		}
+		res, err := applyEdits(content, edits, "/workspace/f")
+		if err != nil {
+			if res.out != nil {
+				t.Fatalf("a failed edit returned bytes to write: %v", err)
+			}
+			if _, ok := err.(editError); !ok {
+				t.Fatalf("failure that is not an edit error: %T %v", err, err)
+			}
+			return
+		}
+		checkApplied(t, content, edits, res)
+	})
+}
+
+func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
+	cases := []struct {
+		name, content string
+		edits         []gen.Replacement
+		want, err     string
+	}{
+		{"mixed endings: untouched lines keep theirs", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "b", NewText: "B"}}, "a\r\nB\nc\r\nd\n", ""},
+		{"new breaks take the ending of their line", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "c", NewText: "c1\nc2"}}, "a\r\nb\nc1\r\nc2\r\nd\n", ""},
+		{"replaced breaks keep their endings in order", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "a\nb\nc", NewText: "1\n2\n3\n4"}}, "1\r\n2\n3\n4\r\nd\n", ""},
+		{"CR only", "one\rtwo\rthree\r", []gen.Replacement{{OldText: "two", NewText: "2\n22"}}, "one\r2\r22\rthree\r", ""},
+		{"no final newline stays so", "a\r\nb", []gen.Replacement{{OldText: "b", NewText: "b\nc"}}, "a\r\nb\r\nc", ""},
+		{"BOM kept", "\xef\xbb\xbfone\ntwo\n", []gen.Replacement{{OldText: "two", NewText: "2"}}, "\xef\xbb\xbfone\n2\n", ""},
+		{"Latin-1 bytes kept", "caf\xe9\nprix: 5\xa4\nend\n", []gen.Replacement{{OldText: "end", NewText: "END"}}, "caf\xe9\nprix: 5\xa4\nEND\n", ""},
+		{"a span over invalid bytes is refused", "caf\xe9 au lait\n", []gen.Replacement{{OldText: "caf\uFFFD au", NewText: "coffee"}}, "", gen.MsgEditNotUTF8("/f")},
+		{"an edit beside invalid bytes is fine", "caf\xe9 au lait\n", []gen.Replacement{{OldText: " au", NewText: " with"}}, "caf\xe9 with lait\n", ""},
+		{"$ in newText is literal", "x = 1\n", []gen.Replacement{{OldText: "1", NewText: "$1 $& $$"}}, "x = $1 $& $$\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := applyEdits([]byte(c.content), c.edits, "/f")
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.out) != c.want {
+				t.Errorf("wrote %q, want %q", res.out, c.want)
+			}
+			checkApplied(t, []byte(c.content), c.edits, res)
+			if strings.Contains(res.before, "\r") || strings.Contains(res.after, "\r") {
+				t.Errorf("the diff text is not LF-normalized: %q -> %q", res.before, res.after)
+			}
+		})
+	}
+}
