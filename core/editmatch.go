@@ -50,12 +50,12 @@ func fuzzy(s string) string { return fuzzyAfterNFKC(norm.NFKC.String(s)) }
 
 // fuzzyContent is the normalized content with what mapping back needs.
 type fuzzyContent struct {
-	text                string
-	originalLines       []string
-	normalizedLines     []string
-	originalLineStarts  []int
+	text                 string
+	originalLines        []string
+	normalizedLines      []string
+	originalLineStarts   []int
 	normalizedLineStarts []int
-	lineMaps            map[int]*lineMap
+	lineMaps             map[int]*lineMap
 }
 
 type lineMap struct {
