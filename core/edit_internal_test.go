@@ -82,6 +82,10 @@ func FuzzApplyEdits(f *testing.F) {
 		f.Add([]byte(seed.content), seed.old1, seed.new1, seed.old2, "second")
 	}
 	f.Fuzz(func(t *testing.T, content []byte, old1, new1, old2, new2 string) {
+		// Edits arrive as JSON, so their texts are valid UTF-8; the file's
+		// bytes are anything.
+		old1, new1 = strings.ToValidUTF8(old1, "\uFFFD"), strings.ToValidUTF8(new1, "\uFFFD")
+		old2, new2 = strings.ToValidUTF8(old2, "\uFFFD"), strings.ToValidUTF8(new2, "\uFFFD")
 		edits := []gen.Replacement{{OldText: old1, NewText: new1}}
 		if old2 != "" {
 			edits = append(edits, gen.Replacement{OldText: old2, NewText: new2})
