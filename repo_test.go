@@ -83,6 +83,8 @@ func TestImportBoundaries(t *testing.T) {
 				t.Errorf("core/errno imports %s", imp)
 			case strings.HasPrefix(r, "core") && (strings.HasPrefix(ir, "adapters/") || strings.HasPrefix(ir, "cmd/")):
 				t.Errorf("%s imports %s; core must not import adapters or commands", r, imp)
+			case r == "core/exec" && (ir == "core" || strings.HasPrefix(ir, "internal/")):
+				t.Errorf("%s imports %s; the exec runtime must not import the tools", r, imp)
 			case strings.HasPrefix(r, "core/vfs") && (ir == "core" || strings.HasPrefix(ir, "internal/")):
 				t.Errorf("%s imports %s; vfs must not import core", r, imp)
 			case generator && (ir == "gen" || ir == "core" || strings.HasPrefix(ir, "core/") || strings.HasPrefix(ir, "adapters/")):

@@ -35,15 +35,17 @@ type Tool struct {
 type Executor struct {
 	ws     *vfs.Workspace
 	s      settings
+	exec   *execTool
 	tools  []*Tool
 	byName map[string]*Tool
 }
 
 var _ gen.Handler = (*Executor)(nil)
 
-// New builds the tool set for ws: read, ls, find and grep, plus write and
-// delete unless opts.Readonly (and edit and exec once they are
-// available). It fails when an option is out of range.
+// New builds the tool set for ws: read, ls, find and grep, plus write,
+// edit and delete unless opts.Readonly, and exec when opts gives it
+// backends. It fails when an option is out of range or names a backend
+// that is not there.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if ws == nil {
 		return nil, errors.New("core: no workspace")
@@ -53,8 +55,11 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{ws: ws, s: s, byName: map[string]*Tool{}}
+	if e.exec, err = opts.execSettings(); err != nil {
+		return nil, err
+	}
 	for _, info := range gen.Tools {
-		if !info.Available || info.Mutates && s.readonly {
+		if !info.Available || info.Mutates && s.readonly || info.Name == gen.ToolExec && e.exec == nil {
 			continue
 		}
 		t := &Tool{Name: info.Name, decoder: argDecoder{tool: info.Name, params: info.Params, rules: info.Rules}}
@@ -73,6 +78,11 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			t.Description, t.InputSchema = gen.EditDescription, gen.EditInputSchema
 		case gen.ToolDelete:
 			t.Description, t.InputSchema = gen.DeleteDescription, gen.DeleteInputSchema
+		case gen.ToolExec:
+			backends := e.exec.genBackends()
+			t.Description = gen.ExecDescription(backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
+			t.InputSchema = gen.ExecInputSchema(backends)
+			t.decoder.params, t.decoder.enums = e.exec.params()
 		default:
 			return nil, errors.New("core: the spec marks tool " + info.Name + " available but core does not describe it")
 		}
@@ -199,7 +209,7 @@ func (e *Executor) path(ctx context.Context, input string) (string, error) {
 	}
 	abs = vfs.Clean(abs)
 	if !vfs.IsWithin(abs, base) {
-		return "", errno.New(errno.EINVAL, gen.MsgOutsideRoot(base, input), input)
+		return "", rootError(gen.MsgOutsideRoot(base, input))
 	}
 	current := base
 	if base == "/" {
@@ -216,11 +226,17 @@ func (e *Executor) path(ctx context.Context, input string) (string, error) {
 			return "", err
 		}
 		if info.Type == vfs.TypeSymlink {
-			return "", errno.New(errno.EINVAL, gen.MsgSymlinkInPath(current), current)
+			return "", rootError(gen.MsgSymlinkInPath(current))
 		}
 	}
 	return abs, nil
 }
+
+// rootError is a path the root option refuses. Like the reference's, it
+// is a plain error, not a filesystem one.
+type rootError string
+
+func (e rootError) Error() string { return string(e) }
 
 func splitPath(p string) []string {
 	var out []string

@@ -16,9 +16,9 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // Regression tests for hostile input: each case once crashed the process,
@@ -245,16 +245,7 @@ func TestTooManyProblemsAreCounted(t *testing.T) {
 
 func hostTools(t *testing.T) (*core.Executor, string) {
 	t.Helper()
-	dir := t.TempDir()
-	host, err := hostfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	ws := vfs.New(memfs.New())
-	if err := ws.Mount(t.Context(), "/workspace", host, vfs.MountOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ws, dir := testws.Host(t, "")
 	ex, err := core.New(ws, core.Options{})
 	if err != nil {
 		t.Fatal(err)

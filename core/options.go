@@ -3,6 +3,9 @@ package core
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/agenttools/agenttools/core/exec"
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
@@ -23,8 +26,27 @@ type Options struct {
 	Read ReadOptions `json:"read,omitzero"`
 	// Write configures write.
 	Write WriteOptions `json:"write,omitzero"`
-	// Edit configures edit (offered once the tool is available).
+	// Edit configures edit.
 	Edit EditOptions `json:"edit,omitzero"`
+
+	// Backends are what the exec tool runs commands on (exec.Host,
+	// exec.Scripted, ...): the reference's Workspace backends. Without
+	// any, the tool set has no exec tool.
+	Backends []exec.Backend `json:"-"`
+	// Exec picks the backends exec offers, in order, with guidance for
+	// the model about each (the reference's exec option). Nil offers every
+	// backend; an empty list offers none (no exec tool).
+	Exec ExecBackends `json:"exec,omitempty"`
+	// ExecOutput sets how much of each stream the model sees.
+	ExecOutput ExecOutputOptions `json:"execOutput,omitzero"`
+	// Shell is the reference's deprecated form of Exec and ExecOutput.
+	Shell *ShellOptions `json:"shell,omitempty"`
+	// ExecTimeout kills a command after this many milliseconds; 0 (the
+	// default, as in the reference) never does.
+	ExecTimeout int64 `json:"execTimeout,omitempty"`
+	// Clock times exec's running snapshots (one per 100 ms at most);
+	// time.Now when nil.
+	Clock func() time.Time `json:"-"`
 }
 
 // ReadOptions configure the read tool. Zero fields take the defaults.

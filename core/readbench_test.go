@@ -8,12 +8,10 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/hostfs"
-	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/gen"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // BenchmarkReadFirstPageOf1GiB reads the first page of a 1 GiB host file:
@@ -32,15 +30,7 @@ func BenchmarkReadFirstPageOf1GiB(b *testing.B) {
 	if err := os.Truncate(path, 1<<30); err != nil {
 		b.Fatal(err)
 	}
-	host, err := hostfs.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer host.Close()
-	ws := vfs.New(memfs.New())
-	if err := ws.Mount(b.Context(), gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	ws, _ := testws.Host(b, dir)
 	ex, err := core.New(ws, core.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -85,3 +85,63 @@ func rawOffset(b []byte, decoded int) int {
 	}
 	return at
 }
+
+// streamDecoder decodes a stream of chunks the way a TextDecoder with
+// {stream: true} does: a byte order mark that starts the stream is
+// dropped, a character split between two chunks comes out whole, and an
+// incomplete sequence at the very end becomes U+FFFD when the stream is
+// flushed.
+type streamDecoder struct {
+	carry   []byte
+	started bool // some bytes were decoded: a BOM now is text
+}
+
+// decode returns the text of chunk, holding back an incomplete sequence
+// at its end for the next chunk.
+func (d *streamDecoder) decode(chunk []byte) string {
+	b := chunk
+	if len(d.carry) > 0 {
+		b = append(d.carry, chunk...)
+		d.carry = nil
+	}
+	// Hold back a trailing sequence that is a valid start of a character.
+	for back := 1; back <= 3 && back <= len(b); back++ {
+		at := len(b) - back
+		if !utf8.RuneStart(b[at]) {
+			continue
+		}
+		if n, valid := utf8Step(b, at); !valid && n == back && incomplete(b[at]) > back {
+			d.carry = append([]byte(nil), b[at:]...)
+			b = b[:at]
+		}
+		break
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	text := DecodeText(b, !d.started)
+	d.started = true
+	return text
+}
+
+// flush ends the stream: a held-back incomplete sequence is U+FFFD.
+func (d *streamDecoder) flush() string {
+	if len(d.carry) == 0 {
+		return ""
+	}
+	d.carry = nil
+	return "\uFFFD"
+}
+
+// incomplete is how many bytes the sequence a lead byte starts needs.
+func incomplete(lead byte) int {
+	switch {
+	case lead >= 0xC2 && lead <= 0xDF:
+		return 2
+	case lead >= 0xE0 && lead <= 0xEF:
+		return 3
+	case lead >= 0xF0 && lead <= 0xF4:
+		return 4
+	}
+	return 1
+}

@@ -20,6 +20,9 @@ import (
 // WorkspaceRoot is the directory the tools default to, as in the reference.
 const WorkspaceRoot = "/workspace"
 
+// OutputDir is the workspace directory where exec saves the full output of a stream it cuts, as in the reference.
+const OutputDir = "/.computer/output"
+
 // SchemaDialect is the JSON Schema dialect every input schema declares.
 const SchemaDialect = "http://json-schema.org/draft-07/schema#"
 
@@ -161,7 +164,7 @@ var Tools = []ToolInfo{
 	{Name: ToolWrite, Available: true, Mutates: true, Params: WriteParams, Rules: WriteRules},
 	{Name: ToolEdit, Available: true, Mutates: true, Params: EditParams, Rules: EditRules},
 	{Name: ToolDelete, Available: true, Mutates: true, Params: DeleteParams, Rules: DeleteRules},
-	{Name: ToolExec, Available: false, Mutates: true, Params: ExecParams, Rules: ExecRules},
+	{Name: ToolExec, Available: true, Mutates: true, Params: ExecParams, Rules: ExecRules},
 }
 
 // Handler runs the tools; package core implements it. A tool failure is an
@@ -178,6 +181,7 @@ type Handler interface {
 	Write(ctx context.Context, args WriteArgs) (Output, error)
 	Edit(ctx context.Context, args EditArgs) (Output, error)
 	Delete(ctx context.Context, args DeleteArgs) (Output, error)
+	Exec(ctx context.Context, args ExecArgs) (Output, error)
 }
 
 // Invoke runs the named tool on h. decode fills the tool's argument struct (a
@@ -227,6 +231,12 @@ func Invoke(ctx context.Context, h Handler, tool string, decode func(args any) e
 			return Output{}, err
 		}
 		return h.Delete(ctx, args)
+	case ToolExec:
+		var args ExecArgs
+		if err := decode(&args); err != nil {
+			return Output{}, err
+		}
+		return h.Exec(ctx, args)
 	default:
 		return Output{}, &UnknownToolError{Tool: tool}
 	}
@@ -454,6 +464,12 @@ func MsgGlobTooDeep(max int64) string {
 	return "braces nest more than " + strconv.FormatInt(max, 10) + " deep"
 }
 
+// MsgNotHostDirectory renders: Ours: a cwd the host exec backend cannot run
+// in, because no host directory is mounted there.
+func MsgNotHostDirectory(path string) string {
+	return "not in a host directory: " + path
+}
+
 // MsgOutsideRoot renders "Path is outside {root}: {path}".
 func MsgOutsideRoot(root string, path string) string {
 	return "Path is outside " + root + ": " + path
@@ -516,6 +532,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgPathTooLong", Template: "Invalid path (longer than {max} bytes): {path}", Sample: MsgPathTooLong(12345, "<path>")},
 	{Name: "MsgInvalidGlob", Template: "Invalid glob pattern: {reason}", Sample: MsgInvalidGlob("<reason>")},
 	{Name: "MsgGlobTooDeep", Template: "braces nest more than {max} deep", Sample: MsgGlobTooDeep(12345)},
+	{Name: "MsgNotHostDirectory", Template: "not in a host directory: {path}", Sample: MsgNotHostDirectory("<path>")},
 	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
@@ -555,7 +572,10 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecByteLimit", Template: " ({maxBytes|size} limit)", Sample: MsgExecByteLimit(12345)},
 	{Name: "MsgExecSavedAt", Template: " Full output: {path}", Sample: MsgExecSavedAt("<path>")},
 	{Name: "MsgExecNotSaved", Template: " Full output was not saved: {reason}", Sample: MsgExecNotSaved("<reason>")},
-	{Name: "MsgExecSpillPath", Template: "/.computer/output/{backend}.exec-{number}.{stream}.log", Sample: MsgExecSpillPath("<backend>", 12345, "<stream>")},
+	{Name: "MsgExecSpillPath", Template: "/.computer/output/{name}", Sample: MsgExecSpillPath("<name>")},
+	{Name: "MsgExecSaveFailed", Template: "Could not save command output to {path}: {reason}", Sample: MsgExecSaveFailed("<path>", "<reason>")},
+	{Name: "MsgExecTimedOut", Template: "\n\n[Killed after {ms} ms: the command ran longer than the exec timeout.]", Sample: MsgExecTimedOut(12345)},
+	{Name: "MsgExecHostBackend", Template: "Runs bash on this machine, in the host directory mounted at {dir}.", Sample: MsgExecHostBackend("<dir>")},
 }
 
 // Deviation is a declared difference from the reference.

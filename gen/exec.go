@@ -40,7 +40,7 @@ func execBackendItem(id string, mark string, text string) string {
 	return "- " + QuoteJSON(id) + mark + ": " + text
 }
 
-// Text is what the model is told about b: its Text, or the default for its kind.
+// DescribedText is what the model is told about b: its Text, or the default for its kind.
 func (b ExecBackend) DescribedText() string {
 	switch {
 	case b.Text != "":
@@ -231,10 +231,29 @@ func MsgExecNotSaved(reason string) string {
 	return " Full output was not saved: " + reason
 }
 
-// MsgExecSpillPath renders
-// "/.computer/output/{backend}.exec-{number}.{stream}.log".
-func MsgExecSpillPath(backend string, number int64, stream string) string {
-	return "/.computer/output/" + backend + ".exec-" + strconv.FormatInt(number, 10) + "." + stream + ".log"
+// MsgExecSpillPath renders: Where a stream's full output is saved: name is
+// <backend>.<run id>.stdout.log or .stderr.log, each part URI-encoded with its
+// dots escaped.
+func MsgExecSpillPath(name string) string {
+	return "/.computer/output/" + name
+}
+
+// MsgExecSaveFailed renders "Could not save command output to {path}:
+// {reason}".
+func MsgExecSaveFailed(path string, reason string) string {
+	return "Could not save command output to " + path + ": " + reason
+}
+
+// MsgExecTimedOut renders: Ours: ends stderr when the optional exec timeout
+// (off by default, as in the reference) killed the command.
+func MsgExecTimedOut(ms int64) string {
+	return "\n\n[Killed after " + strconv.FormatInt(ms, 10) + " ms: the command ran longer than the exec timeout.]"
+}
+
+// MsgExecHostBackend renders: Ours: what the host backend tells the model
+// about itself.
+func MsgExecHostBackend(dir string) string {
+	return "Runs bash on this machine, in the host directory mounted at " + dir + "."
 }
 
 // ExecResult is a finished (or, while streaming, running) command. Its fields

@@ -17,7 +17,7 @@ import (
 
 // The oracle's case files kept in testdata/oracle, each with the
 // reference's answers (FILE.jsonl, made by the oracle's harness.mjs).
-var oracleFiles = []string{"smoke", "extra", "edit"}
+var oracleFiles = []string{"smoke", "extra", "edit", "exec"}
 
 type deviation struct {
 	Case   string `json:"case"`

@@ -1,6 +1,6 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--dir DIR] [--readonly] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools call [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools replay [--workspace memory] CASES.json
 //	agenttools tools [--readonly]
 //
@@ -12,6 +12,11 @@
 // the model would see a failure (error text, or a json object with an
 // error key, including arguments that fail the tool's schema), 2 for a
 // usage error (bad flags, an unknown tool, arguments that are not JSON).
+// exec runs bash -c (sh -c without bash) as a real process in DIR (or the
+// host directory behind its cwd); output it cuts is saved under
+// /.computer/output, which is the host directory --output (by default
+// one per DIR under the user cache directory), so a later call can read
+// it.
 //
 // replay runs the reference oracle's cases (its case format) and prints
 // one JSON line per case with the oracle's field names, for the oracle's
@@ -23,6 +28,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,6 +43,7 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/exec"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
@@ -118,42 +126,104 @@ func parse(fl *flag.FlagSet, args []string) error {
 
 // workspaceFlags are the flags that choose the workspace and tool set.
 type workspaceFlags struct {
-	dir      string
-	readonly bool
+	dir         string
+	readonly    bool
+	exec        string
+	execTimeout int64
+	output      string
 }
 
 func (w *workspaceFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&w.dir, "dir", ".", "host directory mounted at /workspace")
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only")
+	fl.StringVar(&w.exec, "exec", "host", "exec backend: host (bash -c in the directory behind /workspace) or none")
+	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
+	fl.StringVar(&w.output, "output", "", "host directory behind /.computer/output, where exec saves long output\n(default: a directory per --dir under the user cache directory)")
 }
 
 // open builds the workspace: "/" in memory, the host directory at
-// /workspace.
+// /workspace, and (when exec is offered) a host directory at
+// /.computer/output so that saved command output is on disk, not in
+// memory, and outlives the call for a later read.
 func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
+	if w.exec != "host" && w.exec != "none" {
+		return nil, nil, fmt.Errorf("--exec: want host or none, got %q", w.exec)
+	}
+	if w.execTimeout < 0 {
+		return nil, nil, fmt.Errorf("--exec-timeout: want milliseconds >= 0, got %d", w.execTimeout)
+	}
 	dir, err := filepath.Abs(w.dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	var closers []io.Closer
+	done := func() {
+		for _, c := range closers {
+			c.Close()
+		}
 	}
 	host, err := hostfs.Open(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--dir: %w", err)
 	}
+	closers = append(closers, host)
 	ws := vfs.New(memfs.New())
 	if err := ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
-		host.Close()
+		done()
 		return nil, nil, err
 	}
-	tools, err := raw.New(ws, agenttools.Options{Readonly: w.readonly})
+	opts := agenttools.Options{Readonly: w.readonly, ExecTimeout: w.execTimeout}
+	if w.exec == "host" && !w.readonly {
+		out, err := w.outputStore(dir)
+		if err != nil {
+			done()
+			return nil, nil, err
+		}
+		closers = append(closers, out)
+		if err := ws.Mount(ctx, gen.OutputDir, out, vfs.MountOptions{}); err != nil {
+			done()
+			return nil, nil, err
+		}
+		backend, err := exec.NewHost(ws, exec.HostOptions{})
+		if err != nil {
+			done()
+			return nil, nil, err
+		}
+		opts.Backends = []exec.Backend{backend}
+	}
+	tools, err := raw.New(ws, opts)
 	if err != nil {
-		host.Close()
+		done()
 		return nil, nil, err
 	}
-	return tools, func() { host.Close() }, nil
+	return tools, done, nil
+}
+
+// outputStore opens the directory behind /.computer/output: --output, or
+// one per workspace directory under the user cache directory.
+func (w *workspaceFlags) outputStore(dir string) (*hostfs.FS, error) {
+	out := w.output
+	if out == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("no directory for exec output (set --output): %w", err)
+		}
+		sum := sha256.Sum256([]byte(dir))
+		out = filepath.Join(cache, "agenttools", "output", hex.EncodeToString(sum[:8]))
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return nil, fmt.Errorf("--output: %w", err)
+	}
+	s, err := hostfs.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("--output: %w", err)
+	}
+	return s, nil
 }
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
-	fl := flags("call", "[--dir DIR] [--readonly] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
 	w.register(fl)
 	typed := fl.Bool("typed", false, `print the model output object {"type":…,"value":…} instead of the bare value`)

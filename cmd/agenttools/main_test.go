@@ -279,7 +279,8 @@ func TestReplay(t *testing.T) {
    {"tool": "read", "args": {}, "argsText": "{\"path\":"},
    {"tool": "exec", "args": {}}
   ]},
- {"name": "empty", "calls": [{"tool": "find", "args": {"pattern": "*"}}]}
+ {"name": "empty", "backends": [],
+  "calls": [{"tool": "find", "args": {"pattern": "*"}}, {"tool": "exec", "args": {"command": "true"}}]}
 ]`
 	file := filepath.Join(t.TempDir(), "cases.json")
 	if err := os.WriteFile(file, []byte(cases), 0o644); err != nil {
@@ -316,6 +317,8 @@ func TestReplay(t *testing.T) {
 	}
 	readDescription := gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault)
 	notJSON := gen.MsgArgumentsInvalid("read", gen.MsgArgumentsNotJSON("unexpected EOF"))
+	noCommand := gen.MsgArgumentsInvalid("exec", gen.MsgArgumentsMissing("command"))
+	execDescription := gen.ExecDescription([]gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
 		{
 			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
@@ -325,11 +328,13 @@ func TestReplay(t *testing.T) {
 					{Name: "a.txt", Size: 3, Mtime: replay.FixedClock, IsFile: true}}}))},
 			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
 				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, notJSON))},
-			{Tool: "exec", MissingTool: true},
+			{Tool: "exec", Description: execDescription, DescriptionLength: 384, InputSchema: json.RawMessage(gen.ExecInputSchema([]gen.ExecBackend{{ID: "shell"}})),
+				InputError: &noCommand, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, noCommand))},
 		},
 		{
 			{Tool: "find", Description: gen.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(gen.FindInputSchema),
 				ModelOutput: json.RawMessage(modelOutput(gen.OutputJSON, gen.ErrorResult{Error: gen.MsgNoSuchPath("/workspace")}))},
+			{Tool: "exec", MissingTool: true},
 		},
 	}
 	for i, line := range lines {
@@ -343,7 +348,11 @@ func TestReplay(t *testing.T) {
 		if want := []string{"small", "empty"}[i]; rec.Case != want {
 			t.Errorf("case %d is %q, want %q", i, rec.Case, want)
 		}
-		if !slices.Equal(rec.Tools, []string{"read", "ls", "find", "grep", "write", "edit", "delete"}) {
+		wantTools := []string{"read", "ls", "find", "grep", "write", "edit", "delete", "exec"}
+		if i == 1 { // no backends: no exec
+			wantTools = wantTools[:7]
+		}
+		if !slices.Equal(rec.Tools, wantTools) {
 			t.Errorf("case %d: tools %q", i, rec.Tools)
 		}
 		var calls []callRecord

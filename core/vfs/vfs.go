@@ -92,10 +92,11 @@ type Store interface {
 	// sees the file as it was when opened, or fails; it never sees a write
 	// half done.
 	Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error)
-	// WriteFile creates or replaces the regular file at name with data and
-	// sets its permission bits to mode, atomically: a reader sees the old
-	// content or the new one. Its parent directory exists.
-	WriteFile(ctx context.Context, name string, data []byte, mode uint32) error
+	// WriteFile creates or replaces the regular file at name with what r
+	// holds and sets its permission bits to mode, atomically: a reader
+	// sees the old content or the new one. Its parent directory exists.
+	// When r fails, the old content stays and its error is returned.
+	WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error
 	// Mkdir creates a directory with permission bits mode, whatever the
 	// process umask. Its parent exists and name does not.
 	Mkdir(ctx context.Context, name string, mode uint32) error

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -114,6 +115,31 @@ func (w *Workspace) linkTarget(target string) string {
 		}
 	}
 	return target
+}
+
+// HostPath is the host directory behind the workspace directory at path
+// (links followed): the directory a host process must run in to see the
+// workspace there. Errors: ENOENT "no such path", ENOTDIR "not a
+// directory", EINVAL "not in a host directory" when no host directory is
+// mounted at or above it.
+func (w *Workspace) HostPath(ctx context.Context, path string) (string, error) {
+	loc, err := w.Resolve(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	if !loc.Info.IsDir() {
+		return "", errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+	}
+	m, name := w.locate(loc.Real)
+	host, ok := m.store.(HostDirStore)
+	if !ok {
+		return "", errno.New(errno.EINVAL, gen.MsgNotHostDirectory(loc.Path), loc.Path)
+	}
+	dir := host.HostDirs()[0]
+	if name != "" {
+		dir += "/" + name
+	}
+	return dir, nil
 }
 
 // mountAt returns the mount whose root is exactly real, if any.
@@ -397,6 +423,13 @@ type WriteOptions struct {
 // parent is a file; ENOENT when a parent is missing and CreateParents is
 // off, or a link on the way dangles; ELOOP; EROFS.
 func (w *Workspace) WriteFile(ctx context.Context, path string, data []byte, opts WriteOptions) error {
+	return w.WriteFrom(ctx, path, bytes.NewReader(data), opts)
+}
+
+// WriteFrom is WriteFile with the content read from r, so a large file
+// never has to be held in memory (by a store that does not keep it there).
+// When r fails, nothing changes and its error is returned.
+func (w *Workspace) WriteFrom(ctx context.Context, path string, r io.Reader, opts WriteOptions) error {
 	canon, parts, err := Canonical(path)
 	if err != nil {
 		return err
@@ -444,7 +477,7 @@ func (w *Workspace) WriteFile(ctx context.Context, path string, data []byte, opt
 		return err
 	}
 	m, name := w.locate(target)
-	if err := m.store.WriteFile(ctx, name, data, mode); err != nil {
+	if err := m.store.WriteFile(ctx, name, r, mode); err != nil {
 		undo()
 		return hostError("write", target, err)
 	}

@@ -770,11 +770,11 @@ type failingStore struct {
 
 var errDiskFull = errno.New(errno.ENOSPC, "no space left on device", "")
 
-func (s *failingStore) WriteFile(ctx context.Context, name string, data []byte, mode uint32) error {
+func (s *failingStore) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
 	if s.failWrite != nil && s.failWrite(name) {
 		return errDiskFull
 	}
-	return s.Store.WriteFile(ctx, name, data, mode)
+	return s.Store.WriteFile(ctx, name, r, mode)
 }
 
 func (s *failingStore) Mkdir(ctx context.Context, name string, mode uint32) error {
@@ -1039,7 +1039,7 @@ func mountFixture(t *testing.T) (ws *vfs.Workspace, root, mounted *memfs.FS) {
 	root = memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(1_000) }))
 	mounted = memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(2_000) }))
 	ctx := t.Context()
-	if err := mounted.WriteFile(ctx, "pre.txt", []byte("mounted"), 0o644); err != nil {
+	if err := mounted.WriteFile(ctx, "pre.txt", strings.NewReader("mounted"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := mounted.Symlink(ctx, "../rootfile", "up"); err != nil {

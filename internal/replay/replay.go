@@ -31,12 +31,22 @@ const FixedClock = 1767225600000
 
 // Case is one oracle case.
 type Case struct {
-	Name        string          `json:"name"`
-	Setup       []Op            `json:"setup"`
-	ToolOptions json.RawMessage `json:"toolOptions"`
-	Clock       *int64          `json:"clock"`
-	Calls       []Call          `json:"calls"`
-	After       []Probe         `json:"after"`
+	Name        string                     `json:"name"`
+	Setup       []Op                       `json:"setup"`
+	ToolOptions json.RawMessage            `json:"toolOptions"`
+	Clock       *int64                     `json:"clock"`
+	Backends    []BackendSpec              `json:"backends"`
+	ExecScripts map[string]json.RawMessage `json:"execScripts"`
+	ExecClock   json.RawMessage            `json:"execClock"`
+	Calls       []Call                     `json:"calls"`
+	After       []Probe                    `json:"after"`
+}
+
+// BackendSpec is one of a case's scripted exec backends.
+type BackendSpec struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Callable    bool   `json:"callable"`
 }
 
 // Op is one setup step.
@@ -57,6 +67,7 @@ type Call struct {
 	Args     json.RawMessage `json:"args"`
 	ArgsText *string         `json:"argsText"`
 	Raw      bool            `json:"raw"`
+	Script   json.RawMessage `json:"script"`
 	After    []Probe         `json:"after"`
 }
 
@@ -96,20 +107,21 @@ type Record struct {
 
 // CallRecord is one call's result, in the oracle's field order.
 type CallRecord struct {
-	Tool              string          `json:"tool"`
-	Args              json.RawMessage `json:"args,omitempty"`
-	ArgsText          *string         `json:"argsText,omitempty"`
-	MissingTool       bool            `json:"missingTool,omitempty"`
-	AvailableTools    []string        `json:"availableTools,omitempty"`
-	Description       *string         `json:"description,omitempty"`
-	DescriptionLength *int64          `json:"descriptionLength,omitempty"`
-	InputSchema       json.RawMessage `json:"inputSchema,omitempty"`
-	HasToModelOutput  *bool           `json:"hasToModelOutput,omitempty"`
-	InputError        *string         `json:"inputError,omitempty"`
-	Output            json.RawMessage `json:"output,omitempty"`
-	Thrown            *ErrorInfo      `json:"thrown,omitempty"`
-	ModelOutput       json.RawMessage `json:"modelOutput,omitempty"`
-	After             *[]ProbeRecord  `json:"after,omitempty"`
+	Tool              string             `json:"tool"`
+	Args              json.RawMessage    `json:"args,omitempty"`
+	ArgsText          *string            `json:"argsText,omitempty"`
+	MissingTool       bool               `json:"missingTool,omitempty"`
+	AvailableTools    []string           `json:"availableTools,omitempty"`
+	Description       *string            `json:"description,omitempty"`
+	DescriptionLength *int64             `json:"descriptionLength,omitempty"`
+	InputSchema       json.RawMessage    `json:"inputSchema,omitempty"`
+	HasToModelOutput  *bool              `json:"hasToModelOutput,omitempty"`
+	InputError        *string            `json:"inputError,omitempty"`
+	Output            json.RawMessage    `json:"output,omitempty"`
+	Thrown            *ErrorInfo         `json:"thrown,omitempty"`
+	Preliminary       *[]json.RawMessage `json:"preliminary,omitempty"`
+	ModelOutput       json.RawMessage    `json:"modelOutput,omitempty"`
+	After             *[]ProbeRecord     `json:"after,omitempty"`
 }
 
 // ProbeRecord is a probe's answer.
@@ -157,12 +169,10 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 			return rec
 		}
 	}
-	var opts core.Options
-	if len(c.ToolOptions) > 0 && string(c.ToolOptions) != "null" {
-		if err := json.Unmarshal(c.ToolOptions, &opts); err != nil {
-			rec.ToolSetError = &ErrorInfo{Name: "TypeError", Message: err.Error()}
-			return rec
-		}
+	opts, scripts, err := toolOptions(c)
+	if err != nil {
+		rec.ToolSetError = &ErrorInfo{Name: "TypeError", Message: err.Error()}
+		return rec
 	}
 	tools, err := raw.New(ws, opts)
 	if err != nil {
@@ -176,7 +186,16 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 	}
 	rec.Calls = []CallRecord{}
 	for _, call := range c.Calls {
+		if len(call.Script) > 0 {
+			script, err := parseScript(call.Script)
+			if err != nil {
+				rec.HarnessError = errorInfo(err)
+				return rec
+			}
+			scripts.Queue(script)
+		}
 		cr, err := runCall(ctx, ex, ws, call)
+		scripts.Clear()
 		if err != nil {
 			rec.HarnessError = errorInfo(err)
 			return rec
@@ -216,6 +235,8 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 	var err error
 	var result core.CallRecord
 	ctx = core.WithCallRecord(ctx, &result)
+	var snapshots []json.RawMessage
+	ctx = core.WithSnapshots(ctx, func(o gen.Output) { snapshots = append(snapshots, raw.Value(o)) })
 	switch {
 	case call.Raw:
 		out, err = ex.CallUnchecked(ctx, call.Tool, args)
@@ -236,6 +257,12 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 		cr.Thrown = errorInfo(result.Thrown)
 	} else {
 		cr.Output = result.Output
+	}
+	if call.Tool == gen.ToolExec {
+		if snapshots == nil {
+			snapshots = []json.RawMessage{}
+		}
+		cr.Preliminary = &snapshots
 	}
 	cr.ModelOutput = raw.ModelOutput(out)
 	if call.After != nil {

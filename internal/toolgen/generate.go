@@ -256,6 +256,8 @@ standard library.`)
 
 	f.Comment("WorkspaceRoot is the directory the tools default to, as in the reference.")
 	f.Const().Id("WorkspaceRoot").Op("=").Lit(m.WorkspaceRoot)
+	f.Comment("OutputDir is the workspace directory where exec saves the full output of a stream it cuts, as in the reference.")
+	f.Const().Id("OutputDir").Op("=").Lit(m.OutputDir)
 	f.Comment("SchemaDialect is the JSON Schema dialect every input schema declares.")
 	f.Const().Id("SchemaDialect").Op("=").Lit(m.SchemaDialect)
 
@@ -743,7 +745,7 @@ func execDescription(f *jen.File, t Tool) {
 	templateDecl(f, "execOutputHint", p.OutputHint, "how the reply cuts long output.")
 	templateDecl(f, "execBackendItem", p.BackendItem, "one backend in the multi-backend list.")
 
-	f.Comment("Text is what the model is told about b: its Text, or the default for its kind.")
+	f.Comment("DescribedText is what the model is told about b: its Text, or the default for its kind.")
 	f.Func().Params(jen.Id("b").Id("ExecBackend")).Id("DescribedText").Params().String().Block(
 		jen.Switch().Block(
 			jen.Case(jen.Id("b").Dot("Text").Op("!=").Lit("")).Block(jen.Return(jen.Id("b").Dot("Text"))),

@@ -135,6 +135,7 @@ func (l *loader) model(v cue.Value) *Model {
 	m := &Model{
 		WorkspaceRoot: l.str(v, "workspaceRoot"),
 		SchemaDialect: l.str(v, "schemaDialect"),
+		OutputDir:     l.str(v, "outputDir"),
 	}
 	args := v.LookupPath(cue.ParsePath("arguments"))
 	for _, f := range l.fields(args) {

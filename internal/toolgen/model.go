@@ -13,6 +13,7 @@ package toolgen
 // Model is everything the spec declares, in the spec's order.
 type Model struct {
 	WorkspaceRoot string
+	OutputDir     string
 	SchemaDialect string
 	Arguments     Arguments
 	Messages      []Template // shared by every tool

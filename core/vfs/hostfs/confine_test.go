@@ -1,6 +1,7 @@
 package hostfs_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -536,13 +537,15 @@ func TestHostfsRefusesEscapes(t *testing.T) {
 			b, _ := io.ReadAll(r)
 			return string(b), nil
 		}},
-		{"WriteFile", func(n string) (string, error) { return "", c.host.WriteFile(ctx, n, []byte("pwned"), 0o644) }},
+		{"WriteFile", func(n string) (string, error) {
+			return "", c.host.WriteFile(ctx, n, bytes.NewReader([]byte("pwned")), 0o644)
+		}},
 		{"Mkdir", func(n string) (string, error) { return "", c.host.Mkdir(ctx, n, 0o755) }},
 		{"Mkdir below", func(n string) (string, error) { return "", c.host.Mkdir(ctx, n+"/new", 0o755) }},
 		{"Symlink", func(n string) (string, error) { return "", c.host.Symlink(ctx, "x", n) }},
 		{"Symlink below", func(n string) (string, error) { return "", c.host.Symlink(ctx, "x", n+"/link") }},
 		{"WriteFile below", func(n string) (string, error) {
-			return "", c.host.WriteFile(ctx, n+"/new.txt", []byte("pwned"), 0o644)
+			return "", c.host.WriteFile(ctx, n+"/new.txt", bytes.NewReader([]byte("pwned")), 0o644)
 		}},
 		{"Chmod", func(n string) (string, error) { return "", c.host.Chmod(ctx, n, 0o777) }},
 		{"Remove", func(n string) (string, error) { return "", c.host.Remove(ctx, n) }},
@@ -590,7 +593,7 @@ func TestHostfsLinksAreNotFollowed(t *testing.T) {
 	// Writing over a link (which may replace the link or fail: the
 	// Workspace never asks it) and removing it change the link only.
 	for name := range c.links() {
-		_ = c.host.WriteFile(ctx, name, []byte("pwned"), 0o644)
+		_ = c.host.WriteFile(ctx, name, bytes.NewReader([]byte("pwned")), 0o644)
 		if err := c.host.Remove(ctx, name); err != nil {
 			t.Errorf("Remove(%q): %v", name, err)
 		}

@@ -284,7 +284,7 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 // process may, the old file's owner) and renamed over name. Like every
 // atomic replace, it gives the name a new inode: a hard link to the old
 // file keeps the old content.
-func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32) error {
+func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32) error {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(path.Dir(name), tempPrefix+hex.EncodeToString(rnd[:])+tempSuffix)
@@ -297,7 +297,7 @@ func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32)
 		_ = f.root.Remove(tmp)
 		return hostErr(name, err)
 	}
-	if _, err := file.Write(data); err != nil {
+	if _, err := io.Copy(file, r); err != nil {
 		return fail(err)
 	}
 	// The owner first: changing it clears the setuid and setgid bits,

@@ -1,6 +1,7 @@
 package hostfs_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -81,7 +82,7 @@ func TestHostModes(t *testing.T) {
 		if tt.dir {
 			err = s.Mkdir(ctx, tt.name, tt.mode)
 		} else {
-			err = s.WriteFile(ctx, tt.name, []byte("x"), tt.mode)
+			err = s.WriteFile(ctx, tt.name, strings.NewReader("x"), tt.mode)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestWriteFileLeavesNoTemporary(t *testing.T) {
 	}
 	// Replacing a directory with a file fails at the rename (Go's rename
 	// refuses it with EEXIST).
-	err := s.WriteFile(ctx, "d", []byte("data"), 0o644)
+	err := s.WriteFile(ctx, "d", bytes.NewReader([]byte("data")), 0o644)
 	if errno.CodeOf(err) != errno.EEXIST {
 		t.Fatalf("WriteFile over a directory: %v, want EEXIST", err)
 	}
@@ -165,7 +166,7 @@ func TestHostErrorsHideHostPath(t *testing.T) {
 func TestOpenKeepsSnapshot(t *testing.T) {
 	s, _ := openStore(t)
 	ctx := t.Context()
-	if err := s.WriteFile(ctx, "f", []byte("old content"), 0o644); err != nil {
+	if err := s.WriteFile(ctx, "f", bytes.NewReader([]byte("old content")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.Open(ctx, "f", 4)
@@ -173,7 +174,7 @@ func TestOpenKeepsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := s.WriteFile(ctx, "f", []byte("NEW"), 0o644); err != nil {
+	if err := s.WriteFile(ctx, "f", bytes.NewReader([]byte("NEW")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	b, err := io.ReadAll(r)

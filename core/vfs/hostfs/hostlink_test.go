@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core/errno"
-	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/hostfs"
-	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // TestAbsoluteHostLinks checks that a link whose absolute target is a host
@@ -42,15 +40,7 @@ func TestAbsoluteHostLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	host, err := hostfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	ws := vfs.New(memfs.New())
-	if err := ws.Mount(t.Context(), "/workspace", host, vfs.MountOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ws, _ := testws.Host(t, dir)
 	read := func(p string) (string, error) {
 		r, _, err := ws.Open(t.Context(), p, 0)
 		if err != nil {

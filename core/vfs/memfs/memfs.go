@@ -159,10 +159,10 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 }
 
 // WriteFile creates or replaces a file.
-func (f *FS) WriteFile(_ context.Context, name string, data []byte, mode uint32) error {
-	content := bytes.Clone(data)
-	if content == nil {
-		content = []byte{}
+func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32) error {
+	content, err := io.ReadAll(r)
+	if err != nil {
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

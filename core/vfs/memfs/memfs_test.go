@@ -2,6 +2,7 @@ package memfs_test
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,9 +53,9 @@ func TestClock(t *testing.T) {
 		{"new", func() error { return nil }, map[string]int64{"": start}},
 		{"mkdir", func() error { return fs.Mkdir(ctx, "d", 0o755) },
 			map[string]int64{"": start + 1, "d": start + 1}},
-		{"write new file", func() error { return fs.WriteFile(ctx, "d/f", []byte("x"), 0o644) },
+		{"write new file", func() error { return fs.WriteFile(ctx, "d/f", strings.NewReader("x"), 0o644) },
 			map[string]int64{"": start + 1, "d": start + 2, "d/f": start + 2}},
-		{"replace file", func() error { return fs.WriteFile(ctx, "d/f", []byte("yy"), 0o644) },
+		{"replace file", func() error { return fs.WriteFile(ctx, "d/f", strings.NewReader("yy"), 0o644) },
 			map[string]int64{"": start + 1, "d/f": start + 3}},
 		{"symlink", func() error { return fs.Symlink(ctx, "f", "d/l") },
 			map[string]int64{"": start + 1, "d": start + 4, "d/l": start + 4, "d/f": start + 3}},
@@ -107,7 +108,7 @@ func TestClockThroughWorkspace(t *testing.T) {
 func TestOpenKeepsSnapshot(t *testing.T) {
 	ctx := t.Context()
 	fs := memfs.New()
-	if err := fs.WriteFile(ctx, "f", []byte("old content"), 0o644); err != nil {
+	if err := fs.WriteFile(ctx, "f", strings.NewReader("old content"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r, err := fs.Open(ctx, "f", 4)
@@ -115,7 +116,7 @@ func TestOpenKeepsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := fs.WriteFile(ctx, "f", []byte("NEW"), 0o644); err != nil {
+	if err := fs.WriteFile(ctx, "f", strings.NewReader("NEW"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := fs.Remove(ctx, "f"); err != nil {

@@ -84,7 +84,7 @@ func mustMkdir(t *testing.T, s vfs.Store, name string, mode uint32) {
 
 func mustWrite(t *testing.T, s vfs.Store, name, data string, mode uint32) {
 	t.Helper()
-	if err := s.WriteFile(t.Context(), name, []byte(data), mode); err != nil {
+	if err := s.WriteFile(t.Context(), name, bytes.NewReader([]byte(data)), mode); err != nil {
 		t.Fatalf("WriteFile(%q): %v", name, err)
 	}
 }
@@ -288,7 +288,7 @@ func testWriteFileReplace(t *testing.T, s vfs.Store) {
 
 func testWriteFileCopiesData(t *testing.T, s vfs.Store) {
 	buf := []byte("original")
-	if err := s.WriteFile(t.Context(), "f", buf, 0o644); err != nil {
+	if err := s.WriteFile(t.Context(), "f", bytes.NewReader(buf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	copy(buf, "MUTATED!")
@@ -312,7 +312,7 @@ func testWriteFileErrors(t *testing.T, s vfs.Store) {
 		{"f/x", errno.ENOTDIR},
 	}
 	for _, tt := range tests {
-		err := s.WriteFile(t.Context(), tt.name, []byte("data"), 0o644)
+		err := s.WriteFile(t.Context(), tt.name, bytes.NewReader([]byte("data")), 0o644)
 		if err == nil {
 			t.Errorf("WriteFile(%q) succeeded, want an error", tt.name)
 		} else if tt.code != "" {
@@ -851,7 +851,7 @@ func testConcurrentWrites(t *testing.T, s vfs.Store) {
 		wg.Go(func() {
 			name := fmt.Sprintf("d/f%02d", i)
 			data := bytes.Repeat([]byte{byte('a' + i)}, 100+i)
-			errs <- s.WriteFile(t.Context(), name, data, 0o644)
+			errs <- s.WriteFile(t.Context(), name, bytes.NewReader(data), 0o644)
 		})
 	}
 	wg.Wait()
@@ -887,7 +887,7 @@ func testConcurrentReplace(t *testing.T, s vfs.Store) {
 	for i := range versions {
 		versions[i] = bytes.Repeat([]byte{byte('A' + i)}, size)
 	}
-	if err := s.WriteFile(t.Context(), "f", versions[0], 0o644); err != nil {
+	if err := s.WriteFile(t.Context(), "f", bytes.NewReader(versions[0]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
@@ -895,7 +895,7 @@ func testConcurrentReplace(t *testing.T, s vfs.Store) {
 	for i := range writers {
 		wg.Go(func() {
 			for range rounds {
-				if err := s.WriteFile(ctx, "f", versions[i], 0o644); err != nil {
+				if err := s.WriteFile(ctx, "f", bytes.NewReader(versions[i]), 0o644); err != nil {
 					t.Errorf("WriteFile: %v", err)
 					return
 				}

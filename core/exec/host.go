@@ -1,0 +1,291 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"os"
+	osexec "os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// BaseEnv are the variables a host command inherits from this process;
+// the rest of its environment is left out. Names ending in "*" are
+// prefixes.
+var BaseEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TMPDIR", "TZ",
+	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GOTOOLCHAIN",
+}
+
+// DefaultLinger is how long a run keeps reading output after its process
+// has exited, for what a background child still writes to the inherited
+// pipes; then the run is over, whatever the child does.
+const DefaultLinger = 50 * time.Millisecond
+
+// drainMax bounds what a run reads without waiting once the linger is
+// over; more than a pipe holds, so the exited process's output is all
+// read, however late the reader ran.
+const drainMax = 1 << 20
+
+// HostOptions configure a Host backend.
+type HostOptions struct {
+	// ID is the backend's name; "host" when empty.
+	ID string
+	// Description is what the backend tells the model; the spec's text
+	// for the host backend when empty.
+	Description string
+	// Dir is the workspace directory whose host directory commands run in
+	// when the call gives no cwd; gen.WorkspaceRoot when empty.
+	Dir string
+	// Env adds names (or "PREFIX*" patterns) to BaseEnv.
+	Env []string
+	// Shell runs the command as Shell -c COMMAND; bash, else sh, when empty.
+	Shell string
+	// Linger is how long a run still reads output after the command has
+	// exited, from background children that hold its pipes;
+	// DefaultLinger when zero. What the command itself wrote is read in
+	// full however short the linger.
+	Linger time.Duration
+}
+
+// Host runs commands as real processes on this machine, with bash -c (or
+// sh -c), in the host directory behind a workspace directory (a hostfs
+// mount). Each run has its own process group; killing the run, cancelling
+// its context or its timeout kills the whole group, children included.
+// The environment is BaseEnv from this process plus the call's env.
+type Host struct {
+	ws     *vfs.Workspace
+	info   Info
+	dir    string
+	shell  string
+	allow  []string
+	linger time.Duration
+}
+
+// NewHost returns a host backend over ws. It fails when no shell is found.
+func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
+	h := &Host{ws: ws, info: Info{ID: opts.ID, Description: opts.Description}, dir: opts.Dir, shell: opts.Shell, linger: opts.Linger}
+	if h.linger <= 0 {
+		h.linger = DefaultLinger
+	}
+	if h.info.ID == "" {
+		h.info.ID = "host"
+	}
+	if h.dir == "" {
+		h.dir = gen.WorkspaceRoot
+	}
+	if h.info.Description == "" {
+		h.info.Description = gen.MsgExecHostBackend(h.dir)
+	}
+	if h.shell == "" {
+		for _, sh := range []string{"bash", "sh"} {
+			if p, err := osexec.LookPath(sh); err == nil {
+				h.shell = p
+				break
+			}
+		}
+		if h.shell == "" {
+			return nil, errors.New("exec: neither bash nor sh is on PATH")
+		}
+	}
+	h.allow = append(slices.Clone(BaseEnv), opts.Env...)
+	return h, nil
+}
+
+// Info describes the backend.
+func (h *Host) Info() Info { return h.info }
+
+func (h *Host) environ(overrides map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, over := overrides[name]; over {
+			continue
+		}
+		for _, a := range h.allow {
+			if prefix, ok := strings.CutSuffix(a, "*"); ok && strings.HasPrefix(name, prefix) || a == name {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	for name, value := range overrides {
+		env = append(env, name+"="+value)
+	}
+	slices.Sort(env)
+	return env
+}
+
+// Start runs the command.
+func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = h.dir
+	}
+	dir, err := h.ws.HostPath(ctx, cwd)
+	if err != nil {
+		return nil, err
+	}
+	cmd := osexec.Command(h.shell, "-c", req.Command)
+	cmd.Dir = dir
+	cmd.Env = h.environ(req.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	// The process writes straight into the pipes, so its exit is seen
+	// even while a background child still holds them.
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, err
+	}
+	outW.Close()
+	errW.Close()
+	r := &hostRun{cmd: cmd, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
+	if req.Timeout > 0 {
+		r.timer = time.AfterFunc(req.Timeout, func() {
+			r.timedOut.Store(true)
+			_ = r.Kill()
+		})
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = r.Kill()
+		case <-r.done:
+		}
+	}()
+	var readers sync.WaitGroup
+	for _, p := range []struct {
+		f    *os.File
+		kind EventKind
+	}{{outR, Stdout}, {errR, Stderr}} {
+		readers.Go(func() { r.read(p.f, p.kind) })
+	}
+	go func() {
+		err := cmd.Wait()
+		code := 0
+		var exitErr *osexec.ExitError
+		switch {
+		case errors.As(err, &exitErr):
+			code = exitErr.ExitCode()
+			if st, ok := exitErr.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+				code = 128 + int(st.Signal())
+			}
+		case err != nil:
+			code = 1
+		}
+		deadline := time.Now().Add(h.linger)
+		_ = outR.SetReadDeadline(deadline)
+		_ = errR.SetReadDeadline(deadline)
+		readers.Wait()
+		outR.Close()
+		errR.Close()
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		r.send(Event{Kind: Exit, Code: code, TimedOut: r.timedOut.Load()})
+		close(r.events)
+		close(r.done)
+	}()
+	return r, nil
+}
+
+type hostRun struct {
+	cmd      *osexec.Cmd
+	events   chan Event
+	done     chan struct{}
+	timer    *time.Timer
+	timedOut atomic.Bool
+	// gone is closed when the consumer stops reading events, so senders
+	// never block on a run nobody reads.
+	gone     chan struct{}
+	goneOnce sync.Once
+}
+
+func (r *hostRun) send(e Event) {
+	select {
+	case r.events <- e:
+	case <-r.gone:
+	}
+}
+
+func (r *hostRun) read(f *os.File, kind EventKind) {
+	for {
+		buf := make([]byte, 32<<10)
+		n, err := f.Read(buf)
+		if n > 0 {
+			r.send(Event{Kind: kind, Data: buf[:n]})
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			r.drain(f, kind)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// drain reads what the pipe already holds without waiting, at most
+// drainMax bytes: the last output of the exited process, which a reader
+// that was slow to run may not have read before the deadline.
+func (r *hostRun) drain(f *os.File, kind EventKind) {
+	conn, err := f.SyscallConn()
+	if err != nil || f.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	for total := 0; total < drainMax; {
+		buf := make([]byte, 32<<10)
+		n := 0
+		var rerr error
+		if err := conn.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), buf)
+			return true // never wait
+		}); err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		r.send(Event{Kind: kind, Data: buf[:n]})
+		total += n
+	}
+}
+
+// Next returns the next event; cancelling ctx kills the run.
+func (r *hostRun) Next(ctx context.Context) (Event, error) {
+	select {
+	case e, ok := <-r.events:
+		if !ok {
+			return Event{}, errors.New("exec: run already over")
+		}
+		return e, nil
+	case <-ctx.Done():
+		_ = r.Kill()
+		r.goneOnce.Do(func() { close(r.gone) })
+		return Event{}, ctx.Err()
+	}
+}
+
+// Kill kills the run's whole process group.
+func (r *hostRun) Kill() error {
+	err := syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,330 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/testws"
+)
+
+// hang is how long a test waits for something that must happen at once
+// before calling it a hang: generous, a guard and not a speed target.
+const hang = 20 * time.Second
+
+// hostWorkspace is testws.Host on a fresh directory.
+func hostWorkspace(t *testing.T) (*vfs.Workspace, string) {
+	t.Helper()
+	return testws.Host(t, "")
+}
+
+func newHost(t *testing.T, ws *vfs.Workspace, opts exec.HostOptions) *exec.Host {
+	t.Helper()
+	h, err := exec.NewHost(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// finished is everything a run reported.
+type finished struct {
+	stdout, stderr string
+	exit           exec.Event
+}
+
+// runToEnd starts req and reads its events to the exit, failing the test
+// when that takes longer than hang.
+func runToEnd(t *testing.T, b exec.Backend, req exec.Request) finished {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), hang)
+	defer cancel()
+	run, err := b.Start(ctx, req)
+	if err != nil {
+		t.Fatalf("Start(%q): %v", req.Command, err)
+	}
+	var f finished
+	for {
+		ev, err := run.Next(ctx)
+		if err != nil {
+			t.Fatalf("%q: %v (a hang: no exit within %v)", req.Command, err, hang)
+		}
+		switch ev.Kind {
+		case exec.Stdout:
+			f.stdout += string(ev.Data)
+		case exec.Stderr:
+			f.stderr += string(ev.Data)
+		case exec.Exit:
+			f.exit = ev
+			return f
+		}
+	}
+}
+
+func TestHostExitStatusAndStreams(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	cases := []struct {
+		command        string
+		stdout, stderr string
+		code           int
+	}{
+		{"true", "", "", 0},
+		{"exit 3", "", "", 3},
+		{"echo out; echo err >&2; exit 1", "out\n", "err\n", 1},
+		{"echo only-stderr >&2", "", "only-stderr\n", 0},
+		{"printf 'no newline'", "no newline", "", 0},
+		{"kill -9 $$", "", "", 128 + int(syscall.SIGKILL)},
+		{"no-such-command-here", "", "", 127},
+		{"[[ 1 == 1 ]] && echo bash", "bash\n", "", 0},
+	}
+	for _, c := range cases {
+		got := runToEnd(t, h, exec.Request{Command: c.command})
+		if got.stdout != c.stdout || got.exit.Code != c.code || got.exit.TimedOut {
+			t.Errorf("%q: stdout %q exit %d (timed out %v), want %q exit %d", c.command, got.stdout, got.exit.Code, got.exit.TimedOut, c.stdout, c.code)
+		}
+		if c.code == 127 {
+			if !strings.Contains(got.stderr, "no-such-command-here") {
+				t.Errorf("%q: stderr %q does not name the command", c.command, got.stderr)
+			}
+		} else if got.stderr != c.stderr {
+			t.Errorf("%q: stderr %q, want %q", c.command, got.stderr, c.stderr)
+		}
+	}
+}
+
+func TestHostEnvironment(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	t.Setenv("AGENTTOOLS_TEST_SECRET", "must not leak")
+	t.Setenv("LC_AGENTTOOLS_TEST", "prefix allowed")
+	h := newHost(t, ws, exec.HostOptions{})
+	show := `printf '%s|%s|%s|%s' "${AGENTTOOLS_TEST_SECRET-unset}" "${ONE_RUN-unset}" "${LC_AGENTTOOLS_TEST-unset}" "${PATH:+path}"`
+
+	got := runToEnd(t, h, exec.Request{Command: show, Env: map[string]string{"ONE_RUN": "set for this run", "PATH": os.Getenv("PATH")}})
+	if want := "unset|set for this run|prefix allowed|path"; got.stdout != want {
+		t.Errorf("with env: %q, want %q", got.stdout, want)
+	}
+	// The override was for that run only.
+	got = runToEnd(t, h, exec.Request{Command: show})
+	if want := "unset|unset|prefix allowed|path"; got.stdout != want {
+		t.Errorf("next run: %q, want %q", got.stdout, want)
+	}
+	// An override replaces an allowed variable rather than adding a twin.
+	got = runToEnd(t, h, exec.Request{Command: `env | grep -c '^LC_AGENTTOOLS_TEST='; printf '%s' "$LC_AGENTTOOLS_TEST"`, Env: map[string]string{"LC_AGENTTOOLS_TEST": "override"}})
+	if got.stdout != "1\noverride" {
+		t.Errorf("override of an allowed variable: %q", got.stdout)
+	}
+	// HostOptions.Env widens the allowlist.
+	wide := newHost(t, ws, exec.HostOptions{Env: []string{"AGENTTOOLS_TEST_*"}})
+	got = runToEnd(t, wide, exec.Request{Command: `printf '%s' "$AGENTTOOLS_TEST_SECRET"`})
+	if got.stdout != "must not leak" {
+		t.Errorf("allowlisted by HostOptions.Env: %q", got.stdout)
+	}
+}
+
+func TestHostWorkingDirectory(t *testing.T) {
+	ws, dir := hostWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(dir, "src", "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Mkdir(t.Context(), "/scratch", vfs.MkdirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, ws, exec.HostOptions{})
+	for cwd, want := range map[string]string{
+		"":                        dir,
+		"/workspace":              dir,
+		"/workspace/src/pkg":      filepath.Join(dir, "src", "pkg"),
+		"/workspace/src/../src/.": filepath.Join(dir, "src"),
+	} {
+		got := runToEnd(t, h, exec.Request{Command: "pwd -P", Cwd: cwd})
+		if got.stdout != want+"\n" {
+			t.Errorf("cwd %q: pwd %q, want %q", cwd, got.stdout, want)
+		}
+	}
+	// A backend rooted elsewhere in the mount uses that as its default.
+	sub := newHost(t, ws, exec.HostOptions{Dir: "/workspace/src"})
+	if got := runToEnd(t, sub, exec.Request{Command: "pwd -P"}); got.stdout != filepath.Join(dir, "src")+"\n" {
+		t.Errorf("HostOptions.Dir: pwd %q", got.stdout)
+	}
+	if !strings.Contains(sub.Info().Description, "/workspace/src") {
+		t.Errorf("description %q does not name its directory", sub.Info().Description)
+	}
+
+	for cwd, code := range map[string]errno.Code{
+		"/workspace/missing": errno.ENOENT,
+		"/scratch":           errno.EINVAL, // in memory: no host directory to run in
+		"relative":           errno.EINVAL,
+	} {
+		_, err := h.Start(t.Context(), exec.Request{Command: "true", Cwd: cwd})
+		var e *errno.Error
+		if !errors.As(err, &e) || e.Code != code {
+			t.Errorf("cwd %q: error %v, want %s", cwd, err, code)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(t.Context(), exec.Request{Command: "true", Cwd: "/workspace/file"}); err == nil || !strings.Contains(err.Error(), gen.MsgNotDirectory("/workspace/file")) {
+		t.Errorf("cwd on a file: %v", err)
+	}
+}
+
+// The run is over when the shell exits, though a background child still
+// holds its output pipes.
+func TestHostBackgroundChildDoesNotHoldTheRun(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	got := runToEnd(t, h, exec.Request{Command: "sleep 60 & echo $! >&2; echo done"})
+	if got.stdout != "done\n" || got.exit.Code != 0 {
+		t.Errorf("stdout %q exit %d", got.stdout, got.exit.Code)
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(got.stderr)); err == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	} else {
+		t.Errorf("the child's pid: %q", got.stderr)
+	}
+}
+
+// holders opens a FIFO for reading and returns a channel closed when
+// every process that opened it for writing is gone: the read end sees
+// EOF only then, whoever reaps them.
+func holders(t *testing.T, fifo string) <-chan struct{} {
+	t.Helper()
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		f, err := os.Open(fifo) // blocks until the command opens it
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		_, _ = io.Copy(io.Discard, f)
+	}()
+	return gone
+}
+
+func TestHostCancelKillsTheProcessTree(t *testing.T) {
+	ws, dir := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	fifo := filepath.Join(dir, "fifo")
+	gone := holders(t, fifo)
+	// Every process of the tree holds the FIFO open: the shell, sh, and
+	// both sleeps.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	ev, err := run.Next(guard)
+	if err != nil || ev.Kind != exec.Stdout || string(ev.Data) != "started\n" {
+		t.Fatalf("first event %+v, %v", ev, err)
+	}
+	cancel()
+	if _, err := run.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next after cancel: %v", err)
+	}
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf("a process of the tree still holds the FIFO %v after the cancel", hang)
+	}
+}
+
+func TestHostKillKillsTheProcessTree(t *testing.T) {
+	ws, dir := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	gone := holders(t, filepath.Join(dir, "fifo"))
+	run, err := h.Start(t.Context(), exec.Request{Command: `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	// Kill once the tree is up.
+	if ev, err := run.Next(ctx); err != nil || string(ev.Data) != "started\n" {
+		t.Fatalf("first event %+v, %v", ev, err)
+	}
+	if err := run.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := run.Next(ctx)
+	if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
+		t.Errorf("after Kill: %+v, %v", ev, err)
+	}
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf("a process of the tree survived Kill")
+	}
+}
+
+func TestHostTimeout(t *testing.T) {
+	ws, dir := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	gone := holders(t, filepath.Join(dir, "fifo"))
+	got := runToEnd(t, h, exec.Request{Command: `exec 3>fifo; echo before; sleep 100 & sleep 100`, Timeout: 50 * time.Millisecond})
+	if !got.exit.TimedOut || got.exit.Code != 128+int(syscall.SIGKILL) || got.stdout != "before\n" {
+		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	}
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf("a process survived the timeout")
+	}
+	// A command that ends in time is not marked.
+	if got := runToEnd(t, h, exec.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
+		t.Errorf("a quick command is marked timed out")
+	}
+}
+
+func TestNewHostShell(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	sh, err := exec.NewHost(ws, exec.HostOptions{Shell: "/bin/sh", ID: "posix", Description: "plain sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := sh.Info(); info.ID != "posix" || info.Description != "plain sh" || info.Callable {
+		t.Errorf("Info %+v", info)
+	}
+	if got := runToEnd(t, sh, exec.Request{Command: "echo $0"}); got.stdout != "/bin/sh\n" {
+		t.Errorf("shell: %q", got.stdout)
+	}
+	def := newHost(t, ws, exec.HostOptions{})
+	if info := def.Info(); info.ID != "host" || info.Description != gen.MsgExecHostBackend(gen.WorkspaceRoot) {
+		t.Errorf("default Info %+v", info)
+	}
+	// Without bash or sh on PATH there is no host backend.
+	t.Setenv("PATH", t.TempDir())
+	if _, err := exec.NewHost(ws, exec.HostOptions{}); err == nil {
+		t.Errorf("NewHost found a shell on an empty PATH")
+	}
+}
+
+// A longer linger waits for what a background child still writes.
+func TestHostLinger(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{Linger: hang})
+	got := runToEnd(t, h, exec.Request{Command: "(sleep 0.2; echo late) & echo early"})
+	if got.stdout != "early\nlate\n" {
+		t.Errorf("stdout %q", got.stdout)
+	}
+}

@@ -1,0 +1,325 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
+)
+
+// guard is how long a test waits for a call that must end before calling
+// it a hang: generous, never a speed target.
+const guard = 30 * time.Second
+
+// hostExec is a tool set whose /workspace is a fresh host directory, with
+// exec on the host backend. When spillOnDisk is set, /.computer/output
+// is a host directory too (as the agenttools command mounts it), so saved
+// output is not held in memory.
+func hostExec(t *testing.T, opts core.Options, spillOnDisk bool) (*core.Executor, string) {
+	t.Helper()
+	ws, dir := testws.Host(t, "")
+	if spillOnDisk {
+		testws.MountHost(t, ws, gen.OutputDir, "")
+	}
+	host, err := exec.NewHost(ws, exec.HostOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Backends = []exec.Backend{host}
+	ex, err := core.New(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, dir
+}
+
+// execResult runs one exec call (guarded against a hang) and decodes its
+// json result.
+func execResult(t *testing.T, ctx context.Context, ex *core.Executor, args string) gen.ExecResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, guard)
+	defer cancel()
+	out, err := ex.Call(ctx, "exec", []byte(args))
+	if err != nil {
+		t.Fatalf("exec %s: %v", args, err)
+	}
+	if out.Kind != gen.OutputJSON {
+		t.Fatalf("exec %s: %s output %q", args, out.Kind, out.Text)
+	}
+	var res gen.ExecResult
+	if err := json.Unmarshal(out.JSON, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func argsJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestExecOnTheHost(t *testing.T) {
+	ex, dir := hostExec(t, core.Options{}, false)
+	ctx := t.Context()
+	call(t, ex, "write", `{"path":"/workspace/src/main.txt","content":"hello from the workspace\n"}`)
+
+	res := execResult(t, ctx, ex, `{"command":"cat main.txt; echo oops >&2; exit 4","cwd":"/workspace/src","env":{"GREETING":"hi"}}`)
+	cwd := "/workspace/src"
+	want := gen.ExecResult{Command: "cat main.txt; echo oops >&2; exit 4", Cwd: &cwd, Backend: "host", ExitCode: new(int64(4)),
+		Stdout: "hello from the workspace\n", Stderr: "oops\n"}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+
+	// A file the command writes is there for the file tools.
+	execResult(t, ctx, ex, `{"command":"printf built > out.bin"}`)
+	if out := call(t, ex, "read", `{"path":"/workspace/out.bin"}`); out.Text != "built" {
+		t.Errorf("read after exec: %q", out.Text)
+	}
+
+	// A cwd the host cannot run in is the backend's error, in the
+	// reference's error shape.
+	call(t, ex, "write", `{"path":"/scratch/note","content":""}`)
+	out := call(t, ex, "exec", `{"command":"true","cwd":"/scratch"}`)
+	var failed gen.ExecErrorResult
+	if err := json.Unmarshal(out.JSON, &failed); err != nil || failed.Error != gen.MsgNotHostDirectory("/scratch") || failed.Backend != "host" {
+		t.Errorf("exec in memory: %s", out.JSON)
+	}
+	if keys := strings.Join(keysOf(t, out.JSON), ","); keys != "command,cwd,backend,error" {
+		t.Errorf("error result keys %s", keys)
+	}
+	_ = dir
+}
+
+// keysOf lists a JSON object's keys in order.
+func keysOf(t *testing.T, data []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var keys []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func TestExecHundredThousandLines(t *testing.T) {
+	ex, _ := hostExec(t, core.Options{}, false)
+	res := execResult(t, t.Context(), ex, `{"command":"seq 1 100000"}`)
+	var tail strings.Builder
+	for i := 98001; i <= 100000; i++ {
+		tail.WriteString(strconv.Itoa(i) + "\n")
+	}
+	spill := gen.MsgExecSpillPath("host.exec-1.stdout.log")
+	want := tail.String() + gen.MsgExecShowingLines(98001, 100000, 100000, "", gen.MsgExecSavedAt(spill))
+	if res.Stdout != want {
+		t.Errorf("stdout ends %q, want it to end %q", last(res.Stdout, 120), last(want, 120))
+	}
+
+	// The whole output is in the spill file, for read and grep.
+	page := call(t, ex, "read", argsJSON(t, map[string]any{"path": spill, "offset": 99998}))
+	if !strings.Contains(string(page.JSON), `"content":"99998\n99999\n100000","startLine":99998,"endLine":100000,"totalLines":100000`) {
+		t.Errorf("read of the spill file at line 99998: %q %s", page.Text, page.JSON)
+	}
+	found := call(t, ex, "grep", argsJSON(t, map[string]any{"query": "^4242$", "regex": true, "path": spill}))
+	if !strings.Contains(found.Text+string(found.JSON), `"line":4242`) {
+		t.Errorf("grep of the spill file: %s%s", found.Text, found.JSON)
+	}
+	listing := call(t, ex, "ls", `{"path":"/.computer/output"}`)
+	size := 0
+	for i := 1; i <= 100000; i++ {
+		size += len(strconv.Itoa(i)) + 1
+	}
+	if !strings.Contains(string(listing.JSON), `"name":"host.exec-1.stdout.log","size":`+strconv.Itoa(size)) {
+		t.Errorf("ls of the output directory: %s", listing.JSON)
+	}
+	// Runs are numbered on.
+	if res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000 >&2"}`); !strings.HasSuffix(res.Stderr, gen.MsgExecSavedAt(gen.MsgExecSpillPath("host.exec-2.stderr.log"))+"]") {
+		t.Errorf("second run's stderr ends %q", last(res.Stderr, 100))
+	}
+}
+
+func last(s string, n int) string {
+	return s[max(0, len(s)-n):]
+}
+
+func TestExecDecodesAcrossChunks(t *testing.T) {
+	ex, _ := hostExec(t, core.Options{}, false)
+	// The check mark's three bytes arrive in two writes, a pause apart.
+	res := execResult(t, t.Context(), ex, `{"command":"printf '\\342\\234'; sleep 0.1; printf '\\223 ok, caf\\351\\n'"}`)
+	if res.Stdout != "✓ ok, caf\uFFFD\n" {
+		t.Errorf("stdout %q", res.Stdout)
+	}
+	// A character cut off by the end of the stream is one replacement.
+	if res := execResult(t, t.Context(), ex, `{"command":"printf 'end\\360\\237\\230'"}`); res.Stdout != "end\uFFFD" {
+		t.Errorf("truncated at the end: %q", res.Stdout)
+	}
+}
+
+func TestExecTimeout(t *testing.T) {
+	ex, _ := hostExec(t, core.Options{ExecTimeout: 100}, false)
+	res := execResult(t, t.Context(), ex, `{"command":"echo started; sleep 100"}`)
+	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != gen.MsgExecTimedOut(100) {
+		t.Errorf("timed out run: exit %d stdout %q stderr %q", *res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+func TestExecCancel(t *testing.T) {
+	ex, _ := hostExec(t, core.Options{Clock: stepClock(time.Second)}, false)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// The first snapshot shows the command running; cancel then.
+	ctx = core.WithSnapshots(ctx, func(gen.Output) { cancel() })
+	deadline, stop := context.WithTimeout(ctx, guard)
+	defer stop()
+	_, err := ex.Call(deadline, "exec", []byte(`{"command":"echo started; sleep 100"}`))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled exec returned %v, want context.Canceled", err)
+	}
+}
+
+// stepClock reads step later at every reading.
+func stepClock(step time.Duration) func() time.Time {
+	var mu sync.Mutex
+	now := time.UnixMilli(0)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(step)
+		return now
+	}
+}
+
+func TestExecSnapshotsAreCoalesced(t *testing.T) {
+	scripts := exec.NewScripts(nil)
+	var events []exec.ScriptEvent
+	for i := range 12 {
+		events = append(events, exec.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
+	}
+	scripts.Queue(exec.Script{Events: events, ExitCode: 0})
+	ws := vfs.New(memfs.New())
+	// 30 ms pass between readings: a snapshot every fourth chunk.
+	ex, err := core.New(ws, core.Options{Backends: []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)}, Clock: stepClock(30 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []gen.ExecResult
+	ctx := core.WithSnapshots(t.Context(), func(o gen.Output) {
+		var r gen.ExecResult
+		if err := json.Unmarshal(o.JSON, &r); err != nil {
+			t.Error(err)
+		}
+		snaps = append(snaps, r)
+	})
+	out, err := ex.Call(ctx, "exec", []byte(`{"command":"count"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, s := range snaps {
+		if s.ExitCode != nil {
+			t.Errorf("a running snapshot has an exit code: %+v", s)
+		}
+		lines = append(lines, strings.Count(s.Stdout, "\n"))
+	}
+	// Chunks come at 30, 60, 90, 120 ms, ...: snapshots at 120, 240, 360.
+	if fmt.Sprint(lines) != "[4 8 12]" {
+		t.Errorf("snapshots hold %v lines, want [4 8 12]", lines)
+	}
+	var final gen.ExecResult
+	if err := json.Unmarshal(out.JSON, &final); err != nil || final.ExitCode == nil || *final.ExitCode != 0 || strings.Count(final.Stdout, "\n") != 12 {
+		t.Errorf("final result %s", out.JSON)
+	}
+}
+
+// Memory stays bounded however much a command prints: the window keeps
+// the end, the spill file streams to disk.
+func TestExecLargeOutputMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prints 256 MiB")
+	}
+	const size = 256 << 20
+	ex, _ := hostExec(t, core.Options{Clock: stepClock(10 * time.Millisecond)}, true)
+	var peak uint64
+	var ms runtime.MemStats
+	sample := func() {
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+	}
+	runtime.GC()
+	sample()
+	base := peak
+	// A snapshot every tenth chunk (the clock steps 10 ms a reading)
+	// samples the heap all through the run.
+	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { sample() })
+	res := execResult(t, ctx, ex, argsJSON(t, map[string]string{"command": "yes 0123456789abcde | head -c " + strconv.Itoa(size)}))
+	if *res.ExitCode != 0 || !strings.HasPrefix(res.Stdout, "0123456789abcde\n") {
+		t.Fatalf("exit %d stdout starts %q", *res.ExitCode, res.Stdout[:min(len(res.Stdout), 40)])
+	}
+	if growth := peak - base; growth > 64<<20 {
+		t.Errorf("the heap grew %d MiB while the command printed %d MiB", growth>>20, size>>20)
+	}
+	info := call(t, ex, "ls", `{"path":"/.computer/output"}`)
+	if !strings.Contains(string(info.JSON), `"size":`+strconv.Itoa(size)) {
+		t.Errorf("the spill file does not hold the whole output: %s", info.JSON)
+	}
+}
+
+// BenchmarkExecTrivialCommand is a trivial command's full round trip
+// through the tool on the host backend: arguments checked, bash started
+// in the workspace directory, output read, result rendered. It reports
+// the median of the iterations as median-ns/op beside the mean.
+func BenchmarkExecTrivialCommand(b *testing.B) {
+	ws, _ := testws.Host(b, "")
+	host, err := exec.NewHost(ws, exec.HostOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex, err := core.New(ws, core.Options{Backends: []exec.Backend{host}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(`{"command":"echo ok"}`)
+	var times []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		out, err := ex.Call(b.Context(), "exec", args)
+		if err != nil || !strings.Contains(string(out.JSON), `"stdout":"ok\n"`) {
+			b.Fatalf("%s %v", out.JSON, err)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "median-ns/op")
+}

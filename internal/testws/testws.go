@@ -1,0 +1,45 @@
+// Package testws builds workspaces for tests: an in-memory root with
+// host directories mounted in it. Only tests import it.
+package testws
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+)
+
+// Host returns a workspace whose "/" is in memory and whose /workspace
+// is the host directory dir (a fresh temporary directory when dir is
+// ""), and that directory with symbolic links resolved, as a process
+// running in it sees it.
+func Host(tb testing.TB, dir string) (*vfs.Workspace, string) {
+	tb.Helper()
+	ws := vfs.New(memfs.New())
+	return ws, MountHost(tb, ws, "/workspace", dir)
+}
+
+// MountHost mounts the host directory dir (a fresh temporary directory
+// when dir is "") on ws at path at, closes it when the test ends, and
+// returns it with symbolic links resolved.
+func MountHost(tb testing.TB, ws *vfs.Workspace, at, dir string) string {
+	tb.Helper()
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	host, err := hostfs.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { host.Close() })
+	if err := ws.Mount(tb.Context(), at, host, vfs.MountOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resolved
+}
