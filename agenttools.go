@@ -14,10 +14,13 @@
 //	defs := tools.Definitions() // name, description, JSON Schema
 //	out, err := tools.Execute(ctx, "read", []byte(`{"path":"/workspace/a.txt"}`))
 //
-// The tool set offers read, ls, find, grep, write, edit and delete; exec
-// is declared in the spec and offered once implemented. Every text
-// a model can see is declared once in spec/tools.cue and generated into
-// package gen.
+// The tool set offers read, ls, find, grep, write, edit and delete, and
+// exec when Options.Backends holds a backend (package core/exec: the
+// host backend runs bash in a host directory). adapters/langchaingo,
+// adapters/genkit and adapters/eino give the same tools in those
+// frameworks' forms, all from this one Options type. Every text a model
+// can see is declared once in spec/tools.cue and generated into package
+// gen.
 package agenttools
 
 import "github.com/agenttools/agenttools/core"
@@ -32,4 +35,9 @@ type (
 	LineTruncation = core.LineTruncation
 	WriteOptions   = core.WriteOptions
 	EditOptions    = core.EditOptions
+	// ExecBackends picks the exec backends offered, in order.
+	ExecBackends      = core.ExecBackends
+	ExecBackendOption = core.ExecBackendOption
+	ExecOutputOptions = core.ExecOutputOptions
+	ShellOptions      = core.ShellOptions
 )

@@ -3,11 +3,17 @@ package agenttools_test
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
@@ -125,5 +131,65 @@ func TestEveryTestPackageTakesUpdate(t *testing.T) {
 		if len(p.XTestGoFiles) > 0 && !slices.Contains(p.XTestImports, flagPkg) {
 			t.Errorf("%s: its _test package does not import internal/goldentest", rel(p.ImportPath))
 		}
+	}
+}
+
+// TestAdaptersHoldNoModelText: every text a model sees comes from the
+// spec through gen; no adapter spells one. A string literal in an
+// adapter's hand-written code that is a piece of a model-facing text (a
+// description, a message, a schema) fails, so changing a text in the
+// spec changes what every framework sends, with no other edit.
+func TestAdaptersHoldNoModelText(t *testing.T) {
+	var texts []string
+	for _, e := range gen.Catalog {
+		texts = append(texts, e.Sample)
+	}
+	texts = append(texts, gen.LsDescription, gen.FindDescription, gen.GrepDescription, gen.WriteDescription,
+		gen.EditDescription, gen.DeleteDescription, gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault),
+		gen.LsInputSchema, gen.FindInputSchema, gen.GrepInputSchema, gen.WriteInputSchema, gen.EditInputSchema,
+		gen.DeleteInputSchema, gen.ReadInputSchema)
+	files, err := filepath.Glob("adapters/*/*.go")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("adapter sources: %v %v", files, err)
+	}
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") || strings.HasSuffix(file, "_gen.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			// Words of prose, or a long run of text; JSON Schema keywords
+			// (additionalProperties) are vocabulary, not text.
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil || len(s) < 12 || !strings.Contains(s, " ") && len(s) < 30 {
+				return true
+			}
+			for _, text := range texts {
+				if strings.Contains(text, s) {
+					t.Errorf("%s: the literal %q is model-facing text; take it from gen", file, s)
+					break
+				}
+			}
+			return true
+		})
+	}
+	if checked < 4 {
+		t.Errorf("checked %d adapter files", checked)
+	}
+}
+
+// TestExamplesBuild: the examples a user copies compile.
+func TestExamplesBuild(t *testing.T) {
+	if out, err := exec.Command("go", "build", "./examples/...").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./examples/...: %v\n%s", err, out)
 	}
 }

@@ -6,16 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/exec"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
 )
+
+// MaxExecTimeout is the longest exec timeout, in milliseconds: about
+// 106 days, the longest a time.Duration holds.
+const MaxExecTimeout = int64(math.MaxInt64 / int64(time.Millisecond))
 
 // outputKeep is how many saved output files are kept, as in the
 // reference; the oldest go first.
@@ -137,6 +143,9 @@ func (o Options) execSettings() (*execTool, error) {
 	if limits.MaxBytes < 1 || limits.MaxLines < 1 {
 		return nil, errors.New("core: exec output limits must be positive integers")
 	}
+	if o.ExecTimeout < 0 || o.ExecTimeout > MaxExecTimeout {
+		return nil, fmt.Errorf("core: ExecTimeout must be from 0 to %d milliseconds, got %d", MaxExecTimeout, o.ExecTimeout)
+	}
 	if len(picked) == 0 {
 		return nil, nil
 	}
@@ -236,7 +245,7 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 	if a.Cwd != nil {
 		cwd = *a.Cwd
 	}
-	id, err := e.runID(ctx)
+	id, err := e.runID(ctx, false)
 	if err != nil {
 		return failure(err)
 	}
@@ -247,9 +256,9 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 		}
 		return fail(err.Error())
 	}
-	name := spillName(b.ID, id)
-	out := newStream(e, t.limits, name+".stdout.log")
-	errs := newStream(e, t.limits, name+".stderr.log")
+	names := &spillNames{backend: b.ID, id: id}
+	out := newStream(e, t.limits, names, "stdout")
+	errs := newStream(e, t.limits, names, "stderr")
 	snapshot, _ := ctx.Value(snapshotKey{}).(func(gen.Output))
 	last := int64(0)
 	running := func() {
@@ -259,7 +268,7 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 		}
 		last = at
 		if snapshot != nil {
-			snapshot(jsonOutput(gen.ExecResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Stdout: out.text.render(nil), Stderr: errs.text.render(nil)}))
+			snapshot(jsonOutput(gen.ExecResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Stdout: out.text.running(), Stderr: errs.text.running()}))
 		}
 	}
 	var exit exec.Event
@@ -267,12 +276,15 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 	for !exited {
 		ev, err := run.Next(ctx)
 		if err != nil {
-			out.finish()
-			errs.finish()
 			if cancelled(err) || ctx.Err() != nil {
 				_ = run.Kill()
+				// Nobody will be told of these files.
+				out.discard()
+				errs.discard()
 				return gen.Output{}, ctx.Err()
 			}
+			out.finish()
+			errs.finish()
 			return fail(err.Error())
 		}
 		switch ev.Kind {
@@ -286,7 +298,7 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 			// What the decoders still hold comes out before the exit.
 			for _, s := range []*stream{out, errs} {
 				if rest := s.decoder.flush(); rest != "" {
-					s.text.push(rest)
+					s.pushText(rest)
 					running()
 				}
 			}
@@ -309,13 +321,14 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 }
 
 // runID allocates the next run id, exec-1, exec-2, ..., after any left
-// in the output directory by earlier tool sets.
-func (e *Executor) runID(ctx context.Context) (string, error) {
+// in the output directory by earlier tool sets. rescan reads the
+// directory again, for ids another process took since.
+func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 	t := e.exec
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.runs == 0 {
-		t.runs = 1
+	if t.runs == 0 || rescan {
+		t.runs = max(t.runs, 1)
 		entries, err := e.ws.ReadDir(ctx, gen.OutputDir, 0, -1)
 		if err != nil && !isMissing(err) {
 			return "", err
@@ -323,8 +336,9 @@ func (e *Executor) runID(ctx context.Context) (string, error) {
 		for _, en := range entries {
 			_, rest, _ := strings.Cut(en.Name, ".exec-")
 			num, _, _ := strings.Cut(rest, ".")
-			if k, err := strconv.Atoi(num); err == nil && k >= t.runs {
-				t.runs = k + 1
+			// A number too large to follow is someone else's file.
+			if k, err := strconv.ParseInt(num, 10, 32); err == nil && int(k) >= t.runs {
+				t.runs = int(k) + 1
 			}
 		}
 	}
@@ -333,10 +347,17 @@ func (e *Executor) runID(ctx context.Context) (string, error) {
 	return "exec-" + strconv.Itoa(n), nil
 }
 
-// spillName names a run's output files: <backend>.<run id>, each part
-// URI-encoded with its dots escaped, as the reference names them.
-func spillName(backend, id string) string {
-	return fileNamePart(backend) + "." + fileNamePart(id)
+// spillNames names a run's output files, <backend>.<run id>.stdout.log
+// and .stderr.log, as the reference names them. The run id moves on when
+// a name is taken: another process sharing the output directory may
+// have claimed it first.
+type spillNames struct {
+	backend, id string
+}
+
+// file is the path of one stream's output file under the current id.
+func (n *spillNames) file(kind string) string {
+	return gen.MsgExecSpillPath(fileNamePart(n.backend) + "." + fileNamePart(n.id) + "." + kind + ".log")
 }
 
 // fileNamePart is JavaScript's encodeURIComponent with "." escaped too:
@@ -358,14 +379,15 @@ func fileNamePart(s string) string {
 }
 
 // stream is one of a run's two outputs: the runtime's spool over the raw
-// bytes (which saves the full output once it passes the limits), the
-// decoder, and the tool's window over the decoded text.
+// bytes, the decoder, the tool's window over the decoded text and, once
+// either window passes the limits, the file the full output streams to.
 type stream struct {
 	e       *Executor
 	limits  exec.Limits
-	name    string
+	names   *spillNames
+	kind    string // stdout or stderr
 	raw     *exec.Window
-	pending [][]byte
+	pending []byte // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
 	decoder streamDecoder
 	text    *textWindow
@@ -373,56 +395,85 @@ type stream struct {
 	done    bool
 }
 
-func newStream(e *Executor, l exec.Limits, name string) *stream {
-	return &stream{e: e, limits: l, name: name, raw: exec.NewWindow(l), text: &textWindow{w: exec.NewWindow(l), limits: l}}
+func newStream(e *Executor, l exec.Limits, names *spillNames, kind string) *stream {
+	return &stream{e: e, limits: l, names: names, kind: kind, raw: exec.NewWindow(l), text: &textWindow{w: exec.NewWindow(l), limits: l}}
 }
 
-// push feeds a chunk of raw output: to the spool (and the spill file once
-// over the limits) and, decoded, to the tool's window.
+// push feeds a chunk of raw output: to the spool, to the file (or what
+// waits for it), and decoded to the tool's window.
 func (s *stream) push(chunk []byte) {
 	s.raw.Push(chunk)
 	if s.file != nil {
 		s.file.write(chunk)
 	} else {
-		s.pending = append(s.pending, chunk)
-		if s.raw.OverLimits() {
-			s.file = s.e.openSpill(gen.MsgExecSpillPath(s.name))
-			for _, p := range s.pending {
-				s.file.write(p)
-			}
-			s.pending = nil
-		}
+		s.pending = append(s.pending, chunk...)
 	}
-	s.text.push(s.decoder.decode(chunk))
+	s.pushText(s.decoder.decode(chunk))
 }
 
-// savedOutput is what the spool says about a stream it cut.
+// pushText feeds decoded text to the tool's window. Once either window
+// is past the limits, the full output goes to a file. The reference
+// saves it only when the raw bytes pass them; output that passes them
+// only once decoded (an invalid byte becomes a 3-byte U+FFFD) is saved
+// too, so a cut stream always names its full output
+// (deviation execSavesDecodedCut).
+func (s *stream) pushText(text string) {
+	s.text.push(text)
+	if s.file == nil && (s.raw.OverLimits() || s.text.w.OverLimits()) {
+		s.file = s.e.openSpill(s.names, s.kind)
+		s.file.write(s.pending)
+		s.pending = nil
+	}
+}
+
+// savedOutput is what a cut stream's note says about its full output:
+// where it was saved, why it was not, or neither (the reference's
+// "unsaved").
 type savedOutput struct {
 	path   string
-	reason string // "" when saved
+	reason string
 }
 
-// finish ends the stream and says whether and where it was saved; nil
-// when it fit the limits. Safe to call more than once.
+// finish ends the stream and says what its note tells about the full
+// output; nil when the stream is shown whole. Safe to call more than
+// once.
 func (s *stream) finish() *savedOutput {
 	if s.done {
 		return s.saved
 	}
 	s.done = true
+	cut := s.text.w.OverLimits()
 	if s.file == nil {
-		return nil
+		if cut {
+			s.saved = &savedOutput{}
+		}
+		return s.saved
 	}
-	if _, whole := s.raw.Read(); whole {
-		s.file.close()
-		return nil
-	}
-	if err := s.file.close(); err != nil {
-		s.saved = &savedOutput{path: s.file.path, reason: gen.MsgExecSaveFailed(s.file.path, err.Error())}
-	} else {
-		s.saved = &savedOutput{path: s.file.path}
+	err := s.file.close()
+	if err == nil {
 		s.e.pruneOutput(s.file.path)
 	}
+	switch {
+	case !cut:
+		// Saved, as the reference saves it, though the text fits.
+	case err != nil:
+		s.saved = &savedOutput{path: s.file.path, reason: gen.MsgExecSaveFailed(s.file.path, err.Error())}
+	default:
+		s.saved = &savedOutput{path: s.file.path}
+	}
 	return s.saved
+}
+
+// discard ends a stream whose run was abandoned: its file, if any, is
+// removed.
+func (s *stream) discard() {
+	if s.done || s.file == nil {
+		return
+	}
+	s.done = true
+	if s.file.close() == nil || s.file.claimed {
+		_ = s.e.ws.Remove(context.Background(), s.file.path, vfs.RemoveOptions{Force: true})
+	}
 }
 
 // textWindow is the tool's window over the decoded output.
@@ -433,9 +484,16 @@ type textWindow struct {
 
 func (t *textWindow) push(text string) { t.w.Push([]byte(text)) }
 
-// render is the output as the model sees it: all of it while it fits,
-// else its end and, when the spool saved or failed to save the whole,
-// the reference's note. A running snapshot passes nil.
+// running renders a running snapshot: the output so far, or its end
+// without a note while it is past the limits.
+func (t *textWindow) running() string {
+	tail, _ := t.w.Read()
+	return DecodeText(tail.Bytes, true)
+}
+
+// render is the final output as the model sees it: all of it while it
+// fits, else its end and the reference's note, which names where the
+// full output is (or why it is not) as saved says.
 func (t *textWindow) render(saved *savedOutput) string {
 	tail, whole := t.w.Read()
 	// Decoded afresh, as the reference does: a BOM that now starts the
@@ -444,9 +502,12 @@ func (t *textWindow) render(saved *savedOutput) string {
 	if whole || saved == nil {
 		return text
 	}
-	where := gen.MsgExecSavedAt(saved.path)
-	if saved.reason != "" {
+	where := ""
+	switch {
+	case saved.reason != "":
 		where = gen.MsgExecNotSaved(saved.reason)
+	case saved.path != "":
+		where = gen.MsgExecSavedAt(saved.path)
 	}
 	if tail.PartialLine {
 		return text + gen.MsgExecShowingLastBytes(int64(len(tail.Bytes)), tail.LastLine, where)
@@ -460,32 +521,66 @@ func (t *textWindow) render(saved *savedOutput) string {
 
 // spillFile streams a stream's full output into a workspace file.
 type spillFile struct {
-	path string
-	pw   *io.PipeWriter
-	done chan error
+	path    string
+	claimed bool // the name was claimed: the file exists
+	pw      *io.PipeWriter
+	done    chan error
 }
 
-func (e *Executor) openSpill(path string) *spillFile {
-	pr, pw := io.Pipe()
-	f := &spillFile{path: path, pw: pw, done: make(chan error, 1)}
+// openSpill claims a name for one stream's full output (the next run id
+// when another writer holds the current one) and starts streaming into
+// it. A failure to claim one is reported by close.
+func (e *Executor) openSpill(names *spillNames, kind string) *spillFile {
 	ctx := context.Background()
-	go func() {
-		err := e.ws.Mkdir(ctx, gen.OutputDir, vfs.MkdirOptions{Recursive: true})
-		if err == nil {
-			err = e.ws.WriteFrom(ctx, path, pr, vfs.WriteOptions{})
+	f := &spillFile{done: make(chan error, 1)}
+	failed := func(err error) *spillFile {
+		f.done <- err
+		f.pw = nil
+		return f
+	}
+	f.path = names.file(kind)
+	if err := e.ws.Mkdir(ctx, gen.OutputDir, vfs.MkdirOptions{Recursive: true}); err != nil {
+		return failed(err)
+	}
+	for attempt := 0; !f.claimed; attempt++ {
+		f.path = names.file(kind)
+		err := e.ws.Create(ctx, f.path)
+		switch {
+		case err == nil:
+			f.claimed = true
+			continue
+		case errno.CodeOf(err) != errno.EEXIST || attempt == spillClaims:
+			return failed(err)
 		}
+		id, err := e.runID(ctx, true)
+		if err != nil {
+			return failed(err)
+		}
+		names.id = id
+	}
+	pr, pw := io.Pipe()
+	f.pw = pw
+	go func() {
+		err := e.ws.WriteFrom(ctx, f.path, pr, vfs.WriteOptions{})
 		pr.CloseWithError(err) // a writer still writing learns it failed
 		f.done <- err
 	}()
 	return f
 }
 
+// spillClaims bounds the names a stream tries before it gives up saving.
+const spillClaims = 64
+
 func (f *spillFile) write(chunk []byte) {
-	_, _ = f.pw.Write(chunk) // a failure is reported by close
+	if f.pw != nil && len(chunk) > 0 {
+		_, _ = f.pw.Write(chunk) // a failure is reported by close
+	}
 }
 
 func (f *spillFile) close() error {
-	_ = f.pw.Close()
+	if f.pw != nil {
+		_ = f.pw.Close()
+	}
 	return <-f.done
 }
 

@@ -109,6 +109,12 @@ func TestExecOnTheHost(t *testing.T) {
 	if keys := strings.Join(keysOf(t, out.JSON), ","); keys != "command,cwd,backend,error" {
 		t.Errorf("error result keys %s", keys)
 	}
+	if !out.IsError() {
+		t.Errorf("exec's error result is not a failure to IsError: %s", out.JSON)
+	}
+	if out := call(t, ex, "exec", `{"command":"exit 1"}`); out.IsError() {
+		t.Errorf("a command that ran is not a tool failure, whatever its status: %s", out.JSON)
+	}
 	_ = dir
 }
 
@@ -322,4 +328,54 @@ func BenchmarkExecTrivialCommand(b *testing.B) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "median-ns/op")
+}
+
+// Tool sets in separate processes may share one output directory (the
+// agenttools command gives each workspace directory one): each run's
+// files get names no other run holds, and each note names the file with
+// its own output.
+func TestExecSharedOutputDirectory(t *testing.T) {
+	shared := t.TempDir()
+	const sets = 8
+	var wg sync.WaitGroup
+	results := make([]gen.ExecResult, sets)
+	executors := make([]*core.Executor, sets)
+	for i := range sets {
+		ws := vfs.New(memfs.New())
+		testws.MountHost(t, ws, gen.OutputDir, shared)
+		scripts := exec.NewScripts(nil)
+		var out strings.Builder
+		for line := range 10 {
+			fmt.Fprintf(&out, "set %d line %d\n", i, line)
+		}
+		scripts.Queue(exec.Script{Stdout: []byte(out.String())})
+		ex, err := core.New(ws, core.Options{
+			Backends:   []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)},
+			ExecOutput: core.ExecOutputOptions{MaxLines: 2},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		executors[i] = ex
+	}
+	for i, ex := range executors {
+		wg.Go(func() { results[i] = execResult(t, t.Context(), ex, `{"command":"print"}`) })
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for i, res := range results {
+		_, path, ok := strings.Cut(res.Stdout, "Full output: ")
+		if !ok {
+			t.Fatalf("set %d: no saved output in %q", i, res.Stdout)
+		}
+		path = strings.TrimSuffix(path, "]")
+		if j, dup := seen[path]; dup {
+			t.Errorf("sets %d and %d were both told their output is at %s", j, i, path)
+		}
+		seen[path] = i
+		saved := call(t, executors[i], "read", argsJSON(t, map[string]string{"path": path}))
+		if !strings.HasPrefix(saved.Text, fmt.Sprintf("set %d line 0\n", i)) {
+			t.Errorf("set %d: %s holds %q", i, path, saved.Text)
+		}
+	}
 }

@@ -42,7 +42,7 @@ type Options struct {
 	// Shell is the reference's deprecated form of Exec and ExecOutput.
 	Shell *ShellOptions `json:"shell,omitempty"`
 	// ExecTimeout kills a command after this many milliseconds; 0 (the
-	// default, as in the reference) never does.
+	// default, as in the reference) never does. At most MaxExecTimeout.
 	ExecTimeout int64 `json:"execTimeout,omitempty"`
 	// Clock times exec's running snapshots (one per 100 ms at most);
 	// time.Now when nil.

@@ -12,8 +12,8 @@ standard library.
 package gen
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 )
 
@@ -76,9 +76,21 @@ type Media struct {
 }
 
 // IsError reports whether the model sees the output as a failure: error text,
-// or a json object whose first key is error.
+// or a json object with an error key (a tool's {error} object, exec's
+// {command, cwd, backend, error}).
 func (o Output) IsError() bool {
-	return o.Kind == OutputErrorText || o.Kind == OutputJSON && bytes.HasPrefix(o.JSON, []byte("{\"error\":"))
+	switch o.Kind {
+	case OutputErrorText:
+		return true
+	case OutputJSON:
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(o.JSON, &fields) != nil {
+			return false
+		}
+		_, failed := fields["error"]
+		return failed
+	}
+	return false
 }
 
 // The part types of a content output, as the reference spells them.
@@ -146,25 +158,29 @@ type Rule struct {
 
 // ToolInfo describes one tool of the spec. Available is false for a tool the
 // core executor does not implement yet; no tool set offers it. Mutates is true
-// for a tool a read-only tool set leaves out.
+// for a tool a read-only tool set leaves out. Media is true for a tool whose
+// call can answer a content output (an image or PDF); Streams for one that
+// reports running snapshots before its result.
 type ToolInfo struct {
 	Name      string
 	Available bool
 	Mutates   bool
+	Media     bool
+	Streams   bool
 	Params    []Param
 	Rules     []Rule
 }
 
 // Tools describes every tool of the spec, in ToolNames order.
 var Tools = []ToolInfo{
-	{Name: ToolRead, Available: true, Mutates: false, Params: ReadParams, Rules: ReadRules},
-	{Name: ToolLs, Available: true, Mutates: false, Params: LsParams, Rules: LsRules},
-	{Name: ToolFind, Available: true, Mutates: false, Params: FindParams, Rules: FindRules},
-	{Name: ToolGrep, Available: true, Mutates: false, Params: GrepParams, Rules: GrepRules},
-	{Name: ToolWrite, Available: true, Mutates: true, Params: WriteParams, Rules: WriteRules},
-	{Name: ToolEdit, Available: true, Mutates: true, Params: EditParams, Rules: EditRules},
-	{Name: ToolDelete, Available: true, Mutates: true, Params: DeleteParams, Rules: DeleteRules},
-	{Name: ToolExec, Available: true, Mutates: true, Params: ExecParams, Rules: ExecRules},
+	{Name: ToolRead, Available: true, Mutates: false, Media: true, Streams: false, Params: ReadParams, Rules: ReadRules},
+	{Name: ToolLs, Available: true, Mutates: false, Media: false, Streams: false, Params: LsParams, Rules: LsRules},
+	{Name: ToolFind, Available: true, Mutates: false, Media: false, Streams: false, Params: FindParams, Rules: FindRules},
+	{Name: ToolGrep, Available: true, Mutates: false, Media: false, Streams: false, Params: GrepParams, Rules: GrepRules},
+	{Name: ToolWrite, Available: true, Mutates: true, Media: false, Streams: false, Params: WriteParams, Rules: WriteRules},
+	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules},
+	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules},
+	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules},
 }
 
 // Handler runs the tools; package core implements it. A tool failure is an
@@ -576,6 +592,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecSaveFailed", Template: "Could not save command output to {path}: {reason}", Sample: MsgExecSaveFailed("<path>", "<reason>")},
 	{Name: "MsgExecTimedOut", Template: "\n\n[Killed after {ms} ms: the command ran longer than the exec timeout.]", Sample: MsgExecTimedOut(12345)},
 	{Name: "MsgExecHostBackend", Template: "Runs bash on this machine, in the host directory mounted at {dir}.", Sample: MsgExecHostBackend("<dir>")},
+	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 }
 
 // Deviation is a declared difference from the reference.
@@ -598,5 +615,6 @@ var Deviations = []Deviation{
 	{Name: "editKeepsBytes", Reference: "edit decodes the file with replacement characters and writes all of it back, so every byte that is not UTF-8 (Latin-1, GBK, Shift-JIS) becomes U+FFFD.", Ours: "Matching sees the text as read shows it, but every byte outside the replaced spans is written back unchanged; an edit whose span covers bytes that are not UTF-8 is refused and the file is left byte for byte as it was."},
 	{Name: "editLineEndings", Reference: "edit rewrites every line ending of the file in its first ending (a CR-only file becomes LF).", Ours: "Each untouched line keeps its own ending (LF, CRLF or CR); a line break in newText takes the ending of the break it replaces, else of the line it sits in, else the file's first ending. For a file with one kind of ending the bytes are the reference's."},
 	{Name: "editFuzzyMatch", Reference: "The result does not say when a normalized (fuzzy) match was used.", Ours: "The result ends with \"fuzzyMatch\": true when one was; an exact match gives the reference's result."},
+	{Name: "execSavesDecodedCut", Reference: "exec saves a stream's full output only when its raw bytes pass the limits; output that passes them only once decoded (each invalid byte becomes a 3-byte U+FFFD) is cut with a note that names no file, and its start is lost.", Ours: "The full output is saved whenever the model is shown a cut stream, and the note names the file."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 }

@@ -256,6 +256,12 @@ func MsgExecHostBackend(dir string) string {
 	return "Runs bash on this machine, in the host directory mounted at " + dir + "."
 }
 
+// MsgExecBadEnvName renders: Ours: the host backend refuses an env name that
+// is empty or holds "=" or NUL.
+func MsgExecBadEnvName(name string) string {
+	return "Invalid environment variable name: " + QuoteJSON(name)
+}
+
 // ExecResult is a finished (or, while streaming, running) command. Its fields
 // serialize in the reference's key order; a nil list must be made empty before
 // serializing.

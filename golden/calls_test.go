@@ -10,8 +10,10 @@ import (
 
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/exec"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/replay"
 )
 
@@ -24,12 +26,30 @@ import (
 //	-- base64 /workspace/p.png --  a file given in base64
 //	-- mkdir /workspace/d --    a directory
 //	-- symlink /workspace/l --  a symbolic link; the content is its target
+//	-- script COMMAND --        what exec of COMMAND prints (the oracle's script format)
 //	-- call NAME --             "TOOL ARGS_JSON" on one line
 //	-- want NAME --             the model output, as raw.ModelOutput writes it
+//
+// exec runs on one scripted backend, "shell", described as the oracle
+// describes it by default.
 type CallCase struct {
 	Options core.Options
 	Setup   []func(t *testing.T, ws *vfs.Workspace)
+	Scripts map[string]exec.Script
 	Calls   []NamedCall
+}
+
+// Open builds the case's workspace (in memory, on the oracle's fixed
+// clock) and its tool-set options, with the scripted exec backend.
+func (c CallCase) Open(t *testing.T) (*vfs.Workspace, core.Options) {
+	t.Helper()
+	ws := vfs.New(memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(replay.FixedClock) })))
+	for _, setup := range c.Setup {
+		setup(t, ws)
+	}
+	opts := c.Options
+	opts.Backends = []exec.Backend{exec.NewScripted(exec.Info{ID: "shell", Description: "fast shell"}, exec.NewScripts(c.Scripts))}
+	return ws, opts
 }
 
 // NamedCall is one call of a call case.
@@ -39,23 +59,23 @@ type NamedCall struct {
 	Args string
 }
 
-func parseCallCase(t *testing.T, a *archive) CallCase {
+func parseCallCase(t *testing.T, a *goldentest.Archive) CallCase {
 	t.Helper()
 	var c CallCase
-	for _, f := range a.ar.Files {
+	for _, f := range a.Archive.Files {
 		name, data := f.Name, string(f.Data)
 		kind, rest, _ := strings.Cut(name, " ")
 		switch {
 		case name == "options.json":
 			if err := json.Unmarshal(f.Data, &c.Options); err != nil {
-				t.Fatalf("%s: options.json: %v", a.path, err)
+				t.Fatalf("%s: options.json: %v", a.Path, err)
 			}
 		case strings.HasPrefix(name, "/"):
 			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) { write(t, ws, name, []byte(data)) })
 		case kind == "base64":
 			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(data))
 			if err != nil {
-				t.Fatalf("%s: %s: %v", a.path, name, err)
+				t.Fatalf("%s: %s: %v", a.Path, name, err)
 			}
 			c.Setup = append(c.Setup, func(t *testing.T, ws *vfs.Workspace) { write(t, ws, rest, b) })
 		case kind == "mkdir":
@@ -73,12 +93,21 @@ func parseCallCase(t *testing.T, a *archive) CallCase {
 					t.Fatal(err)
 				}
 			})
+		case kind == "script":
+			script, err := replay.ParseScript(f.Data)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", a.Path, name, err)
+			}
+			if c.Scripts == nil {
+				c.Scripts = map[string]exec.Script{}
+			}
+			c.Scripts[rest] = script
 		case kind == "call":
 			tool, args, _ := strings.Cut(strings.TrimSuffix(data, "\n"), " ")
 			c.Calls = append(c.Calls, NamedCall{Name: rest, Tool: tool, Args: args})
 		case kind == "want":
 		default:
-			t.Fatalf("%s: unknown section %q", a.path, name)
+			t.Fatalf("%s: unknown section %q", a.Path, name)
 		}
 	}
 	return c
@@ -101,13 +130,9 @@ func TestCalls(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			a := loadArchive(t, file)
+			a := goldentest.Load(t, file)
 			c := parseCallCase(t, a)
-			ws := vfs.New(memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(replay.FixedClock) })))
-			for _, setup := range c.Setup {
-				setup(t, ws)
-			}
-			tools, err := raw.New(ws, c.Options)
+			tools, err := raw.New(c.Open(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,9 +141,9 @@ func TestCalls(t *testing.T) {
 				if err != nil {
 					t.Fatalf("call %s: %v", call.Name, err)
 				}
-				a.check(t, "want "+call.Name, string(raw.ModelOutput(out)))
+				a.Check(t, "want "+call.Name, string(raw.ModelOutput(out)))
 			}
-			a.save(t, func(name string) bool { return !strings.HasPrefix(name, "want ") })
+			a.Save(t, func(name string) bool { return !strings.HasPrefix(name, "want ") })
 		})
 	}
 }

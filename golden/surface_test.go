@@ -15,6 +15,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/goldentest"
 )
 
 func newTools(t *testing.T, opts core.Options) *raw.Tools {
@@ -30,15 +31,15 @@ func newTools(t *testing.T, opts core.Options) *raw.Tools {
 // model receives them, for the default options and the variants whose
 // texts are rendered from options (read's caps, exec's backends).
 func TestSurface(t *testing.T) {
-	a := loadArchive(t, "testdata/surface.txtar")
+	a := goldentest.Load(t, "testdata/surface.txtar")
 	for _, d := range newTools(t, core.Options{}).Definitions() {
-		a.check(t, d.Name+"/description", d.Description)
-		a.check(t, d.Name+"/schema", string(d.InputSchema))
+		a.Check(t, d.Name+"/description", d.Description)
+		a.Check(t, d.Name+"/schema", string(d.InputSchema))
 	}
 	small := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}})
-	a.check(t, "read/description maxLines=3 maxBytes=20", small.Definitions()[0].Description)
+	a.Check(t, "read/description maxLines=3 maxBytes=20", small.Definitions()[0].Description)
 	for _, d := range newTools(t, core.Options{Readonly: true}).Definitions() {
-		a.check(t, "readonly/"+d.Name, d.Name)
+		a.Check(t, "readonly/"+d.Name, d.Name)
 	}
 	// Tools the spec declares that no tool set offers yet.
 	execVariants := []struct {
@@ -54,10 +55,10 @@ func TestSurface(t *testing.T) {
 		{"shell and callable", []gen.ExecBackend{{ID: "shell"}, {ID: "js", Callable: true}}, gen.ExecMaxBytesDefault},
 	}
 	for _, v := range execVariants {
-		a.check(t, "exec/description "+v.name, gen.ExecDescription(v.backends, gen.ExecMaxLinesDefault, v.maxBytes))
-		a.check(t, "exec/schema "+v.name, gen.ExecInputSchema(v.backends))
+		a.Check(t, "exec/description "+v.name, gen.ExecDescription(v.backends, gen.ExecMaxLinesDefault, v.maxBytes))
+		a.Check(t, "exec/schema "+v.name, gen.ExecInputSchema(v.backends))
 	}
-	a.save(t, nil)
+	a.Save(t, nil)
 }
 
 // TestDescriptionLengths checks the description lengths the reference
@@ -85,11 +86,11 @@ func TestDescriptionLengths(t *testing.T) {
 // TestMessages pins every message of the spec, rendered once with sample
 // arguments by the generated code.
 func TestMessages(t *testing.T) {
-	a := loadArchive(t, "testdata/messages.txtar")
+	a := goldentest.Load(t, "testdata/messages.txtar")
 	for _, m := range gen.Catalog {
-		a.check(t, m.Name, m.Sample)
+		a.Check(t, m.Name, m.Sample)
 	}
-	a.save(t, nil)
+	a.Save(t, nil)
 }
 
 // TestSchemasAreJSON checks every schema is valid JSON that declares

@@ -8,12 +8,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/adapt"
 )
 
 // Definition is one tool as the model is told about it.
@@ -30,10 +30,7 @@ type Tools struct {
 
 // New builds the tool set for ws. It fails when an option is out of range.
 func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
-	if ws == nil {
-		return nil, errors.New("raw: no workspace")
-	}
-	ex, err := core.New(ws, opts)
+	ex, err := adapt.Executor("raw", ws, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 //
 //	agenttools call [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools replay [--workspace memory] CASES.json
-//	agenttools tools [--readonly]
+//	agenttools tools [--readonly] [--exec host|none]
 //
 // call runs one tool call on a workspace whose /workspace is the host
 // directory DIR (the current directory by default; "/" itself is in
@@ -39,6 +39,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/raw"
@@ -62,10 +63,16 @@ Run "agenttools <command> --help" for a command's flags.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C, kill and a closed terminal cancel the call: a running exec
+	// command is killed with its children before the program exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// exitInterrupted is the exit status when a signal cancelled the call,
+// as a shell reports a command Ctrl-C stopped.
+const exitInterrupted = 130
 
 // errUsage marks a failure that is the caller's doing (exit status 2).
 var errUsage = errors.New("usage")
@@ -96,6 +103,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintln(stderr, "agenttools: interrupted")
+		return exitInterrupted
 	case err != nil:
 		fmt.Fprintln(stderr, "agenttools:", err)
 		return 2
@@ -149,8 +159,8 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 	if w.exec != "host" && w.exec != "none" {
 		return nil, nil, fmt.Errorf("--exec: want host or none, got %q", w.exec)
 	}
-	if w.execTimeout < 0 {
-		return nil, nil, fmt.Errorf("--exec-timeout: want milliseconds >= 0, got %d", w.execTimeout)
+	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
+		return nil, nil, fmt.Errorf("--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
 	dir, err := filepath.Abs(w.dir)
 	if err != nil {
@@ -204,9 +214,10 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 func (w *workspaceFlags) outputStore(dir string) (*hostfs.FS, error) {
 	out := w.output
 	if out == "" {
+		// The user cache directory, else (no HOME) the temporary one.
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return nil, fmt.Errorf("no directory for exec output (set --output): %w", err)
+			cache = os.TempDir()
 		}
 		sum := sha256.Sum256([]byte(dir))
 		out = filepath.Join(cache, "agenttools", "output", hex.EncodeToString(sum[:8]))
@@ -284,8 +295,9 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("tools", "[--readonly]", "Prints the tool definitions (name, description, input schema) as a JSON array.", stderr)
+	fl := flags("tools", "[--readonly] [--exec host|none]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stderr)
 	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
+	backend := fl.String("exec", "host", "exec backend: host or none")
 	if err := parse(fl, args); err != nil {
 		return 0, err
 	}
@@ -294,7 +306,19 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 		fl.Usage()
 		return 0, errUsage
 	}
-	tools, err := raw.New(vfs.New(memfs.New()), agenttools.Options{Readonly: *readonly})
+	if *backend != "host" && *backend != "none" {
+		return 0, fmt.Errorf("--exec: want host or none, got %q", *backend)
+	}
+	ws := vfs.New(memfs.New())
+	opts := agenttools.Options{Readonly: *readonly}
+	if *backend == "host" {
+		host, err := exec.NewHost(ws, exec.HostOptions{})
+		if err != nil {
+			return 0, err
+		}
+		opts.Backends = []exec.Backend{host}
+	}
+	tools, err := raw.New(ws, opts)
 	if err != nil {
 		return 0, err
 	}

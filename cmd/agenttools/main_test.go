@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -182,6 +183,19 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestMain keeps the tests' default exec output directories out of the
+// user's cache.
+func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "agenttools-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
+}
+
 func TestTools(t *testing.T) {
 	schemas := map[string]string{
 		gen.ToolRead: gen.ReadInputSchema, gen.ToolLs: gen.LsInputSchema, gen.ToolFind: gen.FindInputSchema,
@@ -193,11 +207,16 @@ func TestTools(t *testing.T) {
 		gen.ToolFind: gen.FindDescription, gen.ToolGrep: gen.GrepDescription, gen.ToolWrite: gen.WriteDescription,
 		gen.ToolEdit: gen.EditDescription, gen.ToolDelete: gen.DeleteDescription,
 	}
+	// exec on the host backend, as call offers it.
+	host := []gen.ExecBackend{{ID: "host", Text: gen.MsgExecHostBackend(gen.WorkspaceRoot)}}
+	schemas[gen.ToolExec] = gen.ExecInputSchema(host)
+	descriptions[gen.ToolExec] = gen.ExecDescription(host, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
 	tests := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete}},
+		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete, gen.ToolExec}},
+		{[]string{"tools", "--exec", "none"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete}},
 		{[]string{"tools", "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
 	}
 	for _, tt := range tests {
@@ -386,3 +405,55 @@ func TestReplay(t *testing.T) {
 		t.Errorf("replay of a bad file: exit %d, stdout %q", got.code, got.stdout)
 	}
 }
+
+func TestCallExec(t *testing.T) {
+	dir := hostDir(t)
+	out := t.TempDir()
+	flags := []string{"call", "--dir", dir, "--output", out}
+	exec := func(args ...string) result {
+		return runCLI(t, "", append(slices.Clone(flags), args...)...)
+	}
+
+	got := exec("exec", `{"command":"cat a.txt; echo oops >&2; exit 3","env":{"X":"1"}}`)
+	want := `{"command":"cat a.txt; echo oops >&2; exit 3","cwd":null,"backend":"host","exitCode":3,"stdout":"hello\nworld\n","stderr":"oops\n"}` + "\n"
+	if got.code != 0 || got.stdout != want {
+		t.Errorf("exec: exit %d\n got %s\nwant %s", got.code, got.stdout, want)
+	}
+	// A command that cannot start is a failure the model sees: status 1.
+	if got := exec("exec", `{"command":"true","cwd":"/workspace/missing"}`); got.code != 1 || !strings.Contains(got.stdout, `"error":"no such path: /workspace/missing"`) {
+		t.Errorf("exec in a missing cwd: exit %d %s", got.code, got.stdout)
+	}
+	// Cut output is saved in --output, for a later call to read.
+	got = exec("exec", `{"command":"seq 3000"}`)
+	if !strings.Contains(got.stdout, `Full output: /.computer/output/host.exec-1.stdout.log]`) {
+		t.Fatalf("long output: %s", last(got.stdout, 200))
+	}
+	if got := exec("read", `{"path":"/.computer/output/host.exec-1.stdout.log","offset":2999}`); !strings.Contains(got.stdout, `"content":"2999\n3000"`) {
+		t.Errorf("read of the saved output in a later call: %s", got.stdout)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "host.exec-1.stdout.log")); err != nil || !strings.HasPrefix(string(data), "1\n2\n3\n") {
+		t.Errorf("the saved output is not in --output: %v", err)
+	}
+
+	if got := exec("--exec-timeout", "100", "exec", `{"command":"sleep 100"}`); got.code != 0 || !strings.Contains(got.stdout, `"exitCode":137`) || !strings.Contains(got.stdout, "Killed after 100 ms") {
+		t.Errorf("timeout: exit %d %s", got.code, got.stdout)
+	}
+	for _, bad := range [][]string{{"--exec-timeout", "-1"}, {"--exec-timeout", "9223372036854775"}, {"--exec", "docker"}} {
+		if got := exec(append(bad, "exec", `{"command":"true"}`)...); got.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", bad, got.code, got.stderr)
+		}
+	}
+	if got := exec("--exec", "none", "exec", `{"command":"true"}`); got.code != 2 || !strings.Contains(got.stderr, `no tool "exec"`) {
+		t.Errorf("--exec none: exit %d %s", got.code, got.stderr)
+	}
+
+	// A signal cancels the call: exit status 130.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, append(slices.Clone(flags), "exec", `{"command":"sleep 100"}`), strings.NewReader(""), &stdout, &stderr); code != 130 || stderr.String() != "agenttools: interrupted\n" {
+		t.Errorf("cancelled: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func last(s string, n int) string { return s[max(0, len(s)-n):] }

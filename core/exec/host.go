@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	osexec "os/exec"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
 )
@@ -21,13 +24,23 @@ import (
 // prefixes.
 var BaseEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TMPDIR", "TZ",
-	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GOTOOLCHAIN",
+	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
+	"GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOEXPERIMENT", "GOWORK", "CGO_ENABLED",
 }
 
 // DefaultLinger is how long a run keeps reading output after its process
 // has exited, for what a background child still writes to the inherited
 // pipes; then the run is over, whatever the child does.
 const DefaultLinger = 50 * time.Millisecond
+
+// maxArgBytes is the longest command passed as an argument; Linux
+// refuses a single argument of 128 KiB or more.
+const maxArgBytes = 100 << 10
+
+// longCommand runs a command too long for an argument: it reads it from
+// descriptor 3, closes that, and evaluates it, leaving no variable
+// behind.
+const longCommand = `__agenttools_command=$(cat <&3) && exec 3<&- && eval "unset __agenttools_command; $__agenttools_command"`
 
 // drainMax bounds what a run reads without waiting once the linger is
 // over; more than a pipe holds, so the exited process's output is all
@@ -133,10 +146,30 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEnv(req.Env); err != nil {
+		return nil, err
+	}
 	cmd := osexec.Command(h.shell, "-c", req.Command)
+	var script *os.File // the write end of a long command's pipe
+	if len(req.Command) > maxArgBytes {
+		// Too long for one argument (Linux allows 128 KiB): the shell
+		// reads it from descriptor 3, closes that, and runs it.
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		script = w
+		cmd = osexec.Command(h.shell, "-c", longCommand)
+		cmd.ExtraFiles = []*os.File{r}
+	}
 	cmd.Dir = dir
 	cmd.Env = h.environ(req.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: no controlling terminal (a command that
+	// asks the terminal for a password fails instead of stopping), and
+	// every process the command starts, in whatever process group, can
+	// be found and killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -151,18 +184,31 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 	// even while a background child still holds them.
 	cmd.Stdout, cmd.Stderr = outW, errW
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{outR, outW, errR, errW} {
-			f.Close()
+		for _, f := range []*os.File{outR, outW, errR, errW, script} {
+			if f != nil {
+				f.Close()
+			}
 		}
 		return nil, err
 	}
 	outW.Close()
 	errW.Close()
+	if script != nil {
+		go func() {
+			// Ends when the shell has read it all, or has exited.
+			_, _ = io.WriteString(script, req.Command)
+			script.Close()
+		}()
+	}
 	r := &hostRun{cmd: cmd, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
 	if req.Timeout > 0 {
 		r.timer = time.AfterFunc(req.Timeout, func() {
-			r.timedOut.Store(true)
-			_ = r.Kill()
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if !r.exited {
+				r.timedOut.Store(true)
+				_ = r.killLocked()
+			}
 		})
 	}
 	go func() {
@@ -181,6 +227,14 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 	}
 	go func() {
 		err := cmd.Wait()
+		// The command is over: a timeout no longer applies (background
+		// children may go on).
+		r.mu.Lock()
+		r.exited = true
+		r.mu.Unlock()
+		if r.timer != nil {
+			r.timer.Stop()
+		}
 		code := 0
 		var exitErr *osexec.ExitError
 		switch {
@@ -198,9 +252,6 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 		readers.Wait()
 		outR.Close()
 		errR.Close()
-		if r.timer != nil {
-			r.timer.Stop()
-		}
 		r.send(Event{Kind: Exit, Code: code, TimedOut: r.timedOut.Load()})
 		close(r.events)
 		close(r.done)
@@ -209,6 +260,8 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 }
 
 type hostRun struct {
+	mu       sync.Mutex
+	exited   bool // the command's process has exited (and was reaped)
 	cmd      *osexec.Cmd
 	events   chan Event
 	done     chan struct{}
@@ -228,11 +281,13 @@ func (r *hostRun) send(e Event) {
 }
 
 func (r *hostRun) read(f *os.File, kind EventKind) {
+	buf := make([]byte, 32<<10)
 	for {
-		buf := make([]byte, 32<<10)
 		n, err := f.Read(buf)
 		if n > 0 {
-			r.send(Event{Kind: kind, Data: buf[:n]})
+			// A copy of what was read: a trickle of small reads holds
+			// only what it read.
+			r.send(Event{Kind: kind, Data: bytes.Clone(buf[:n])})
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			r.drain(f, kind)
@@ -281,11 +336,37 @@ func (r *hostRun) Next(ctx context.Context) (Event, error) {
 	}
 }
 
-// Kill kills the run's whole process group.
+// Kill kills the command and every process it started that is still in
+// its session, whatever their process group (on Linux; elsewhere, its
+// process group). A process that left the session (setsid) is not
+// found.
 func (r *hostRun) Kill() error {
-	err := syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.killLocked()
+}
+
+func (r *hostRun) killLocked() error {
+	sid := r.cmd.Process.Pid
+	if r.exited && !sessionAlive(sid) {
+		// Its id may be reused by now; nothing of the session is left.
 		return nil
 	}
+	err := syscall.Kill(-sid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		err = nil
+	}
+	killSession(sid)
 	return err
+}
+
+// checkEnv refuses names the environment cannot hold: empty, or with
+// "=" or NUL in them.
+func checkEnv(env map[string]string) error {
+	for name := range env {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return errno.New(errno.EINVAL, gen.MsgExecBadEnvName(name), "")
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -326,5 +327,72 @@ func TestHostLinger(t *testing.T) {
 	got := runToEnd(t, h, exec.Request{Command: "(sleep 0.2; echo late) & echo early"})
 	if got.stdout != "early\nlate\n" {
 		t.Errorf("stdout %q", got.stdout)
+	}
+}
+
+// Children that leave the command's process group (timeout does, and so
+// does job control) are still killed: they stay in its session.
+func TestHostTimeoutKillsOtherProcessGroups(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("sessions are found through /proc")
+	}
+	ws, dir := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	gone := holders(t, filepath.Join(dir, "fifo"))
+	got := runToEnd(t, h, exec.Request{Command: `exec 3>fifo; timeout 100 sleep 100 & set -m; sleep 100 & echo started; wait`, Timeout: 200 * time.Millisecond})
+	if !got.exit.TimedOut || got.stdout != "started\n" {
+		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	}
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf("a process in another group survived the timeout")
+	}
+}
+
+// The command runs in a session of its own, with no controlling
+// terminal: a read from /dev/tty fails at once instead of stopping.
+func TestHostOwnSession(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	got := runToEnd(t, h, exec.Request{Command: `read -r _ _ _ _ _ sid _ < /proc/$$/stat; [ "$sid" = $$ ] && echo leader; read x </dev/tty || echo no-tty`})
+	if got.stdout != "leader\nno-tty\n" {
+		t.Errorf("stdout %q stderr %q", got.stdout, got.stderr)
+	}
+}
+
+// A timeout that comes after the command exited kills nothing: a
+// background child goes on, and the run is not marked timed out.
+func TestHostTimeoutAfterExit(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{Linger: hang})
+	got := runToEnd(t, h, exec.Request{Command: `(sleep 1.5; echo late) & echo done`, Timeout: time.Second})
+	if got.exit.TimedOut || got.exit.Code != 0 || got.stdout != "done\nlate\n" {
+		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	}
+}
+
+// A command longer than one argument may be runs all the same.
+func TestHostLongCommand(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	long := "x='" + strings.Repeat("a", 300_000) + "'\necho ${#x}; echo \"$0\" | grep -c . ; declare -p __agenttools_command 2>/dev/null || echo unset"
+	got := runToEnd(t, h, exec.Request{Command: long})
+	if got.stdout != "300000\n1\nunset\n" || got.exit.Code != 0 {
+		t.Errorf("stdout %q stderr %q exit %d", got.stdout, got.stderr, got.exit.Code)
+	}
+}
+
+func TestHostRefusesBadEnvNames(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	for _, name := range []string{"", "A=B", "NUL\x00"} {
+		_, err := h.Start(t.Context(), exec.Request{Command: "true", Env: map[string]string{name: "x"}})
+		if err == nil || err.Error() != gen.MsgExecBadEnvName(name) {
+			t.Errorf("env name %q: %v", name, err)
+		}
 	}
 }

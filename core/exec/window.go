@@ -75,6 +75,9 @@ type Window struct {
 	endsInNL   bool
 }
 
+// mergeBytes is the largest chunk small pushes are joined into.
+const mergeBytes = 32 << 10
+
 // NewWindow returns an empty window for the limits.
 func NewWindow(l Limits) *Window {
 	return &Window{limits: l, endsInNL: true}
@@ -105,7 +108,13 @@ func (w *Window) Push(chunk []byte) {
 	w.totalBytes += int64(len(chunk))
 	w.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
 	w.endsInNL = chunk[len(chunk)-1] == '\n'
-	w.chunks = append(w.chunks, bytes.Clone(chunk))
+	// Small chunks join the last one, so a trickle of tiny writes is
+	// held in few allocations.
+	if n := len(w.chunks); n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.limits.MaxBytes, mergeBytes) {
+		w.chunks[n-1] = append(w.chunks[n-1], chunk...)
+	} else {
+		w.chunks = append(w.chunks, bytes.Clone(chunk))
+	}
 	w.chunkBytes += int64(len(chunk))
 	if w.OverLimits() {
 		w.trim()

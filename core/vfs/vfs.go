@@ -97,6 +97,12 @@ type Store interface {
 	// sees the old content or the new one. Its parent directory exists.
 	// When r fails, the old content stays and its error is returned.
 	WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error
+	// Create creates an empty regular file at name with permission bits
+	// mode, whatever the process umask; EEXIST when anything is at name
+	// (a dangling link included). Of concurrent creates of one name,
+	// exactly one succeeds, across processes too for a store that
+	// processes share. Its parent directory exists.
+	Create(ctx context.Context, name string, mode uint32) error
 	// Mkdir creates a directory with permission bits mode, whatever the
 	// process umask. Its parent exists and name does not.
 	Mkdir(ctx context.Context, name string, mode uint32) error

@@ -819,21 +819,10 @@ func (w *Workspace) mountWithin(p string) string {
 // Errors: EEXIST "path exists", ENOENT "parent directory missing",
 // ENOTDIR, EROFS.
 func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
-	canon, parts, err := Canonical(path)
+	canon, p, err := w.newEntry(ctx, path)
 	if err != nil {
 		return err
 	}
-	if len(parts) == 0 {
-		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
-	}
-	if err := w.checkWritable(canon, false); err != nil {
-		return err
-	}
-	dir, _, err := w.planDir(ctx, parts[:len(parts)-1], false, canon)
-	if err != nil {
-		return err
-	}
-	p := Join(dir, parts[len(parts)-1])
 	if _, err := w.lstatReal(ctx, p); err == nil {
 		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
 	} else if !isNotExist(err) {
@@ -845,6 +834,52 @@ func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
 	m, name := w.locate(p)
 	if err := m.store.Symlink(ctx, target, name); err != nil {
 		return hostError("symlink", p, err)
+	}
+	return nil
+}
+
+// newEntry resolves where a new entry at path goes: its canonical
+// spelling and the link-free path in the existing parent directory
+// (the last element is not followed). "/" exists already (EEXIST).
+func (w *Workspace) newEntry(ctx context.Context, path string) (canon, real string, err error) {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return "", "", err
+	}
+	if len(parts) == 0 {
+		return "", "", errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+	}
+	if err := w.checkWritable(canon, false); err != nil {
+		return "", "", err
+	}
+	dir, _, err := w.planDir(ctx, parts[:len(parts)-1], false, canon)
+	if err != nil {
+		return "", "", err
+	}
+	return canon, Join(dir, parts[len(parts)-1]), nil
+}
+
+// Create creates an empty file at path (0644, whatever the umask), only
+// if nothing is there: a link at path is not followed. Of concurrent
+// creates of one path, exactly one succeeds (across processes, for a
+// store they share), so a caller can claim a name before it writes.
+//
+// Errors: EEXIST "path exists" when something is at path; ENOENT when the
+// parent is missing; ENOTDIR, ELOOP, EROFS as for WriteFile.
+func (w *Workspace) Create(ctx context.Context, path string) error {
+	canon, p, err := w.newEntry(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := w.checkWritable(p, false); err != nil {
+		return err
+	}
+	m, name := w.locate(p)
+	if err := m.store.Create(ctx, name, 0o644); err != nil {
+		if errno.CodeOf(err) == errno.EEXIST {
+			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		}
+		return hostError("create", p, err)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func toolOptions(c Case) (core.Options, *exec.Scripts, error) {
 	}
 	byCommand := map[string]exec.Script{}
 	for command, raw := range c.ExecScripts {
-		if byCommand[command], err = parseScript(raw); err != nil {
+		if byCommand[command], err = ParseScript(raw); err != nil {
 			return core.Options{}, nil, err
 		}
 	}
@@ -83,8 +83,9 @@ func execClock(raw json.RawMessage) func() time.Time {
 	}
 }
 
-// parseScript reads a call's script in the oracle's format.
-func parseScript(raw json.RawMessage) (exec.Script, error) {
+// ParseScript reads a script in the oracle's case format ({stdout,
+// stderr, events, chunkBytes, exitCode, result, error, streamError}).
+func ParseScript(raw json.RawMessage) (exec.Script, error) {
 	expanded, err := expandJSON(raw)
 	if err != nil {
 		return exec.Script{}, err

@@ -187,7 +187,7 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 	rec.Calls = []CallRecord{}
 	for _, call := range c.Calls {
 		if len(call.Script) > 0 {
-			script, err := parseScript(call.Script)
+			script, err := ParseScript(call.Script)
 			if err != nil {
 				rec.HarnessError = errorInfo(err)
 				return rec

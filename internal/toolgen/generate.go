@@ -42,11 +42,14 @@ func deviationsDoc(m *Model) []byte {
 // relative to the module root. It reads no files and writes none.
 func Generate(m *Model) (map[string][]byte, error) {
 	files := map[string]*jen.File{
-		"common.go": common(m),
-		"format.go": formatHelpers(),
+		path.Join(GenDir, "common.go"): common(m),
+		path.Join(GenDir, "format.go"): formatHelpers(),
 	}
 	for _, t := range m.Tools {
-		files[t.Name+".go"] = tool(m, t)
+		files[path.Join(GenDir, t.Name+".go")] = tool(m, t)
+	}
+	for _, a := range AdapterTargets {
+		files[path.Join(a.Dir, AdapterFile)] = adapterFile(m, a)
 	}
 	out := make(map[string][]byte, len(files)+1)
 	out[DeviationsDoc] = deviationsDoc(m)
@@ -55,7 +58,7 @@ func Generate(m *Model) (map[string][]byte, error) {
 		if err := f.Render(&buf); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out[path.Join(GenDir, name)] = buf.Bytes()
+		out[name] = buf.Bytes()
 	}
 	return out, nil
 }
@@ -297,11 +300,18 @@ standard library.`)
 		jen.Id("Filename").String(),
 		jen.Id("Data").Index().Byte(),
 	)
-	f.Add(comment("IsError reports whether the model sees the output as a failure: error text, or a json object whose first key is error."))
+	f.Add(comment("IsError reports whether the model sees the output as a failure: error text, or a json object with an error key (a tool's {error} object, exec's {command, cwd, backend, error})."))
 	f.Func().Params(jen.Id("o").Id("Output")).Id("IsError").Params().Bool().Block(
-		jen.Return(jen.Id("o").Dot("Kind").Op("==").Id("OutputErrorText").Op("||").
-			Id("o").Dot("Kind").Op("==").Id("OutputJSON").Op("&&").
-			Qual("bytes", "HasPrefix").Call(jen.Id("o").Dot("JSON"), jen.Index().Byte().Parens(jen.Lit(`{"error":`)))),
+		jen.Switch(jen.Id("o").Dot("Kind")).Block(
+			jen.Case(jen.Id("OutputErrorText")).Block(jen.Return(jen.True())),
+			jen.Case(jen.Id("OutputJSON")).Block(
+				jen.Var().Id("fields").Map(jen.String()).Qual("encoding/json", "RawMessage"),
+				jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("o").Dot("JSON"), jen.Op("&").Id("fields")).Op("!=").Nil()).Block(jen.Return(jen.False())),
+				jen.List(jen.Id("_"), jen.Id("failed")).Op(":=").Id("fields").Index(jen.Lit("error")),
+				jen.Return(jen.Id("failed")),
+			),
+		),
+		jen.Return(jen.False()),
 	)
 	f.Comment("The part types of a content output, as the reference spells them.")
 	f.Const().Defs(
@@ -358,11 +368,13 @@ standard library.`)
 		jen.Id("Requires").String(),
 		jen.Id("Message").String(),
 	)
-	f.Add(comment("ToolInfo describes one tool of the spec. Available is false for a tool the core executor does not implement yet; no tool set offers it. Mutates is true for a tool a read-only tool set leaves out."))
+	f.Add(comment("ToolInfo describes one tool of the spec. Available is false for a tool the core executor does not implement yet; no tool set offers it. Mutates is true for a tool a read-only tool set leaves out. Media is true for a tool whose call can answer a content output (an image or PDF); Streams for one that reports running snapshots before its result."))
 	f.Type().Id("ToolInfo").Struct(
 		jen.Id("Name").String(),
 		jen.Id("Available").Bool(),
 		jen.Id("Mutates").Bool(),
+		jen.Id("Media").Bool(),
+		jen.Id("Streams").Bool(),
 		jen.Id("Params").Index().Id("Param"),
 		jen.Id("Rules").Index().Id("Rule"),
 	)
@@ -372,6 +384,8 @@ standard library.`)
 			kv("Name", jen.Id("Tool"+goName(t.Name))),
 			kv("Available", jen.Lit(t.Available)),
 			kv("Mutates", jen.Lit(t.Mutates)),
+			kv("Media", jen.Lit(t.Media)),
+			kv("Streams", jen.Lit(t.Streams)),
 			kv("Params", jen.Id(goName(t.Name)+"Params")),
 			kv("Rules", jen.Id(goName(t.Name)+"Rules")),
 		))

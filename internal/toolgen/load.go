@@ -203,6 +203,8 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		Name:      name,
 		Available: l.boolean(v, "available"),
 		Mutates:   l.boolean(v, "mutates"),
+		Media:     l.boolean(v, "media"),
+		Streams:   l.boolean(v, "streams"),
 	}
 	d := v.LookupPath(cue.ParsePath("description"))
 	switch {

@@ -58,6 +58,8 @@ type Tool struct {
 	Name        string
 	Available   bool
 	Mutates     bool
+	Media       bool // a call can answer a content output (image or PDF)
+	Streams     bool // a call reports running snapshots
 	Description Description
 	Params      []Param
 	Rules       []Rule

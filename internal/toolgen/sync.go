@@ -15,7 +15,13 @@ import (
 // OwnedDirs are the directories whose generated files toolgen owns: a
 // file there that starts with Header and that Generate no longer
 // produces is an orphan, removed by Write and reported by Check.
-var OwnedDirs = []string{GenDir}
+var OwnedDirs = func() []string {
+	dirs := []string{GenDir}
+	for _, a := range AdapterTargets {
+		dirs = append(dirs, a.Dir)
+	}
+	return dirs
+}()
 
 // Change is one file that differs between the generated output and the
 // tree on disk.

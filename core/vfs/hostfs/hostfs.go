@@ -322,6 +322,21 @@ func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32)
 	return nil
 }
 
+// Create creates an empty file with exactly mode, only if nothing is at
+// name (O_EXCL: one of concurrent creates wins, across processes).
+func (f *FS) Create(_ context.Context, name string, mode uint32) error {
+	file, err := f.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return hostErr(name, err)
+	}
+	if err := file.Chmod(goMode(mode)); err != nil {
+		file.Close()
+		_ = f.root.Remove(name)
+		return hostErr(name, err)
+	}
+	return hostErr(name, file.Close())
+}
+
 // Mkdir creates a directory with exactly mode.
 func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
 	if err := f.root.Mkdir(name, 0o700); err != nil {

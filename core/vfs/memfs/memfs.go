@@ -196,6 +196,13 @@ func (f *FS) add(name string, n *node) error {
 	return nil
 }
 
+// Create creates an empty file, only if nothing is at name.
+func (f *FS) Create(_ context.Context, name string, mode uint32) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.add(name, &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: f.stamp()})
+}
+
 // Mkdir creates a directory.
 func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
 	f.mu.Lock()

@@ -35,6 +35,8 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store) {
 	}{
 		{"LstatRoot", testLstatRoot},
 		{"LstatMissing", testLstatMissing},
+		{"Create", testCreate},
+		{"CreateConcurrent", testCreateConcurrent},
 		{"Mkdir", testMkdir},
 		{"MkdirErrors", testMkdirErrors},
 		{"WriteFile", testWriteFile},
@@ -174,6 +176,66 @@ func testLstatMissing(t *testing.T, s vfs.Store) {
 	for _, tt := range tests {
 		_, err := s.Lstat(t.Context(), tt.name)
 		wantCode(t, fmt.Sprintf("Lstat(%q)", tt.name), err, tt.code)
+	}
+}
+
+func testCreate(t *testing.T, s vfs.Store) {
+	if err := s.Create(t.Context(), "new", 0o640); err != nil {
+		t.Fatalf("Create(new): %v", err)
+	}
+	info := mustLstat(t, s, "new")
+	if info.Type != vfs.TypeFile || info.Mode != 0o640 || info.Size != 0 {
+		t.Errorf("created file: type %v mode %#o size %d, want an empty file 0640", info.Type, info.Mode, info.Size)
+	}
+	mustMkdir(t, s, "d", 0o755)
+	mustWrite(t, s, "f", "content", 0o644)
+	mustSymlink(t, s, "nowhere", "dangling")
+	for _, tt := range []struct {
+		name string
+		code errno.Code
+	}{
+		{"new", errno.EEXIST},
+		{"d", errno.EEXIST},
+		{"f", errno.EEXIST},
+		{"dangling", errno.EEXIST},
+		{"missing/x", errno.ENOENT},
+		{"f/x", errno.ENOTDIR},
+	} {
+		wantCode(t, fmt.Sprintf("Create(%q)", tt.name), s.Create(t.Context(), tt.name, 0o644), tt.code)
+	}
+	if got := readFile(t, s, "f", 0); got != "content" {
+		t.Errorf("a refused Create changed f to %q", got)
+	}
+	if info := mustLstat(t, s, "dangling"); info.Type != vfs.TypeSymlink {
+		t.Errorf("a refused Create replaced the link: %v", info.Type)
+	}
+	// The created file takes content like any other.
+	mustWrite(t, s, "new", "claimed", 0o644)
+	if got := readFile(t, s, "new", 0); got != "claimed" {
+		t.Errorf("write after Create: %q", got)
+	}
+}
+
+// Of concurrent creates of one name, exactly one succeeds.
+func testCreateConcurrent(t *testing.T, s vfs.Store) {
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { errs[i] = s.Create(t.Context(), "claim", 0o644) })
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case errno.CodeOf(err) != errno.EEXIST:
+			t.Errorf("a losing Create: %v, want EEXIST", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of %d concurrent creates succeeded, want 1", won, n)
 	}
 }
 

@@ -1,0 +1,447 @@
+package genkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/firebase/genkit/go/ai"
+	gcore "github.com/firebase/genkit/go/core"
+	"github.com/firebase/genkit/go/genkit"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agenttools/agenttools"
+	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/agentcase"
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
+
+// scriptedModel is a Genkit model that makes the scripted calls, one per
+// turn (a tool request part whose ref is the call's id, its input the
+// arguments decoded as a model plugin decodes them), then answers, and
+// keeps what it was sent.
+type scriptedModel struct {
+	calls []agentcase.Call
+	// onTurn, when set, runs before the model answers turn i.
+	onTurn func(i int)
+
+	mu      sync.Mutex
+	turn    int
+	sent    []*ai.ModelRequest
+	results map[string]*ai.ToolResponse
+	order   []string
+}
+
+func newScriptedModel(calls []agentcase.Call) *scriptedModel {
+	return &scriptedModel{calls: calls, results: map[string]*ai.ToolResponse{}}
+}
+
+func (m *scriptedModel) generate(_ context.Context, req *ai.ModelRequest, _ ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent = append(m.sent, req)
+	for _, msg := range req.Messages {
+		if msg.Role != ai.RoleTool {
+			continue
+		}
+		for _, part := range msg.Content {
+			if r := part.ToolResponse; part.IsToolResponse() {
+				if _, seen := m.results[r.Ref]; !seen {
+					m.results[r.Ref] = r
+					m.order = append(m.order, r.Ref)
+				}
+			}
+		}
+	}
+	if m.onTurn != nil {
+		m.onTurn(m.turn)
+	}
+	if m.turn == len(m.calls) {
+		return &ai.ModelResponse{Message: ai.NewModelTextMessage(agentcase.Answer), FinishReason: ai.FinishReasonStop}, nil
+	}
+	c := m.calls[m.turn]
+	m.turn++
+	var input any
+	if err := json.Unmarshal([]byte(c.Args), &input); err != nil {
+		return nil, err
+	}
+	return &ai.ModelResponse{
+		Message:      ai.NewModelMessage(ai.NewToolRequestPart(&ai.ToolRequest{Name: c.Tool, Ref: c.ID, Input: input})),
+		FinishReason: ai.FinishReasonStop,
+	}, nil
+}
+
+// define registers the scripted model on g.
+func (m *scriptedModel) define(g *genkit.Genkit) ai.Model {
+	return genkit.DefineModel(g, "scripted", &ai.ModelOptions{
+		Label:    "scripted",
+		Supports: &ai.ModelSupports{Multiturn: true, Tools: true, Media: true, SystemRole: true},
+	}, m.generate)
+}
+
+// initGenkit is genkit.Init with no plugins: no network, no environment
+// (the reflection server starts only under GENKIT_ENV=dev).
+func initGenkit(t *testing.T) *genkit.Genkit {
+	t.Helper()
+	return genkit.Init(t.Context())
+}
+
+// runSession runs Genkit's own agent loop, Generate with the tools and
+// a turn limit, over the session's workspace.
+func runSession(t *testing.T, model *scriptedModel, registered bool) (string, *agentgenkit.Tools) {
+	t.Helper()
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	var set *agentgenkit.Tools
+	var err error
+	if registered {
+		set, err = agentgenkit.Define(g, ws, opts)
+	} else {
+		set, err = agentgenkit.New(ws, opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := genkit.Generate(t.Context(), g,
+		ai.WithModel(model.define(g)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(set.Refs()...),
+		ai.WithMaxTurns(len(model.calls)+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Text(), set
+}
+
+// resultText is a tool response as text: the Output string, then, for
+// each media part, a line with its content type and URL.
+func resultText(t *testing.T, r *ai.ToolResponse) string {
+	t.Helper()
+	text, ok := r.Output.(string)
+	if !ok {
+		t.Errorf("%s %s: output %T, want a string", r.Name, r.Ref, r.Output)
+	}
+	for _, p := range r.Content {
+		if !p.IsMedia() {
+			t.Errorf("%s %s: a content part of kind %d, want media", r.Name, r.Ref, p.Kind)
+		}
+		text += "\n" + p.ContentType + " " + p.Text
+	}
+	return text
+}
+
+// TestAgentSession runs the scripted session through Genkit's Generate
+// with the tools defined on the *genkit.Genkit, and pins what the model
+// received.
+func TestAgentSession(t *testing.T) {
+	model := newScriptedModel(agentcase.Calls)
+	answer, set := runSession(t, model, true)
+
+	var session agentcase.Session
+	session.Tools = definitions(t, model.sent[0], set)
+	for i, c := range agentcase.Calls {
+		if i >= len(model.order) || model.order[i] != c.ID {
+			t.Fatalf("tool results arrived in the order %v", model.order)
+		}
+		r := model.results[c.ID]
+		if r.Name != c.Tool {
+			t.Errorf("%s: response names tool %q, want %q", c.ID, r.Name, c.Tool)
+		}
+		session.Results = append(session.Results, resultText(t, r))
+	}
+	session.Answer = answer
+	agentcase.Record(t, "genkit", session)
+}
+
+// definitions are the tool definitions of the first request, each as
+// the JSON of its ai.ToolDefinition, in the set's order: Generate sends
+// them in map order, which varies from run to run.
+func definitions(t *testing.T, req *ai.ModelRequest, set *agentgenkit.Tools) []string {
+	t.Helper()
+	byName := map[string]*ai.ToolDefinition{}
+	for _, d := range req.Tools {
+		byName[d.Name] = d
+	}
+	var defs []string
+	for _, tool := range set.All() {
+		d, ok := byName[tool.Name()]
+		if !ok {
+			t.Errorf("the model was not sent tool %s", tool.Name())
+			continue
+		}
+		data, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, string(data))
+		// The schema is core's, value for value; only key order is
+		// Go's.
+		info, _ := set.Executor().Tool(tool.Name())
+		if diff := cmp.Diff(decode(t, info.InputSchema), decode(t, mustMarshal(t, d.InputSchema))); diff != "" {
+			t.Errorf("%s: input schema (-core +genkit):\n%s", tool.Name(), diff)
+		}
+	}
+	if len(req.Tools) != len(defs) {
+		t.Errorf("the model was sent %d tools, the set has %d", len(req.Tools), len(defs))
+	}
+	return defs
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// Unregistered tools (New), passed to Generate, give the model the same
+// definitions and results as registered ones.
+func TestAgentSessionUnregistered(t *testing.T) {
+	defined := newScriptedModel(agentcase.Calls)
+	_, definedSet := runSession(t, defined, true)
+	passed := newScriptedModel(agentcase.Calls)
+	answer, passedSet := runSession(t, passed, false)
+	if answer != agentcase.Answer {
+		t.Errorf("answer %q", answer)
+	}
+	if diff := cmp.Diff(definitions(t, defined.sent[0], definedSet), definitions(t, passed.sent[0], passedSet)); diff != "" {
+		t.Errorf("definitions (-Define +New):\n%s", diff)
+	}
+	for _, c := range agentcase.Calls {
+		if got, want := resultText(t, passed.results[c.ID]), resultText(t, defined.results[c.ID]); got != want {
+			t.Errorf("%s %s: New %q, Define %q", c.Tool, c.Args, got, want)
+		}
+	}
+}
+
+// A json output reaches the model as core's exact text, and the tool
+// response is the same whichever way the tool is run.
+func TestResponse(t *testing.T) {
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.New(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, _ := set.Ls()
+	resp, err := ls.RunRawMultipart(t.Context(), map[string]any{"path": "/workspace/cmd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := set.Executor().Call(t.Context(), gen.ToolLs, []byte(`{"path":"/workspace/cmd"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := resp.Output, string(out.JSON); got != want || len(resp.Content) != 0 {
+		t.Errorf("ls: output %#v content %v, want %q", got, resp.Content, want)
+	}
+}
+
+// oneCall is a Generate run in which the model makes one call.
+type oneCall struct {
+	resp  *ai.ModelResponse
+	err   error
+	model *scriptedModel
+	ws    *vfs.Workspace
+}
+
+// generateOne runs Generate with the tools over the session workspace
+// and a model that makes one call, then answers.
+func generateOne(t *testing.T, tool, args string) oneCall {
+	t.Helper()
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: tool, Args: args}})
+	resp, err := genkit.Generate(t.Context(), g,
+		ai.WithModel(model.define(g)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(set.Refs()...),
+		ai.WithMaxTurns(3))
+	return oneCall{resp, err, model, ws}
+}
+
+// Genkit checks tool input against the schema itself: arguments the
+// schema refuses never reach the tool, and Generate fails with Genkit's
+// message instead of the model seeing ours. An argument rule JSON Schema
+// cannot express reaches the tool and the model sees core's message. A
+// null argument is dropped by Genkit before it checks.
+func TestInvalidArgumentsThroughGenerate(t *testing.T) {
+	refused := []struct {
+		name, tool, args string
+		// genkit is a part of Genkit's message.
+		genkit string
+	}{
+		{"wrong-type", "read", `{"path":42}`, "data did not match expected schema"},
+		{"missing", "read", `{}`, "data did not match expected schema"},
+		{"not-integer", "read", `{"path":"/workspace/notes.txt","limit":2.5}`, "cannot convert 2.500000 to integer"},
+		{"too-small", "ls", `{"path":"/workspace","limit":0}`, "data did not match expected schema"},
+		{"unknown", "write", `{"path":"/workspace/new.txt","content":"b","append":true}`, "data did not match expected schema"},
+		{"not-object", "read", `["/workspace/notes.txt"]`, "data did not match expected schema"},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			run := generateOne(t, c.tool, c.args)
+			err, model, ws := run.err, run.model, run.ws
+			if err == nil {
+				t.Fatal("Generate succeeded")
+			}
+			t.Logf("Generate: %v", err)
+			var gerr *gcore.GenkitError
+			if !errors.As(err, &gerr) || gerr.Status != gcore.INTERNAL {
+				t.Errorf("error %T %v, want a GenkitError with status INTERNAL", err, err)
+			}
+			for _, part := range []string{`tool "` + c.tool + `" failed: error calling tool ` + c.tool + `: `, c.genkit} {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("error %q does not contain %q", err, part)
+				}
+			}
+			if strings.Contains(err.Error(), gen.MsgArgumentsInvalid(c.tool, "")) {
+				t.Errorf("the tool ran: %v", err)
+			}
+			if len(model.sent) != 1 || len(model.results) != 0 {
+				t.Errorf("the model was called %d times and received %d results", len(model.sent), len(model.results))
+			}
+			if _, err := ws.Stat(t.Context(), "/workspace/new.txt"); err == nil {
+				t.Error("a refused write wrote the file")
+			}
+		})
+	}
+
+	reaches := []struct {
+		name, tool, args string
+		// core are the arguments whose core output the model receives.
+		core string
+	}{
+		{"rule", "read", `{"path":"/workspace/notes.txt","byteOffset":2}`, `{"path":"/workspace/notes.txt","byteOffset":2}`},
+		{"null", "read", `{"path":"/workspace/notes.txt","offset":null}`, `{"path":"/workspace/notes.txt"}`},
+	}
+	for _, c := range reaches {
+		t.Run(c.name, func(t *testing.T) {
+			run := generateOne(t, c.tool, c.args)
+			resp, model, ws := run.resp, run.model, run.ws
+			if run.err != nil {
+				t.Fatal(run.err)
+			}
+			if resp.Text() != agentcase.Answer {
+				t.Errorf("answer %q", resp.Text())
+			}
+			ref, err := agentgenkit.New(ws, agenttools.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := ref.Executor().Call(t.Context(), c.tool, []byte(c.core))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := resultText(t, model.results["call_1"])
+			if want := agentgenkit.Response(out).Output.(string); got != want {
+				t.Errorf("the model received %q, want %q", got, want)
+			}
+			direct, _ := ref.Executor().Call(t.Context(), c.tool, []byte(c.args))
+			t.Logf("the model received %q; core alone answers %q", got, direct.Text)
+		})
+	}
+}
+
+// A cancelled context is a Go error: from the tool run directly, and
+// from Generate, which stops and reports the tool as failed.
+func TestCallCancelled(t *testing.T) {
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.New(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, name := range []string{gen.ToolRead, gen.ToolLs} {
+		tool, _ := set.Executor().Tool(name)
+		for _, gt := range set.All() {
+			if gt.Name() != tool.Name {
+				continue
+			}
+			if _, err := gt.RunRaw(ctx, map[string]any{"path": "/workspace/notes.txt"}); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: cancelled call: %v", name, err)
+			}
+		}
+	}
+
+	// The model cancels the context while it asks for a call.
+	g := initGenkit(t)
+	ws, opts = agentcase.Workspace(t)
+	set, err = agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(t.Context())
+	defer cancel()
+	model := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: "write", Args: `{"path":"/workspace/new.txt","content":"b"}`}})
+	model.onTurn = func(int) { cancel() }
+	_, err = genkit.Generate(ctx, g,
+		ai.WithModel(model.define(g)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(set.Refs()...))
+	if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Fatalf("Generate with a cancelled context: %v", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		t.Errorf("Generate now wraps the tool's error (%v); revisit the package documentation", err)
+	}
+	if len(model.results) != 0 {
+		t.Errorf("the model received %d results", len(model.results))
+	}
+	if _, err := ws.Stat(t.Context(), "/workspace/new.txt"); err == nil {
+		t.Error("a cancelled write wrote the file")
+	}
+}
+
+func TestDefine(t *testing.T) {
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range set.All() {
+		names = append(names, tool.Name())
+		if genkit.LookupTool(g, tool.Name()) == nil {
+			t.Errorf("%s is not registered on g", tool.Name())
+		}
+	}
+	if !slices.Equal(names, gen.ToolNames) {
+		t.Errorf("tools %v, want %v", names, gen.ToolNames)
+	}
+	if _, err := agentgenkit.Define(g, ws, opts); err == nil {
+		t.Error("a second Define on the same Genkit succeeded")
+	}
+	if _, err := agentgenkit.Define(nil, ws, opts); err == nil {
+		t.Error("Define without a Genkit succeeded")
+	}
+	if _, err := agentgenkit.New(nil, opts); err == nil {
+		t.Error("New without a workspace succeeded")
+	}
+	read, _ := set.Read()
+	if md := read.Definition().Metadata; md["multipart"] != true {
+		t.Errorf("read is not a multipart tool: %v", md)
+	}
+}

@@ -1,0 +1,254 @@
+// Package genkit adapts the workspace tools to Firebase Genkit for Go
+// (github.com/firebase/genkit/go): each tool is an ai.Tool whose input
+// schema is the tool's JSON Schema (ai.WithInputSchema, In = any).
+// Define registers the tools on a *genkit.Genkit, so that Generate finds
+// them by name; New builds them unregistered, for users who pass tools
+// to each Generate call (Genkit registers those for that call only).
+//
+//	g := genkit.Init(ctx, genkit.WithPlugins(...))
+//	set, err := agentgenkit.Define(g, ws, agenttools.Options{})
+//	resp, err := genkit.Generate(ctx, g,
+//		ai.WithPrompt("Fix the failing test in /workspace"),
+//		ai.WithTools(set.Refs()...),
+//		ai.WithMaxTurns(20))
+//
+// examples/genkit is a complete program.
+//
+// # What the model receives
+//
+// Every output is a Go string in the ToolResponse's Output: the text of
+// a text or error-text output, and for a json output the JSON text
+// exactly as core produced it (JavaScript's JSON.stringify form, the
+// reference's key order). Structured JSON cannot keep that: Genkit runs
+// every tool through its JSON action interface (RunRawMultipart
+// marshals the tool's result and unmarshals it into an any), so an
+// object, a map or a json.RawMessage reaches the model plugin as a
+// map[string]any, which the plugin re-serializes with Go's sorted keys
+// and HTML escaping. A string is the only value that arrives byte for
+// byte. Plugins then send it as they send any Output: compat_oai,
+// anthropic and ollama json.Marshal it, so the model reads a JSON string
+// literal whose value is the exact text (a text output goes the same
+// way); googlegenai sends a non-object Output as the function response
+// {"name": tool, "content": output}.
+//
+// read is a multipart tool (ai.NewMultipartTool, DefineMultipartTool).
+// For an image or PDF its ai.MultipartToolResponse has the text part as
+// Output and one media part whose URL is a data: URI,
+// data:<media type>;base64,<bytes>; its other answers have no content
+// parts. googlegenai sends the media part to the model; compat_oai,
+// anthropic and ollama send only the Output.
+//
+// A tool failure and invalid arguments are outputs, never a Go error,
+// because Genkit aborts Generate on a tool's error. A tool returns an
+// error only when its context is cancelled: RunRaw's error then wraps
+// context.Canceled, while Generate fails with Genkit's INTERNAL error
+// "tool %q failed: ..." that holds only the message (errors.Is does not
+// see context.Canceled).
+//
+// exec returns its final result. Genkit tools have no running output:
+// a tool is a plain action (ai.ToolContext carries no stream callback),
+// and Generate streams a turn's tool message only after all of the
+// turn's tools have finished. Generate runs the tool requests of one
+// turn concurrently; the tools are safe for that.
+//
+// # Genkit's own behaviour
+//
+// Genkit checks a tool's input before the tool runs
+// (core.ActionDef.RunJSON: base.UnmarshalAndNormalize, then gojsonschema
+// against the input schema). So:
+//
+//   - Arguments that violate the schema (missing, of the wrong type, out
+//     of range, unknown keys, not an object) never reach the tool, and
+//     the model never sees core's invalid-arguments message for them.
+//     Genkit refuses the call with an INVALID_ARGUMENT error ("data did
+//     not match expected schema: ..." or "invalid input: cannot convert
+//     2.500000 to integer: ..."), and Generate stops with INTERNAL
+//     "tool %q failed: error calling tool %s: ..."; the model is not
+//     called again. Only the argument rules JSON Schema cannot express
+//     (offset is required with a byteOffset) reach the tool, and the
+//     model sees core's message.
+//   - Genkit drops every null-valued object field of the input before it
+//     checks it: {"path": p, "offset": null} runs as {"path": p}, where
+//     core would refuse the null.
+//   - The tool receives the value Genkit decoded (integers as int64) and
+//     encodes it to JSON again for core.
+//
+// genkit.Init calls signal.NotifyContext(ctx, os.Interrupt,
+// syscall.SIGTERM) and discards the stop function, so from then on
+// SIGINT and SIGTERM never end the process: they only cancel the
+// context Init handed to plugins (and to the reflection server, which
+// Init starts only when GENKIT_ENV=dev). The caller's context is not
+// cancelled. A program that calls Init must watch for those signals
+// itself (its own signal.NotifyContext) to stop on Ctrl-C. Init needs no
+// network and reads only GENKIT_ENV and a ./prompts directory if there
+// is one.
+//
+// Definitions: the input schema is core's JSON Schema decoded into a
+// map[string]any (numbers as json.Number, so bounds keep their literal
+// form), so plugins serialize it with its keys sorted; the values are
+// core's. The plain tools declare the output schema {"type":"string"},
+// read Genkit's multipart response schema. Generate sends the
+// definitions in no fixed order (it collects them in a map).
+//
+// The package imports core, gen and Genkit; only programs and tests
+// import it.
+package genkit
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/adapt"
+)
+
+// Tools is the tool set over one workspace, as Genkit tools. All, Named
+// and Executor come from the embedded set.
+type Tools struct {
+	adapt.Set[ai.Tool]
+	g *genkit.Genkit // nil: the tools are not registered
+	// schemas are the tools' JSON Schemas as the maps Genkit takes.
+	schemas map[string]map[string]any
+}
+
+// Define builds the tool set for ws and registers every tool on g, so
+// that Generate can name them (ai.WithTools(set.Refs()...) or
+// ai.ToolName). It fails when g or ws is nil, an option is out of range,
+// or g already has a tool of one of the names; then it registers
+// nothing.
+func Define(g *genkit.Genkit, ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	if g == nil {
+		return nil, errors.New("genkit: no *genkit.Genkit")
+	}
+	ex, err := newExecutor(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ex.Tools() {
+		if genkit.LookupTool(g, t.Name) != nil {
+			return nil, fmt.Errorf("genkit: a tool named %q is already defined", t.Name)
+		}
+	}
+	return build(ex, g)
+}
+
+// New builds the tool set for ws without registering it: pass the tools
+// to each Generate call (ai.WithTools(set.Refs()...)), which registers
+// them for that call. It fails when ws is nil or an option is out of
+// range.
+func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	ex, err := newExecutor(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	return build(ex, nil)
+}
+
+func newExecutor(ws *vfs.Workspace, opts agenttools.Options) (*core.Executor, error) {
+	return adapt.Executor("genkit", ws, opts)
+}
+
+func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
+	s := &Tools{g: g, schemas: map[string]map[string]any{}}
+	for _, t := range ex.Tools() {
+		dec := json.NewDecoder(strings.NewReader(t.InputSchema))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("genkit: the input schema of %s: %w", t.Name, err)
+		}
+		s.schemas[t.Name] = m
+	}
+	s.Init(ex, s.adapt)
+	return s, nil
+}
+
+// Refs returns All as ai.ToolRef values, for ai.WithTools.
+func (s *Tools) Refs() []ai.ToolRef {
+	all := s.All()
+	refs := make([]ai.ToolRef, len(all))
+	for i, t := range all {
+		refs[i] = t
+	}
+	return refs
+}
+
+// plain is a tool whose output is a string (see the package
+// documentation).
+func (s *Tools) plain(t core.Tool) ai.Tool {
+	fn := func(tc *ai.ToolContext, input any) (string, error) {
+		out, err := s.call(tc, t.Name, input)
+		if err != nil {
+			return "", err
+		}
+		return Response(out).Output.(string), nil
+	}
+	if s.g != nil {
+		return genkit.DefineTool(s.g, t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+	}
+	return ai.NewTool(t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+}
+
+// media is a multipart tool: an image or PDF comes with a media part.
+func (s *Tools) media(t core.Tool) ai.Tool {
+	fn := func(tc *ai.ToolContext, input any) (*ai.MultipartToolResponse, error) {
+		out, err := s.call(tc, t.Name, input)
+		if err != nil {
+			return nil, err
+		}
+		return Response(out), nil
+	}
+	if s.g != nil {
+		return genkit.DefineMultipartTool(s.g, t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+	}
+	return ai.NewMultipartTool(t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+}
+
+// streaming: Genkit tools have no running output; exec answers its final
+// result, as a plain tool.
+func (s *Tools) streaming(t core.Tool) ai.Tool { return s.plain(t) }
+
+// call runs one call with the input Genkit decoded and checked. The
+// error is only for a cancelled context.
+func (s *Tools) call(tc *ai.ToolContext, name string, input any) (gen.Output, error) {
+	args, err := json.Marshal(input)
+	if err != nil {
+		// Genkit decoded input from JSON, so it always encodes again.
+		return gen.Output{}, err
+	}
+	return s.Executor().Call(tc, name, args)
+}
+
+// Response is an output as a Genkit tool returns it: Output is a string
+// (the text of a text or error-text output, the JSON text of a json
+// output, the text part of a content output); a content output adds one
+// media part, its URL a data: URI with the media type and the bytes in
+// base64.
+func Response(out gen.Output) *ai.MultipartToolResponse {
+	switch out.Kind {
+	case gen.OutputJSON:
+		return &ai.MultipartToolResponse{Output: string(out.JSON)}
+	case gen.OutputContent:
+		resp := &ai.MultipartToolResponse{Output: out.Text}
+		if out.Media != nil {
+			resp.Content = []*ai.Part{ai.NewMediaPart(out.Media.MediaType, DataURI(out.Media))}
+		}
+		return resp
+	default:
+		return &ai.MultipartToolResponse{Output: out.Text}
+	}
+}
+
+// DataURI is a file as a data: URI: data:<media type>;base64,<bytes>.
+func DataURI(m *gen.Media) string {
+	return "data:" + m.MediaType + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
+}

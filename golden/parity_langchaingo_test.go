@@ -1,0 +1,47 @@
+package golden_test
+
+import (
+	"testing"
+
+	"github.com/agenttools/agenttools/adapters/langchaingo"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// langchaingo hands the model the string Call returns: the text, the
+// JSON, or the text part of an image or PDF.
+func init() {
+	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
+		pkg: "langchaingo",
+		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+			set, err := langchaingo.New(ws, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(t *testing.T, tool, args string) string {
+				for _, lt := range set.All() {
+					if lt.Name() == tool {
+						got, err := lt.Call(t.Context(), args)
+						if err != nil {
+							t.Fatalf("%s: %v", tool, err)
+						}
+						return got
+					}
+				}
+				t.Fatalf("langchaingo offers no tool %s", tool)
+				return ""
+			}
+		},
+		render: func(t *testing.T, out gen.Output) string {
+			switch out.Kind {
+			case gen.OutputText, gen.OutputErrorText, gen.OutputContent:
+				return out.Text
+			case gen.OutputJSON:
+				return string(out.JSON)
+			}
+			t.Fatalf("output kind %q", out.Kind)
+			return ""
+		},
+	})
+}

@@ -1,0 +1,54 @@
+// Package adapt holds what every framework adapter does the same way:
+// the core executor behind a tool set, and the set's tools in the
+// framework's form, in the reference's order and by name. Each adapter's
+// Tools type embeds a Set.
+package adapt
+
+import (
+	"errors"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+)
+
+// Executor builds the core executor of a tool set over ws. framework
+// names the adapter in its errors. It fails when ws is nil or an option
+// is out of range.
+func Executor(framework string, ws *vfs.Workspace, opts core.Options) (*core.Executor, error) {
+	if ws == nil {
+		return nil, errors.New(framework + ": no workspace")
+	}
+	return core.New(ws, opts)
+}
+
+// Set is the tools a core executor offers, each in a framework's form T.
+type Set[T any] struct {
+	ex     *core.Executor
+	all    []T
+	byName map[string]T
+}
+
+// Init fills the set with every tool ex offers, made by form, in order.
+// form may call Executor.
+func (s *Set[T]) Init(ex *core.Executor, form func(core.Tool) T) {
+	s.ex = ex
+	s.byName = map[string]T{}
+	for _, t := range ex.Tools() {
+		ft := form(t)
+		s.all = append(s.all, ft)
+		s.byName[t.Name] = ft
+	}
+}
+
+// All returns the tools the options offer, in the reference's order.
+func (s *Set[T]) All() []T { return append([]T(nil), s.all...) }
+
+// Named returns the offered tool called name, and false when the options
+// leave it out.
+func (s *Set[T]) Named(name string) (T, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Executor is the core executor behind the tools.
+func (s *Set[T]) Executor() *core.Executor { return s.ex }

@@ -1,0 +1,128 @@
+package toolgen
+
+import (
+	"path"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+const coreImport = "github.com/agenttools/agenttools/core"
+
+// AdapterTarget is one framework adapter whose tool constructors toolgen
+// writes. The adapter's type Tools embeds an adapt.Set[T] (which gives
+// Named), and its hand-written bridge provides the forms the generated
+// file picks from:
+//
+//	plain(t core.Tool) T           a tool that answers text or json
+//	media(t core.Tool) T           one that can answer an image or PDF too
+//	streaming(t core.Tool) T       one that reports running snapshots
+//
+// where T is ToolType.
+type AdapterTarget struct {
+	Dir       string // relative to the module root
+	Package   string
+	Framework string // as its users name it
+	// ToolType is the framework's tool type: import path and name.
+	ToolPath, ToolName string
+}
+
+// AdapterTargets are the framework adapters, each generated into
+// Dir/AdapterFile.
+var AdapterTargets = []AdapterTarget{
+	{Dir: "adapters/langchaingo", Package: "langchaingo", Framework: "langchaingo", ToolPath: "github.com/tmc/langchaingo/tools", ToolName: "Tool"},
+	{Dir: "adapters/genkit", Package: "genkit", Framework: "Genkit", ToolPath: "github.com/firebase/genkit/go/ai", ToolName: "Tool"},
+	{Dir: "adapters/eino", Package: "eino", Framework: "Eino", ToolPath: "github.com/cloudwego/eino/components/tool", ToolName: "BaseTool"},
+}
+
+// AdapterFile is the generated file of every adapter.
+const AdapterFile = "tools_gen.go"
+
+// adapterFile writes an adapter's tool constructors: the form each tool
+// takes in the framework, chosen by what the spec says it answers, and
+// one accessor per tool.
+func adapterFile(m *Model, a AdapterTarget) *jen.File {
+	f := jen.NewFilePathName("github.com/agenttools/agenttools/"+a.Dir, a.Package)
+	f.HeaderComment(Header)
+	f.ImportName(coreImport, "core")
+	f.ImportName(genImport, "gen")
+	toolType := jen.Qual(a.ToolPath, a.ToolName)
+	typeName := path.Base(a.ToolPath) + "." + a.ToolName
+
+	var cases []jen.Code
+	var media, streams []string
+	for _, t := range m.Tools {
+		if !t.Available {
+			continue
+		}
+		name := jen.Qual(genImport, "Tool"+goName(t.Name))
+		switch {
+		case t.Media:
+			media = append(media, t.Name)
+			cases = append(cases, jen.Case(name).Block(jen.Return(jen.Id("s").Dot("media").Call(jen.Id("t")))))
+		case t.Streams:
+			streams = append(streams, t.Name)
+			cases = append(cases, jen.Case(name).Block(jen.Return(jen.Id("s").Dot("streaming").Call(jen.Id("t")))))
+		}
+	}
+	cases = append(cases, jen.Default().Block(jen.Return(jen.Id("s").Dot("plain").Call(jen.Id("t")))))
+	f.Add(comment("adapt makes the " + a.Framework + " " + typeName + " for one tool of the set, in the form the spec calls for: the media form for a tool that can answer an image or PDF (" + strings.Join(media, ", ") + "), the streaming form for one that reports running snapshots (" + strings.Join(streams, ", ") + "), the plain form for the others."))
+	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("adapt").Params(jen.Id("t").Qual(coreImport, "Tool")).Add(toolType).Block(
+		jen.Switch(jen.Id("t").Dot("Name")).Block(cases...),
+	)
+
+	for _, t := range m.Tools {
+		if !t.Available {
+			continue
+		}
+		n := goName(t.Name)
+		doc := n + " returns the " + t.Name + " tool as a " + a.Framework + " " + typeName + ", and false when the options leave it out"
+		switch {
+		case t.Mutates && t.Name == "exec":
+			doc += " (a read-only set does, as does one without exec backends)"
+		case t.Mutates:
+			doc += " (a read-only set does)"
+		}
+		doc += ". Its arguments: " + paramSummary(t.Params) + "."
+		if t.Media {
+			doc += " A call can answer an image or PDF."
+		}
+		if t.Streams {
+			doc += " A call reports running snapshots before its result."
+		}
+		f.Add(comment(doc))
+		f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id(n).Params().Params(toolType, jen.Bool()).Block(
+			jen.Return(jen.Id("s").Dot("Named").Call(jen.Qual(genImport, "Tool"+n))),
+		)
+	}
+	return f
+}
+
+// paramSummary lists parameters for a doc comment: name, kind, and when
+// it is optional or offered only with some exec backends.
+func paramSummary(params []Param) string {
+	var parts []string
+	for _, p := range params {
+		var notes []string
+		if p.Optional {
+			notes = append(notes, "optional")
+		}
+		switch p.When {
+		case "multipleBackends":
+			notes = append(notes, "with several backends")
+		case "callableBackend":
+			notes = append(notes, "with a callable backend")
+		}
+		kind := map[string]string{
+			"stringOrList": "string or list of strings",
+			"array":        "list of objects",
+			"stringRecord": "object of strings",
+			"jsonRecord":   "object",
+		}[p.Kind]
+		if kind == "" {
+			kind = p.Kind
+		}
+		parts = append(parts, p.Name+" ("+strings.Join(append([]string{kind}, notes...), ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
