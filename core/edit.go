@@ -3,7 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
-	"io"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,31 +50,24 @@ func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error)
 	if err != nil {
 		return failure(err)
 	}
-	if info.Size > e.s.editMaxBytes {
-		return errorJSON(gen.MsgEditFileTooLarge(info.Size, e.s.editMaxBytes)), nil
-	}
-	r, _, err := e.ws.Open(ctx, p, 0)
-	if isMissing(err) {
+	// Read, match and write as one step: atomic against other processes
+	// on a store that can (sqlitefs), under the path's lock on the others.
+	var res edited
+	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte) ([]byte, error) {
+		r, err := applyEdits(raw, a.Edits, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		res = r
+		return r.out, nil
+	})
+	var tooLarge *vfs.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return errorJSON(gen.MsgEditFileTooLarge(tooLarge.Size, e.s.editMaxBytes)), nil
+	case isMissing(err):
 		return errorJSON(gen.MsgEditFileNotFound(a.Path)), nil
-	}
-	if err != nil {
-		return failure(err)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, info.Size+bytes.MinRead))
-	_, err = buf.ReadFrom(io.LimitReader(r, e.s.editMaxBytes+1))
-	r.Close()
-	if err != nil {
-		return failure(err)
-	}
-	raw := buf.Bytes()
-	if int64(len(raw)) > e.s.editMaxBytes {
-		return errorJSON(gen.MsgEditFileTooLarge(int64(len(raw)), e.s.editMaxBytes)), nil
-	}
-	res, err := applyEdits(raw, a.Edits, a.Path)
-	if err != nil {
-		return failure(err)
-	}
-	if err := e.ws.WriteFile(ctx, p, res.out, vfs.WriteOptions{}); err != nil {
+	case err != nil:
 		return failure(err)
 	}
 	return jsonOutput(e.editResult(a, res)), nil

@@ -212,8 +212,19 @@ type snapshotKey struct{}
 // WithSnapshots returns a context in which an exec call hands each
 // running snapshot (a json output with a null exitCode, coalesced to one
 // per gen.ExecSnapshotIntervalDefault milliseconds) to f before it
-// returns the final output. Adapters that can stream use it.
+// returns the final output. Adapters that can stream use it; so can a
+// caller of any adapter, on the context it runs the agent with. Layered
+// calls add up: every function on the context receives every snapshot,
+// the outermost first.
 func WithSnapshots(ctx context.Context, f func(gen.Output)) context.Context {
+	// A function already on ctx keeps receiving them, first.
+	if outer, _ := ctx.Value(snapshotKey{}).(func(gen.Output)); outer != nil {
+		inner := f
+		f = func(o gen.Output) {
+			outer(o)
+			inner(o)
+		}
+	}
 	return context.WithValue(ctx, snapshotKey{}, f)
 }
 

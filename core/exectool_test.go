@@ -241,7 +241,10 @@ func TestExecSnapshotsAreCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var snaps []gen.ExecResult
-	ctx := core.WithSnapshots(t.Context(), func(o gen.Output) {
+	// An outer function keeps receiving them: layered calls add up.
+	outer := 0
+	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { outer++ })
+	ctx = core.WithSnapshots(ctx, func(o gen.Output) {
 		var r gen.ExecResult
 		if err := json.Unmarshal(o.JSON, &r); err != nil {
 			t.Error(err)
@@ -262,6 +265,9 @@ func TestExecSnapshotsAreCoalesced(t *testing.T) {
 	// Chunks come at 30, 60, 90, 120 ms, ...: snapshots at 120, 240, 360.
 	if fmt.Sprint(lines) != "[4 8 12]" {
 		t.Errorf("snapshots hold %v lines, want [4 8 12]", lines)
+	}
+	if outer != len(snaps) {
+		t.Errorf("the outer function saw %d snapshots, the inner %d", outer, len(snaps))
 	}
 	var final gen.ExecResult
 	if err := json.Unmarshal(out.JSON, &final); err != nil || final.ExitCode == nil || *final.ExitCode != 0 || strings.Count(final.Stdout, "\n") != 12 {

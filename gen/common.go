@@ -592,6 +592,8 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecSaveFailed", Template: "Could not save command output to {path}: {reason}", Sample: MsgExecSaveFailed("<path>", "<reason>")},
 	{Name: "MsgExecTimedOut", Template: "\n\n[Killed after {ms} ms: the command ran longer than the exec timeout.]", Sample: MsgExecTimedOut(12345)},
 	{Name: "MsgExecHostBackend", Template: "Runs bash on this machine, in the host directory mounted at {dir}.", Sample: MsgExecHostBackend("<dir>")},
+	{Name: "MsgExecMirrorBackend", Template: "Runs bash on this machine, in a copy of {dir} that is synced before and after each command.", Sample: MsgExecMirrorBackend("<dir>")},
+	{Name: "MsgExecMirrorSyncFailed", Template: "\n[The command's changes could not all be copied back into the workspace: {reason}]", Sample: MsgExecMirrorSyncFailed("<reason>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 }
 

@@ -256,6 +256,18 @@ func MsgExecHostBackend(dir string) string {
 	return "Runs bash on this machine, in the host directory mounted at " + dir + "."
 }
 
+// MsgExecMirrorBackend renders: Ours: what the host backend tells the model
+// about itself on a workspace that is not on the host (SQLite).
+func MsgExecMirrorBackend(dir string) string {
+	return "Runs bash on this machine, in a copy of " + dir + " that is synced before and after each command."
+}
+
+// MsgExecMirrorSyncFailed renders: Ours: ends stderr when syncing a mirrored
+// command's changes back failed.
+func MsgExecMirrorSyncFailed(reason string) string {
+	return "\n[The command's changes could not all be copied back into the workspace: " + reason + "]"
+}
+
 // MsgExecBadEnvName renders: Ours: the host backend refuses an env name that
 // is empty or holds "=" or NUL.
 func MsgExecBadEnvName(name string) string {

@@ -322,13 +322,19 @@ func TestExecStreamsSnapshots(t *testing.T) {
 	if !ok {
 		t.Fatal("no exec tool")
 	}
-	sr, err := execTool.(tool.StreamableTool).StreamableRun(t.Context(), args)
+	// A snapshot function the caller put on the context receives them too.
+	var watched int
+	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { watched++ })
+	sr, err := execTool.(tool.StreamableTool).StreamableRun(ctx, args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	chunks := recvAll(t, sr)
 	if len(chunks) < 2 {
 		t.Fatalf("the stream held %d chunks: %q", len(chunks), chunks)
+	}
+	if watched < len(chunks)-1 {
+		t.Errorf("the caller's snapshot function saw %d snapshots; the stream held %d", watched, len(chunks)-1)
 	}
 	for _, s := range chunks[:len(chunks)-1] {
 		var r gen.ExecResult
@@ -605,4 +611,28 @@ func propertyOrder(t *testing.T, data []byte) []string {
 	}
 	walk(data, false)
 	return keys
+}
+
+// With TextRead, read is a plain tool: its text is the tool message's
+// Content, and an image is its text part.
+func TestTextRead(t *testing.T) {
+	ws, opts := agentcase.Workspace(t)
+	set, err := eino.New(ws, opts, eino.TextRead())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := set.Read()
+	plain, ok := read.(tool.InvokableTool)
+	if _, enhanced := read.(tool.EnhancedInvokableTool); !ok || enhanced {
+		t.Fatalf("read is %T, want a plain invokable tool only", read)
+	}
+	for args, want := range map[string]string{
+		`{"path":"/workspace/notes.txt"}`: "# Notes\nstatus: draft\nowner: team",
+		`{"path":"/workspace/pixel.png"}`: "Read /workspace/pixel.png (image/png, 70 bytes).",
+	} {
+		got, err := plain.InvokableRun(t.Context(), args)
+		if err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", args, got, err, want)
+		}
+	}
 }

@@ -54,7 +54,10 @@
 //     message's UserInputMultiContent (text, image_url, file_url parts)
 //     and leaves Content empty, so the chat model must send a tool
 //     message's UserInputMultiContent. eino's file part has no name: the
-//     file name is not passed.
+//     file name is not passed. Some chat models refuse such a message
+//     (eino-ext's OpenAI model v0.1.7 takes multipart content from user
+//     messages only); with the TextRead option read is a plain *Tool
+//     instead, and an image or PDF reaches the model as its text part.
 //   - exec (*StreamingTool, both a tool.InvokableTool and a
 //     tool.StreamableTool): InvokableRun returns the final result. A
 //     ToolsNode calls InvokableRun when the graph is invoked and
@@ -66,7 +69,8 @@
 //     one per 100 ms), then the final result, each chunk one whole JSON
 //     object: a reader keeps the last chunk, it never concatenates them.
 //     To watch a run inside an agent, put core.WithSnapshots on the
-//     context the agent runs with.
+//     context the agent runs with; a function already on the context of
+//     StreamableRun receives the snapshots too.
 package eino
 
 import (
@@ -91,15 +95,26 @@ import (
 
 // Tools is the tool set over one workspace, as eino tools: a *MediaTool
 // for read, a *StreamingTool for exec, a *Tool for the others. All,
-// Named and Executor come from the embedded set.
+// Named and the per-tool accessors find them.
 type Tools struct {
-	adapt.Set[tool.BaseTool]
+	set      adapt.Set[tool.BaseTool]
+	textRead bool
 }
+
+// Option changes how New builds the tools.
+type Option func(*Tools)
+
+// TextRead makes read a plain *Tool (a tool.InvokableTool) whose answer
+// is text in the tool message's Content, as every other tool's: an
+// image or PDF reaches the model as its text part only. For chat models
+// that refuse a tool message with multipart content: eino-ext's OpenAI
+// model (v0.1.7) accepts UserInputMultiContent on user messages only.
+func TextRead() Option { return func(s *Tools) { s.textRead = true } }
 
 // New builds the tool set for ws. It fails when ws is nil, an option is
 // out of range or a tool's JSON Schema does not parse as a
 // jsonschema.Schema.
-func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools, error) {
 	ex, err := adapt.Executor("eino", ws, opts)
 	if err != nil {
 		return nil, err
@@ -110,14 +125,17 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
 		}
 	}
 	s := &Tools{}
-	s.Init(ex, s.adapt)
+	for _, o := range options {
+		o(s)
+	}
+	s.set.Init(ex, s.adapt)
 	return s, nil
 }
 
 // Infos returns the Info of every tool of All, in order: what an agent
 // binds to its chat model.
 func (s *Tools) Infos(ctx context.Context) ([]*schema.ToolInfo, error) {
-	all := s.All()
+	all := s.set.All()
 	infos := make([]*schema.ToolInfo, 0, len(all))
 	for _, t := range all {
 		info, err := t.Info(ctx)
@@ -129,12 +147,17 @@ func (s *Tools) Infos(ctx context.Context) ([]*schema.ToolInfo, error) {
 	return infos, nil
 }
 
-func (s *Tools) plain(t core.Tool) tool.BaseTool { return &Tool{base{ex: s.Executor(), tool: t}} }
+func (s *Tools) plain(t core.Tool) tool.BaseTool { return &Tool{base{ex: s.set.Executor(), tool: t}} }
 
-func (s *Tools) media(t core.Tool) tool.BaseTool { return &MediaTool{base{ex: s.Executor(), tool: t}} }
+func (s *Tools) media(t core.Tool) tool.BaseTool {
+	if s.textRead {
+		return s.plain(t)
+	}
+	return &MediaTool{base{ex: s.set.Executor(), tool: t}}
+}
 
 func (s *Tools) streaming(t core.Tool) tool.BaseTool {
-	return &StreamingTool{base{ex: s.Executor(), tool: t}}
+	return &StreamingTool{base{ex: s.set.Executor(), tool: t}}
 }
 
 // base is what every tool shares: the executor and the tool's name,

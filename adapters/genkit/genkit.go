@@ -45,7 +45,9 @@
 // "tool %q failed: ..." that holds only the message (errors.Is does not
 // see context.Canceled).
 //
-// exec returns its final result. Genkit tools have no running output:
+// exec returns its final result (a core.WithSnapshots function on the
+// context given to Generate receives its running snapshots). Genkit
+// tools have no running output:
 // a tool is a plain action (ai.ToolContext carries no stream callback),
 // and Generate streams a turn's tool message only after all of the
 // turn's tools have finished. Generate runs the tool requests of one
@@ -62,9 +64,10 @@
 //     the model never sees core's invalid-arguments message for them.
 //     Genkit refuses the call with an INVALID_ARGUMENT error ("data did
 //     not match expected schema: ..." or "invalid input: cannot convert
-//     2.500000 to integer: ..."), and Generate stops with INTERNAL
-//     "tool %q failed: error calling tool %s: ..."; the model is not
-//     called again. Only the argument rules JSON Schema cannot express
+//     2.500000 to integer: ..."), and Generate stops with a GenkitError
+//     of status INTERNAL (INTERNAL_SERVER_ERROR in its text), "tool %q
+//     failed: error calling tool %s: ..."; the model is not called
+//     again. Only the argument rules JSON Schema cannot express
 //     (offset is required with a byteOffset) reach the tool, and the
 //     model sees core's message.
 //   - Genkit drops every null-valued object field of the input before it
@@ -112,10 +115,10 @@ import (
 )
 
 // Tools is the tool set over one workspace, as Genkit tools. All, Named
-// and Executor come from the embedded set.
+// and the per-tool accessors find them.
 type Tools struct {
-	adapt.Set[ai.Tool]
-	g *genkit.Genkit // nil: the tools are not registered
+	set adapt.Set[ai.Tool]
+	g   *genkit.Genkit // nil: the tools are not registered
 	// schemas are the tools' JSON Schemas as the maps Genkit takes.
 	schemas map[string]map[string]any
 }
@@ -168,13 +171,13 @@ func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
 		}
 		s.schemas[t.Name] = m
 	}
-	s.Init(ex, s.adapt)
+	s.set.Init(ex, s.adapt)
 	return s, nil
 }
 
 // Refs returns All as ai.ToolRef values, for ai.WithTools.
 func (s *Tools) Refs() []ai.ToolRef {
-	all := s.All()
+	all := s.set.All()
 	refs := make([]ai.ToolRef, len(all))
 	for i, t := range all {
 		refs[i] = t
@@ -225,7 +228,7 @@ func (s *Tools) call(tc *ai.ToolContext, name string, input any) (gen.Output, er
 		// Genkit decoded input from JSON, so it always encodes again.
 		return gen.Output{}, err
 	}
-	return s.Executor().Call(tc, name, args)
+	return s.set.Executor().Call(tc, name, args)
 }
 
 // Response is an output as a Genkit tool returns it: Output is a string

@@ -26,16 +26,16 @@ func (s *Tools) adapt(t core.Tool) ai.Tool {
 // Read returns the read tool as a Genkit ai.Tool, and false when the options
 // leave it out. Its arguments: path (string), offset (integer, optional),
 // byteOffset (integer, optional), limit (integer, optional). A call can answer
-// an image or PDF.
+// an image or PDF, which reaches the model as a media part.
 func (s *Tools) Read() (ai.Tool, bool) {
-	return s.Named(gen.ToolRead)
+	return s.set.Named(gen.ToolRead)
 }
 
 // Ls returns the ls tool as a Genkit ai.Tool, and false when the options leave
 // it out. Its arguments: path (string), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Ls() (ai.Tool, bool) {
-	return s.Named(gen.ToolLs)
+	return s.set.Named(gen.ToolLs)
 }
 
 // Find returns the find tool as a Genkit ai.Tool, and false when the options
@@ -43,7 +43,7 @@ func (s *Tools) Ls() (ai.Tool, bool) {
 // exclude (string or list of strings, optional), limit (integer, optional),
 // offset (integer, optional).
 func (s *Tools) Find() (ai.Tool, bool) {
-	return s.Named(gen.ToolFind)
+	return s.set.Named(gen.ToolFind)
 }
 
 // Grep returns the grep tool as a Genkit ai.Tool, and false when the options
@@ -53,36 +53,52 @@ func (s *Tools) Find() (ai.Tool, bool) {
 // optional), context (integer, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Grep() (ai.Tool, bool) {
-	return s.Named(gen.ToolGrep)
+	return s.set.Named(gen.ToolGrep)
 }
 
 // Write returns the write tool as a Genkit ai.Tool, and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), content
 // (string).
 func (s *Tools) Write() (ai.Tool, bool) {
-	return s.Named(gen.ToolWrite)
+	return s.set.Named(gen.ToolWrite)
 }
 
 // Edit returns the edit tool as a Genkit ai.Tool, and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), edits
 // (list of objects).
 func (s *Tools) Edit() (ai.Tool, bool) {
-	return s.Named(gen.ToolEdit)
+	return s.set.Named(gen.ToolEdit)
 }
 
 // Delete returns the delete tool as a Genkit ai.Tool, and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // recursive (boolean, optional).
 func (s *Tools) Delete() (ai.Tool, bool) {
-	return s.Named(gen.ToolDelete)
+	return s.set.Named(gen.ToolDelete)
 }
 
 // Exec returns the exec tool as a Genkit ai.Tool, and false when the options
 // leave it out (a read-only set does, as does one without exec backends). Its
 // arguments: command (string), cwd (string, optional), env (object of strings,
 // optional), backend (enum, with several backends), input (object, optional,
-// with a callable backend). A call reports running snapshots before its
-// result.
+// with a callable backend). Genkit tools have no running output: the running
+// snapshots reach a core.WithSnapshots callback on the context, and the tool
+// returns the result.
 func (s *Tools) Exec() (ai.Tool, bool) {
-	return s.Named(gen.ToolExec)
+	return s.set.Named(gen.ToolExec)
+}
+
+// All returns the tools the options offer, in the reference's order.
+func (s *Tools) All() []ai.Tool {
+	return s.set.All()
+}
+
+// Named returns the offered tool called name, and false when the options leave it out.
+func (s *Tools) Named(name string) (ai.Tool, bool) {
+	return s.set.Named(name)
+}
+
+// Executor is the core executor behind the tools.
+func (s *Tools) Executor() *core.Executor {
+	return s.set.Executor()
 }

@@ -12,14 +12,18 @@
 // context is cancelled. read of an image or PDF returns the text part
 // only (langchaingo's tool results are strings); use adapters/raw or
 // another adapter to hand the model the file itself. exec returns its
-// final result; langchaingo tools have no running output.
+// final result; langchaingo tools have no running output, but a
+// core.WithSnapshots function on the context given to chains.Run
+// receives exec's running snapshots.
 //
 // langchaingo's agents do not send real schemas: its functions agent
 // describes every tool as taking one string, __arg1. WithDefinitions
-// wraps a model so that it sends Definitions instead; the agent then
-// passes the model's JSON arguments through to Call unchanged. Without
-// the wrapper, Call still accepts the JSON text the model puts in
-// __arg1.
+// wraps a model so that it sends Definitions instead (or the Definition
+// of the tools you pass the agent); the agent then passes the model's
+// JSON arguments through to Call unchanged, except that it unwraps an
+// object whose __arg1 is a string (our schemas have no such argument).
+// Without the wrapper, Call still accepts the JSON text the model puts
+// in __arg1.
 //
 //	set, err := langchaingo.New(ws, agenttools.Options{})
 //	agent := agents.NewOpenAIFunctionsAgent(langchaingo.WithDefinitions(llm, set.Definitions()), set.All())
@@ -42,9 +46,9 @@ import (
 )
 
 // Tools is the tool set over one workspace, as langchaingo tools. All,
-// Named and Executor come from the embedded set.
+// Named and the per-tool accessors find them.
 type Tools struct {
-	adapt.Set[tools.Tool]
+	set adapt.Set[tools.Tool]
 }
 
 // New builds the tool set for ws. It fails when ws is nil or an option
@@ -55,20 +59,15 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
 		return nil, err
 	}
 	s := &Tools{}
-	s.Init(ex, s.adapt)
+	s.set.Init(ex, s.adapt)
 	return s, nil
 }
 
-// Definitions returns the tools as llms.Tool function definitions, each
-// with its exact JSON Schema (a json.RawMessage, sent as is).
+// Definitions returns the Definition of every tool of All, in order.
 func (s *Tools) Definitions() []llms.Tool {
 	var defs []llms.Tool
-	for _, t := range s.Executor().Tools() {
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name:        t.Name,
-			Description: t.Description,
-			Parameters:  json.RawMessage(t.InputSchema),
-		}})
+	for _, t := range s.set.All() {
+		defs = append(defs, t.(*Tool).Definition())
 	}
 	return defs
 }
@@ -81,7 +80,7 @@ type Tool struct {
 
 var _ tools.Tool = (*Tool)(nil)
 
-func (s *Tools) plain(t core.Tool) tools.Tool { return &Tool{ex: s.Executor(), info: t} }
+func (s *Tools) plain(t core.Tool) tools.Tool { return &Tool{ex: s.set.Executor(), info: t} }
 
 // media: a langchaingo tool returns a string, so an image or PDF reaches
 // the model as its text part.
@@ -90,6 +89,16 @@ func (s *Tools) media(t core.Tool) tools.Tool { return s.plain(t) }
 // streaming: langchaingo tools have no running output; the final result
 // is the string.
 func (s *Tools) streaming(t core.Tool) tools.Tool { return s.plain(t) }
+
+// Definition is the tool as an llms.Tool function definition, with its
+// exact JSON Schema (a json.RawMessage, sent as is).
+func (t *Tool) Definition() llms.Tool {
+	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+		Name:        t.info.Name,
+		Description: t.info.Description,
+		Parameters:  json.RawMessage(t.info.InputSchema),
+	}}
+}
 
 // Name is the tool's name, as in the reference.
 func (t *Tool) Name() string { return t.info.Name }

@@ -26,16 +26,16 @@ func (s *Tools) adapt(t core.Tool) tools.Tool {
 // Read returns the read tool as a langchaingo tools.Tool, and false when the
 // options leave it out. Its arguments: path (string), offset (integer,
 // optional), byteOffset (integer, optional), limit (integer, optional). A call
-// can answer an image or PDF.
+// can answer an image or PDF; the tool returns its text part.
 func (s *Tools) Read() (tools.Tool, bool) {
-	return s.Named(gen.ToolRead)
+	return s.set.Named(gen.ToolRead)
 }
 
 // Ls returns the ls tool as a langchaingo tools.Tool, and false when the
 // options leave it out. Its arguments: path (string), limit (integer,
 // optional), offset (integer, optional).
 func (s *Tools) Ls() (tools.Tool, bool) {
-	return s.Named(gen.ToolLs)
+	return s.set.Named(gen.ToolLs)
 }
 
 // Find returns the find tool as a langchaingo tools.Tool, and false when the
@@ -43,7 +43,7 @@ func (s *Tools) Ls() (tools.Tool, bool) {
 // (string), exclude (string or list of strings, optional), limit (integer,
 // optional), offset (integer, optional).
 func (s *Tools) Find() (tools.Tool, bool) {
-	return s.Named(gen.ToolFind)
+	return s.set.Named(gen.ToolFind)
 }
 
 // Grep returns the grep tool as a langchaingo tools.Tool, and false when the
@@ -53,36 +53,52 @@ func (s *Tools) Find() (tools.Tool, bool) {
 // optional), context (integer, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Grep() (tools.Tool, bool) {
-	return s.Named(gen.ToolGrep)
+	return s.set.Named(gen.ToolGrep)
 }
 
 // Write returns the write tool as a langchaingo tools.Tool, and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // content (string).
 func (s *Tools) Write() (tools.Tool, bool) {
-	return s.Named(gen.ToolWrite)
+	return s.set.Named(gen.ToolWrite)
 }
 
 // Edit returns the edit tool as a langchaingo tools.Tool, and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // edits (list of objects).
 func (s *Tools) Edit() (tools.Tool, bool) {
-	return s.Named(gen.ToolEdit)
+	return s.set.Named(gen.ToolEdit)
 }
 
 // Delete returns the delete tool as a langchaingo tools.Tool, and false when
 // the options leave it out (a read-only set does). Its arguments: path
 // (string), recursive (boolean, optional).
 func (s *Tools) Delete() (tools.Tool, bool) {
-	return s.Named(gen.ToolDelete)
+	return s.set.Named(gen.ToolDelete)
 }
 
 // Exec returns the exec tool as a langchaingo tools.Tool, and false when the
 // options leave it out (a read-only set does, as does one without exec
 // backends). Its arguments: command (string), cwd (string, optional), env
 // (object of strings, optional), backend (enum, with several backends), input
-// (object, optional, with a callable backend). A call reports running
-// snapshots before its result.
+// (object, optional, with a callable backend). langchaingo tools have no
+// running output: the running snapshots reach a core.WithSnapshots callback on
+// the context, and the tool returns the result.
 func (s *Tools) Exec() (tools.Tool, bool) {
-	return s.Named(gen.ToolExec)
+	return s.set.Named(gen.ToolExec)
+}
+
+// All returns the tools the options offer, in the reference's order.
+func (s *Tools) All() []tools.Tool {
+	return s.set.All()
+}
+
+// Named returns the offered tool called name, and false when the options leave it out.
+func (s *Tools) Named(name string) (tools.Tool, bool) {
+	return s.set.Named(name)
+}
+
+// Executor is the core executor behind the tools.
+func (s *Tools) Executor() *core.Executor {
+	return s.set.Executor()
 }

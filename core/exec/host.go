@@ -146,6 +146,11 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return h.startIn(ctx, dir, req)
+}
+
+// startIn runs the command in the host directory dir.
+func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, error) {
 	if err := checkEnv(req.Env); err != nil {
 		return nil, err
 	}

@@ -63,6 +63,11 @@ type Info struct {
 	MTime int64
 	// Target is a symbolic link's target, verbatim.
 	Target string
+	// Rev is a number the store changes whenever the node changes (its
+	// content, mode, target), larger than any it gave before; 0 for a
+	// store that does not number changes. A mirror of the tree copies
+	// only the nodes whose Rev moved.
+	Rev int64
 }
 
 // IsDir reports whether the node is a directory.
@@ -114,6 +119,17 @@ type Store interface {
 	RemoveAll(ctx context.Context, name string) error
 	// Chmod sets the permission bits of a file or directory.
 	Chmod(ctx context.Context, name string, mode uint32) error
+}
+
+// Updater is a Store that replaces a file's content with what fn makes
+// of it, atomically with the read: no write by anyone (another process
+// sharing the store included) lands between the read and the write, so
+// concurrent read-modify-writes never lose an update. fn gets the
+// current content and node; when it returns an error, nothing is
+// written and Update returns that error. The file keeps its mode.
+// Errors as for Open and WriteFile (ENOENT, EISDIR, ...).
+type Updater interface {
+	Update(ctx context.Context, name string, fn func(old []byte, info Info) ([]byte, error)) error
 }
 
 // HostDirStore is a Store over a directory of the host. A symbolic link

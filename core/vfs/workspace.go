@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -834,6 +835,89 @@ func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
 	m, name := w.locate(p)
 	if err := m.store.Symlink(ctx, target, name); err != nil {
 		return hostError("symlink", p, err)
+	}
+	return nil
+}
+
+// TooLargeError is Update's error for a file longer than its limit.
+type TooLargeError struct {
+	Size int64 // the file's size in bytes, as far as it was read
+}
+
+func (e *TooLargeError) Error() string {
+	return "file too large: " + strconv.FormatInt(e.Size, 10) + " bytes"
+}
+
+// fnError carries the error of Update's fn through a store unchanged.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+func (e fnError) Unwrap() error { return e.err }
+
+// Update replaces the content of the file at path (links followed) with
+// what fn makes of it. On a store that can (a vfs.Updater, such as
+// sqlitefs) the read and the write are one atomic step, even against
+// other processes; on the others they are a read then an atomic write,
+// which callers serialize with Lock. The file keeps its mode. A file
+// longer than limit bytes is not handed to fn: Update returns a
+// *TooLargeError. fn's error is returned as is, and then nothing is
+// written.
+//
+// Errors: ENOENT "no such path"; EINVAL "not a regular file" when path is
+// not a file; EROFS; a store's failure as a host I/O error.
+func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	loc, err := w.Resolve(ctx, path)
+	if err != nil {
+		return err
+	}
+	if loc.Info.Type != TypeFile {
+		return errno.New(errno.EINVAL, gen.MsgNotRegularFile(loc.Path), loc.Path)
+	}
+	if loc.Info.Size > limit {
+		return &TooLargeError{Size: loc.Info.Size}
+	}
+	if err := w.checkWritable(loc.Real, false); err != nil {
+		return err
+	}
+	m, name := w.locate(loc.Real)
+	if u, ok := m.store.(Updater); ok {
+		err := u.Update(ctx, name, func(old []byte, _ Info) ([]byte, error) {
+			if int64(len(old)) > limit {
+				return nil, fnError{&TooLargeError{Size: int64(len(old))}}
+			}
+			out, err := fn(old)
+			if err != nil {
+				return nil, fnError{err}
+			}
+			return out, nil
+		})
+		var fe fnError
+		if errors.As(err, &fe) {
+			return fe.err
+		}
+		if err != nil {
+			return hostError("update", loc.Real, err)
+		}
+		return nil
+	}
+	r, err := m.store.Open(ctx, name, 0)
+	if err != nil {
+		return hostError("open", loc.Real, err)
+	}
+	old, err := io.ReadAll(io.LimitReader(r, limit+1))
+	r.Close()
+	if err != nil {
+		return hostError("read", loc.Real, err)
+	}
+	if int64(len(old)) > limit {
+		return &TooLargeError{Size: int64(len(old))}
+	}
+	out, err := fn(old)
+	if err != nil {
+		return err
+	}
+	if err := m.store.WriteFile(ctx, name, bytes.NewReader(out), loc.Info.Mode); err != nil {
+		return hostError("write", loc.Real, err)
 	}
 	return nil
 }

@@ -4,8 +4,9 @@
 //	go run ./examples/eino -dir . -stream   # this directory at /workspace, exec on the host, streamed
 //
 // The model is a scripted stand-in that lists /workspace, reads the first
-// file it sees and answers with what it was told, so the example runs
-// offline; see newModel for where a real one goes.
+// file it sees, runs a command (with -dir) and answers with what it was
+// told, so the example runs offline; see newModel for where a real one
+// goes.
 package main
 
 import (
@@ -66,7 +67,7 @@ func main() {
 		log.Fatal(err)
 	}
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
-		ToolCallingModel: newModel(),
+		ToolCallingModel: newModel(*dir != ""),
 		ToolsConfig:      compose.ToolsNodeConfig{Tools: set.All()},
 		MaxStep:          40,
 	})
@@ -112,15 +113,16 @@ func main() {
 //
 // For read to hand it an image or PDF, the model must send a tool
 // message's UserInputMultiContent parts.
-func newModel() model.ToolCallingChatModel { return standIn{} }
+func newModel(canExec bool) model.ToolCallingChatModel { return standIn{exec: canExec} }
 
-// standIn lists /workspace, reads the first file listed (or runs ls -la
-// with exec), then answers with the last tool result it received.
-type standIn struct{}
+// standIn lists /workspace, reads the first file listed, runs a command
+// with exec when the workspace has a host directory, then answers with
+// the last tool result it received.
+type standIn struct{ exec bool }
 
 func (m standIn) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return m, nil }
 
-func (standIn) Generate(_ context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+func (m standIn) Generate(_ context.Context, input []*schema.Message, _ ...model.Option) (*schema.Message, error) {
 	var results []*schema.Message
 	for _, msg := range input {
 		if msg.Role == schema.Tool {
@@ -153,7 +155,11 @@ func (standIn) Generate(_ context.Context, input []*schema.Message, _ ...model.O
 				return call("read", map[string]any{"path": "/workspace/" + e.Name, "limit": 5})
 			}
 		}
-		return call("exec", map[string]string{"command": "ls -la"})
+	case 2:
+		if m.exec {
+			// Prints for a second, so -stream shows it running.
+			return call("exec", map[string]string{"command": "for i in 1 2 3 4 5; do echo step $i; sleep 0.2; done; ls"})
+		}
 	}
 	last := results[len(results)-1]
 	text := last.Content

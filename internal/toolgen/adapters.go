@@ -10,29 +10,40 @@ import (
 const coreImport = "github.com/agenttools/agenttools/core"
 
 // AdapterTarget is one framework adapter whose tool constructors toolgen
-// writes. The adapter's type Tools embeds an adapt.Set[T] (which gives
-// Named), and its hand-written bridge provides the forms the generated
-// file picks from:
+// writes. The adapter's type Tools holds its tools in a field
+//
+//	set adapt.Set[T]
+//
+// (T is the framework's tool type), and its hand-written bridge
+// provides the forms the generated file picks from:
 //
 //	plain(t core.Tool) T           a tool that answers text or json
 //	media(t core.Tool) T           one that can answer an image or PDF too
 //	streaming(t core.Tool) T       one that reports running snapshots
-//
-// where T is ToolType.
 type AdapterTarget struct {
 	Dir       string // relative to the module root
 	Package   string
 	Framework string // as its users name it
 	// ToolType is the framework's tool type: import path and name.
 	ToolPath, ToolName string
+	// MediaDoc and StreamDoc say, in the accessors' documentation, what
+	// becomes of an image or PDF and of running snapshots in this
+	// framework.
+	MediaDoc, StreamDoc string
 }
 
 // AdapterTargets are the framework adapters, each generated into
 // Dir/AdapterFile.
 var AdapterTargets = []AdapterTarget{
-	{Dir: "adapters/langchaingo", Package: "langchaingo", Framework: "langchaingo", ToolPath: "github.com/tmc/langchaingo/tools", ToolName: "Tool"},
-	{Dir: "adapters/genkit", Package: "genkit", Framework: "Genkit", ToolPath: "github.com/firebase/genkit/go/ai", ToolName: "Tool"},
-	{Dir: "adapters/eino", Package: "eino", Framework: "Eino", ToolPath: "github.com/cloudwego/eino/components/tool", ToolName: "BaseTool"},
+	{Dir: "adapters/langchaingo", Package: "langchaingo", Framework: "langchaingo", ToolPath: "github.com/tmc/langchaingo/tools", ToolName: "Tool",
+		MediaDoc:  "A call can answer an image or PDF; the tool returns its text part.",
+		StreamDoc: "langchaingo tools have no running output: the running snapshots reach a core.WithSnapshots callback on the context, and the tool returns the result."},
+	{Dir: "adapters/genkit", Package: "genkit", Framework: "Genkit", ToolPath: "github.com/firebase/genkit/go/ai", ToolName: "Tool",
+		MediaDoc:  "A call can answer an image or PDF, which reaches the model as a media part.",
+		StreamDoc: "Genkit tools have no running output: the running snapshots reach a core.WithSnapshots callback on the context, and the tool returns the result."},
+	{Dir: "adapters/eino", Package: "eino", Framework: "Eino", ToolPath: "github.com/cloudwego/eino/components/tool", ToolName: "BaseTool",
+		MediaDoc:  "A call can answer an image or PDF, which reaches the model as an image or file part.",
+		StreamDoc: "A call streams its running snapshots before its result (see StreamingTool)."},
 }
 
 // AdapterFile is the generated file of every adapter.
@@ -85,16 +96,30 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 		}
 		doc += ". Its arguments: " + paramSummary(t.Params) + "."
 		if t.Media {
-			doc += " A call can answer an image or PDF."
+			doc += " " + a.MediaDoc
 		}
 		if t.Streams {
-			doc += " A call reports running snapshots before its result."
+			doc += " " + a.StreamDoc
 		}
 		f.Add(comment(doc))
 		f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id(n).Params().Params(toolType, jen.Bool()).Block(
-			jen.Return(jen.Id("s").Dot("Named").Call(jen.Qual(genImport, "Tool"+n))),
+			jen.Return(jen.Id("s").Dot("set").Dot("Named").Call(jen.Qual(genImport, "Tool"+n))),
 		)
 	}
+
+	// The set's accessors.
+	f.Comment("All returns the tools the options offer, in the reference's order.")
+	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("All").Params().Index().Add(toolType).Block(
+		jen.Return(jen.Id("s").Dot("set").Dot("All").Call()),
+	)
+	f.Comment("Named returns the offered tool called name, and false when the options leave it out.")
+	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("Named").Params(jen.Id("name").String()).Params(toolType, jen.Bool()).Block(
+		jen.Return(jen.Id("s").Dot("set").Dot("Named").Call(jen.Id("name"))),
+	)
+	f.Comment("Executor is the core executor behind the tools.")
+	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("Executor").Params().Op("*").Qual(coreImport, "Executor").Block(
+		jen.Return(jen.Id("s").Dot("set").Dot("Executor").Call()),
+	)
 	return f
 }
 
