@@ -95,8 +95,19 @@ func unavailable() map[string]bool {
 // testdata/deviations.json. Each deviation must still be needed and must
 // name a deviation the spec declares. Where the reference refused the
 // arguments, only our refusing them too is required (the wording is the
-// AI SDK's; ours is declared in the spec).
+// AI SDK's; ours is declared in the spec). It runs on an in-memory
+// workspace and on an SQLite one, which must give the same answers.
 func TestConformance(t *testing.T) {
+	for _, ws := range []struct {
+		name string
+		open replay.Workspace
+	}{{"memfs", replay.Memory}, {"sqlitefs", replay.SQLite}} {
+		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open) })
+	}
+}
+
+// conformance replays the oracle cases on workspaces from open.
+func conformance(t *testing.T, open replay.Workspace) {
 	devs := loadDeviations(t)
 	declared := map[string]bool{}
 	for _, d := range gen.Deviations {
@@ -139,7 +150,7 @@ func TestConformance(t *testing.T) {
 			if slices.ContainsFunc(ref.Calls, func(rc refCall) bool { return skip[rc.Tool] }) {
 				continue
 			}
-			rec := replay.Run(t.Context(), c, replay.Memory)
+			rec := replay.Run(t.Context(), c, open)
 			if rec.HarnessError != nil || rec.SetupError != nil || rec.ToolSetError != nil {
 				t.Errorf("%s: case %s did not run: %+v %+v %+v", file, c.Name, rec.HarnessError, rec.SetupError, rec.ToolSetError)
 				continue

@@ -1,22 +1,32 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
-//	agenttools replay [--workspace memory] CASES.json
+//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--exec host|none]
+//	agenttools import [--db FILE] [--to PATH] DIR
+//	agenttools export [--db FILE] [--from PATH] DIR
+//	agenttools replay [--workspace memory|sqlite] CASES.json
 //
-// call runs one tool call on a workspace whose /workspace is the host
-// directory DIR (the current directory by default; "/" itself is in
-// memory) and prints what the model would receive: text and error text as
-// the raw string, a json result compact, a content output as its JSON
-// parts, each followed by a newline. Exit status: 0 for a result, 1 when
-// the model would see a failure (error text, or a json object with an
-// error key, including arguments that fail the tool's schema), 2 for a
-// usage error (bad flags, an unknown tool, arguments that are not JSON).
-// exec runs bash -c (sh -c without bash) as a real process in DIR (or the
-// host directory behind its cwd); output it cuts is saved under
-// /.computer/output, which is the host directory --output (by default
-// one per DIR under the user cache directory), so a later call can read
-// it.
+// The workspace is the SQLite database --db (agenttools.db in the
+// current directory by default, created on first use): "/" and
+// everything in it, /workspace included, unless --dir mounts a host
+// directory at /workspace. Several processes can share one database.
+//
+// call runs one tool call and prints what the model would receive: text
+// and error text as the raw string, a json result compact, a content
+// output as its JSON parts, each followed by a newline. Exit status: 0
+// for a result, 1 when the model would see a failure (error text, or a
+// json object with an error key, including arguments that fail the
+// tool's schema), 2 for a usage error (bad flags, an unknown tool,
+// arguments that are not JSON), 130 when a signal stopped it. exec runs
+// bash -c (sh -c without bash) as a real process: in DIR (or the host
+// directory behind its cwd) with --dir, else in a mirror of /workspace
+// (--mirror, by default one per database under the user cache
+// directory) synced from the database before the command and back after
+// it. Output it cuts is saved under /.computer/output, in the database
+// (or the host directory --output), so a later call can read it.
+//
+// import and export copy a tree between a host directory and the
+// workspace, keeping permission bits and symbolic links.
 //
 // replay runs the reference oracle's cases (its case format) and prints
 // one JSON line per case with the oracle's field names, for the oracle's
@@ -48,6 +58,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/replay"
 )
@@ -55,8 +66,10 @@ import (
 const usage = `usage: agenttools <command> [flags] [arguments]
 
 Commands:
-  call    run one tool call on a host directory and print the model output
+  call    run one tool call on the workspace and print the model output
   tools   print the tool definitions (name, description, JSON Schema)
+  import  copy a host directory into the workspace
+  export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
 
 Run "agenttools <command> --help" for a command's flags.
@@ -91,6 +104,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = listTools(args[1:], stdout, stderr)
 	case "replay":
 		code, err = replayCases(ctx, args[1:], stdout, stderr)
+	case "import":
+		code, err = copyTree(ctx, "import", args[1:], stdout, stderr)
+	case "export":
+		code, err = copyTree(ctx, "export", args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -136,25 +153,83 @@ func parse(fl *flag.FlagSet, args []string) error {
 
 // workspaceFlags are the flags that choose the workspace and tool set.
 type workspaceFlags struct {
+	db          string
 	dir         string
+	mirror      string
+	output      string
 	readonly    bool
 	exec        string
 	execTimeout int64
-	output      string
 }
 
-func (w *workspaceFlags) register(fl *flag.FlagSet) {
-	fl.StringVar(&w.dir, "dir", ".", "host directory mounted at /workspace")
+// registerStore registers the flags that choose the workspace.
+func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing): / and everything not mounted")
+	fl.StringVar(&w.dir, "dir", "", "host directory mounted at /workspace (default: /workspace lives in --db)")
+}
+
+func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
+	w.registerStore(fl)
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only")
-	fl.StringVar(&w.exec, "exec", "host", "exec backend: host (bash -c in the directory behind /workspace) or none")
+	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db) or none")
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
-	fl.StringVar(&w.output, "output", "", "host directory behind /.computer/output, where exec saves long output\n(default: a directory per --dir under the user cache directory)")
+	fl.StringVar(&w.mirror, "mirror", "", "host directory where exec runs on a workspace in --db, synced before and after\neach command (default: one per --db under the user cache directory)")
+	fl.StringVar(&w.output, "output", "", "host directory mounted at /.computer/output, where exec saves long output\n(default: in --db)")
 }
 
-// open builds the workspace: "/" in memory, the host directory at
-// /workspace, and (when exec is offered) a host directory at
-// /.computer/output so that saved command output is on disk, not in
-// memory, and outlives the call for a later read.
+// workspace is an opened workspace and what to close with it.
+type workspace struct {
+	ws      *vfs.Workspace
+	dbPath  string
+	closers []io.Closer
+}
+
+func (w *workspace) Close() {
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		w.closers[i].Close()
+	}
+}
+
+// openStore opens the workspace: "/" in the --db database, the --dir
+// host directory at /workspace (else /workspace in the database, made
+// on first use unless readonly).
+func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspace, error) {
+	dbPath, err := filepath.Abs(w.db)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlitefs.Open(dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("--db: %w", err)
+	}
+	out := &workspace{ws: vfs.New(db), dbPath: dbPath, closers: []io.Closer{db}}
+	if w.dir != "" {
+		dir, err := filepath.Abs(w.dir)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		host, err := hostfs.Open(dir)
+		if err != nil {
+			out.Close()
+			return nil, fmt.Errorf("--dir: %w", err)
+		}
+		out.closers = append(out.closers, host)
+		if err := out.ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+			out.Close()
+			return nil, err
+		}
+	} else if !readonly {
+		if err := out.ws.Mkdir(ctx, gen.WorkspaceRoot, vfs.MkdirOptions{Recursive: true}); err != nil {
+			out.Close()
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// open builds the tool set over the workspace: exec on the host
+// directory, or on a mirror of /workspace when it is in the database.
 func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 	if w.exec != "host" && w.exec != "none" {
 		return nil, nil, fmt.Errorf("--exec: want host or none, got %q", w.exec)
@@ -162,81 +237,64 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
 		return nil, nil, fmt.Errorf("--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
-	dir, err := filepath.Abs(w.dir)
+	wsp, err := w.openStore(ctx, w.readonly)
 	if err != nil {
 		return nil, nil, err
 	}
-	var closers []io.Closer
-	done := func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}
-	host, err := hostfs.Open(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--dir: %w", err)
-	}
-	closers = append(closers, host)
-	ws := vfs.New(memfs.New())
-	if err := ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
-		done()
-		return nil, nil, err
-	}
+	ws := wsp.ws
 	opts := agenttools.Options{Readonly: w.readonly, ExecTimeout: w.execTimeout}
 	if w.exec == "host" && !w.readonly {
-		out, err := w.outputStore(dir)
-		if err != nil {
-			done()
-			return nil, nil, err
+		if w.output != "" {
+			out, err := hostfs.Open(w.output)
+			if err != nil {
+				wsp.Close()
+				return nil, nil, fmt.Errorf("--output: %w", err)
+			}
+			wsp.closers = append(wsp.closers, out)
+			if err := ws.Mount(ctx, gen.OutputDir, out, vfs.MountOptions{}); err != nil {
+				wsp.Close()
+				return nil, nil, err
+			}
 		}
-		closers = append(closers, out)
-		if err := ws.Mount(ctx, gen.OutputDir, out, vfs.MountOptions{}); err != nil {
-			done()
-			return nil, nil, err
+		var backend exec.Backend
+		if w.dir != "" {
+			backend, err = exec.NewHost(ws, exec.HostOptions{})
+		} else {
+			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: w.mirrorDir(wsp.dbPath)})
 		}
-		backend, err := exec.NewHost(ws, exec.HostOptions{})
 		if err != nil {
-			done()
+			wsp.Close()
 			return nil, nil, err
 		}
 		opts.Backends = []exec.Backend{backend}
 	}
 	tools, err := raw.New(ws, opts)
 	if err != nil {
-		done()
+		wsp.Close()
 		return nil, nil, err
 	}
-	return tools, done, nil
+	return tools, wsp.Close, nil
 }
 
-// outputStore opens the directory behind /.computer/output: --output, or
-// one per workspace directory under the user cache directory.
-func (w *workspaceFlags) outputStore(dir string) (*hostfs.FS, error) {
-	out := w.output
-	if out == "" {
-		// The user cache directory, else (no HOME) the temporary one.
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
-		}
-		sum := sha256.Sum256([]byte(dir))
-		out = filepath.Join(cache, "agenttools", "output", hex.EncodeToString(sum[:8]))
+// mirrorDir is --mirror, or one directory per database under the user
+// cache directory (the temporary one without a home).
+func (w *workspaceFlags) mirrorDir(dbPath string) string {
+	if w.mirror != "" {
+		return w.mirror
 	}
-	if err := os.MkdirAll(out, 0o700); err != nil {
-		return nil, fmt.Errorf("--output: %w", err)
-	}
-	s, err := hostfs.Open(out)
+	cache, err := os.UserCacheDir()
 	if err != nil {
-		return nil, fmt.Errorf("--output: %w", err)
+		cache = os.TempDir()
 	}
-	return s, nil
+	sum := sha256.Sum256([]byte(dbPath))
+	return filepath.Join(cache, "agenttools", "mirror", hex.EncodeToString(sum[:8]))
 }
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
-	fl := flags("call", "[--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
-		"Runs one tool call on a workspace whose /workspace is DIR and prints what the model\nwould receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
-	w.register(fl)
+	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
+	w.register(fl, "host")
 	typed := fl.Bool("typed", false, `print the model output object {"type":…,"value":…} instead of the bare value`)
 	if err := parse(fl, args); err != nil {
 		return 0, err
@@ -329,9 +387,9 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("replay", "[--workspace memory] CASES.json",
+	fl := flags("replay", "[--workspace memory|sqlite] CASES.json",
 		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file cannot be read.", stderr)
-	kind := fl.String("workspace", "memory", "workspace each case starts on: memory")
+	kind := fl.String("workspace", "memory", "workspace each case starts on: memory or sqlite (a new database per case)")
 	if err := parse(fl, args); err != nil {
 		return 0, err
 	}
@@ -340,8 +398,9 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fl.Usage()
 		return 0, errUsage
 	}
-	if *kind != "memory" {
-		fmt.Fprintf(stderr, "agenttools replay: unknown workspace %q (memory is the only one)\n", *kind)
+	newWorkspace := map[string]replay.Workspace{"memory": replay.Memory, "sqlite": replay.SQLite}[*kind]
+	if newWorkspace == nil {
+		fmt.Fprintf(stderr, "agenttools replay: unknown workspace %q (memory or sqlite)\n", *kind)
 		return 0, errUsage
 	}
 	data, err := os.ReadFile(fl.Arg(0))
@@ -353,12 +412,60 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return 0, fmt.Errorf("%s: %w", fl.Arg(0), err)
 	}
 	for _, c := range cases {
-		rec := replay.Run(ctx, c, replay.Memory)
+		rec := replay.Run(ctx, c, newWorkspace)
 		line, err := core.MarshalJSON(rec)
 		if err != nil {
 			return 0, err
 		}
 		fmt.Fprintf(stdout, "%s\n", line)
 	}
+	return 0, nil
+}
+
+// copyTree runs import (a host tree into the workspace) or export (a
+// workspace tree out to the host).
+func copyTree(ctx context.Context, command string, args []string, stdout, stderr io.Writer) (int, error) {
+	about := map[string]string{
+		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped). Prints how many nodes it copied.",
+		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped). Prints how many nodes it copied.",
+	}[command]
+	var w workspaceFlags
+	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stderr)
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing)")
+	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], gen.WorkspaceRoot, "the workspace directory")
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 1 {
+		fmt.Fprintf(stderr, "agenttools %s: want one DIR, got %d arguments\n", command, fl.NArg())
+		fl.Usage()
+		return 0, errUsage
+	}
+	dir, err := filepath.Abs(fl.Arg(0))
+	if err != nil {
+		return 0, err
+	}
+	wsp, err := w.openStore(ctx, command == "export")
+	if err != nil {
+		return 0, err
+	}
+	defer wsp.Close()
+	c := vfs.HostCopy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
+		// The database itself, when it is in the tree.
+		return p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-")
+	}}
+	var n int
+	if command == "import" {
+		if _, err := os.Stat(dir); err != nil {
+			return 0, err
+		}
+		n, err = c.Import(ctx)
+	} else {
+		n, err = c.Export(ctx)
+	}
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "%sed %d nodes\n", command, n)
 	return 0, nil
 }

@@ -153,7 +153,7 @@ func TestUsageErrors(t *testing.T) {
 		{"tools takes no arguments", []string{"tools", "x"}, "agenttools tools: takes no arguments"},
 		{"replay needs a file", []string{"replay"}, "usage: agenttools replay"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json"},
-		{"replay on an unknown workspace", []string{"replay", "--workspace", "sqlite", "x.json"}, `unknown workspace "sqlite"`},
+		{"replay on an unknown workspace", []string{"replay", "--workspace", "postgres", "x.json"}, `unknown workspace "postgres"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,16 +183,25 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestMain keeps the tests' default exec output directories out of the
-// user's cache.
+// TestMain keeps the tests' default databases and exec mirrors out of
+// the user's directories.
 func TestMain(m *testing.M) {
 	cache, err := os.MkdirTemp("", "agenttools-cache")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// The default --db is made in the working directory: a scratch one.
+	work, err := os.MkdirTemp("", "agenttools-work")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Chdir(work); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(cache)
+	os.RemoveAll(work)
 	os.Exit(code)
 }
 
@@ -457,3 +466,82 @@ func TestCallExec(t *testing.T) {
 }
 
 func last(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// The default workspace is one SQLite file: tools, exec on a mirror of
+// /workspace (a Go toolchain and git run there), import and export.
+func TestDatabaseWorkspace(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ws.db")
+	flags := []string{"--db", db, "--mirror", t.TempDir()}
+	cli := func(command string, args ...string) result {
+		return runCLI(t, "", append(append([]string{command}, flags...), args...)...)
+	}
+	src := hostDir(t)
+	if got := runCLI(t, "", "import", "--db", db, src); got.code != 0 || got.stdout != "imported 4 nodes\n" {
+		t.Fatalf("import: %+v", got)
+	}
+	if got := cli("call", "read", `{"path":"/workspace/sub/b.txt"}`); got.stdout != "b\n" {
+		t.Errorf("read after import: %+v", got)
+	}
+	mod := `{"path":"/workspace/m/go.mod","content":"module m\n\ngo 1.26\n"}`
+	test := `{"path":"/workspace/m/m_test.go","content":"package m\n\nimport \"testing\"\n\nfunc TestM(t *testing.T) {}\n"}`
+	for _, args := range []string{mod, test} {
+		if got := cli("call", "write", args); got.code != 0 {
+			t.Fatalf("write: %+v", got)
+		}
+	}
+	got := cli("call", "exec", `{"command":"go version && go env GOPATH && cd m && go test ./... && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm one && printf built > out.txt","env":{"GOTOOLCHAIN":"local","GOFLAGS":"-mod=mod"}}`)
+	var res gen.ExecResult
+	if err := json.Unmarshal([]byte(got.stdout), &res); err != nil || res.ExitCode == nil || *res.ExitCode != 0 || !strings.Contains(res.Stdout, "go version go1.") || !strings.Contains(res.Stdout, "ok  \tm\t") {
+		t.Fatalf("exec: %s %s", got.stdout, got.stderr)
+	}
+	// What the command made is in the database.
+	if got := cli("call", "read", `{"path":"/workspace/m/out.txt"}`); got.stdout != "built\n" {
+		t.Errorf("out.txt: %+v", got)
+	}
+	if got := cli("call", "exec", `{"command":"git status --porcelain && git log --oneline | wc -l","cwd":"/workspace/m"}`); !strings.Contains(got.stdout, `"stdout":"?? out.txt\n1\n"`) {
+		t.Errorf("git in the next call: %s", got.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "export")
+	if got := runCLI(t, "", "export", "--db", db, "--from", "/workspace/m", out); got.code != 0 {
+		t.Fatalf("export: %+v", got)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "out.txt")); err != nil || string(data) != "built" {
+		t.Errorf("exported out.txt: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, ".git", "HEAD")); err != nil {
+		t.Errorf("the exported tree has no .git: %v", err)
+	}
+}
+
+// A file that is not a workspace database is refused, and left as it was.
+func TestDatabaseRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "notes.txt")
+	content := []byte("these are notes, not a database\n")
+	if err := os.WriteFile(bad, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runCLI(t, "", "call", "--db", bad, "ls", `{"path":"/"}`)
+	if got.code != 2 || !strings.Contains(got.stderr, "--db:") {
+		t.Errorf("call on a text file: %+v", got)
+	}
+	if data, _ := os.ReadFile(bad); string(data) != string(content) {
+		t.Errorf("the file was changed: %q", data)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(bad)); len(entries) != 1 {
+		t.Errorf("files were made beside it: %v", entries)
+	}
+	t.Log(got.stderr)
+}
+
+// Importing the directory that holds the database leaves the database
+// out.
+func TestImportSkipsTheDatabase(t *testing.T) {
+	dir := hostDir(t)
+	db := filepath.Join(dir, "agenttools.db")
+	if got := runCLI(t, "", "import", "--db", db, dir); got.code != 0 || got.stdout != "imported 4 nodes\n" {
+		t.Fatalf("import: %+v", got)
+	}
+	if got := runCLI(t, "", "call", "--db", db, "find", `{"pattern":"agenttools.db*"}`); !strings.Contains(got.stdout, `"count":0`) {
+		t.Errorf("the database was imported: %s", got.stdout)
+	}
+}

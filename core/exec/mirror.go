@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,7 +96,9 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		return nil, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
 	}
 	m.mu.Lock()
-	s := &syncer{ws: m.host.ws, root: m.root, tree: filepath.Join(m.dir, "tree"), stateFile: filepath.Join(m.dir, "state.json")}
+	tree := filepath.Join(m.dir, "tree")
+	s := &syncer{ws: m.host.ws, root: m.root, tree: tree, stateFile: filepath.Join(m.dir, "state.json"),
+		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}}
 	if err := s.in(ctx); err != nil {
 		m.mu.Unlock()
 		return nil, err
@@ -187,6 +188,7 @@ type syncer struct {
 	ws        *vfs.Workspace
 	root      string
 	tree      string
+	copy      vfs.HostCopy
 	stateFile string
 	state     map[string]syncState // by path relative to root
 	stats     SyncStats
@@ -232,14 +234,9 @@ func (s *syncer) save() error {
 	return os.Rename(tmp, s.stateFile)
 }
 
-func (s *syncer) hostPath(rel string) string { return filepath.Join(s.tree, filepath.FromSlash(rel)) }
+func (s *syncer) hostPath(rel string) string { return s.copy.HostPath(rel) }
 
-func (s *syncer) wsPath(rel string) string {
-	if rel == "" {
-		return s.root
-	}
-	return vfs.Join(s.root, rel)
-}
+func (s *syncer) wsPath(rel string) string { return s.copy.WSPath(rel) }
 
 // in brings the host tree up to the workspace: nodes whose revision,
 // size, time or mode moved are copied, nodes gone are removed.
@@ -287,7 +284,22 @@ func (s *syncer) in(ctx context.Context) error {
 		delete(s.state, rel)
 		s.stats.RemovedIn++
 	}
+	s.settleDirs()
 	return s.save()
+}
+
+// settleDirs records the host times of the directories again: copying
+// their entries in changed them, which is not the command's doing.
+func (s *syncer) settleDirs() {
+	for rel, st := range s.state {
+		if st.Type != vfs.TypeDir {
+			continue
+		}
+		if fi, err := os.Lstat(s.hostPath(rel)); err == nil {
+			st.HostNS, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), fi.Size(), uint32(fi.Mode().Perm())
+			s.state[rel] = st
+		}
+	}
 }
 
 // copyIn makes the host copy of one workspace node current.
@@ -302,65 +314,13 @@ func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 		}
 	}
 	s.stats.CopiedIn++
-	hp := s.hostPath(rel)
-	if known && (old.Type != e.Type || e.Type != vfs.TypeDir) {
-		if err := os.RemoveAll(hp); err != nil {
-			return err
-		}
+	if err := s.copy.ToHost(ctx, rel, e); err != nil {
+		return err
 	}
-	switch e.Type {
-	case vfs.TypeDir:
-		if err := os.Mkdir(hp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		if err := os.Chmod(hp, fs.FileMode(e.Mode&0o777)|dirExtra(e.Mode)); err != nil {
-			return err
-		}
-	case vfs.TypeSymlink:
-		if err := os.Symlink(s.toHostTarget(e.Target), hp); err != nil {
-			return err
-		}
-	case vfs.TypeFile:
-		if err := s.copyFileIn(ctx, rel, hp, e.Mode); err != nil {
-			return err
-		}
-	default:
+	if e.Type == vfs.TypeOther {
 		return nil
 	}
 	return s.record(rel, e)
-}
-
-// dirExtra keeps the setgid and sticky bits of a directory mode.
-func dirExtra(mode uint32) fs.FileMode {
-	var m fs.FileMode
-	if mode&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if mode&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
-
-func (s *syncer) copyFileIn(ctx context.Context, rel, hp string, mode uint32) error {
-	r, _, err := s.ws.Open(ctx, s.wsPath(rel), 0)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	f, err := os.OpenFile(hp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(fs.FileMode(mode & 0o777)); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // record notes a node as synced: its workspace attributes and its host
@@ -380,26 +340,6 @@ func (s *syncer) record(rel string, e vfs.Info) error {
 func hostUnchanged(hp string, st syncState) bool {
 	fi, err := os.Lstat(hp)
 	return err == nil && fi.ModTime().UnixNano() == st.HostNS && fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd
-}
-
-// toHostTarget maps an absolute link target inside the mirrored
-// directory to the same place in the copy; any other target is kept.
-func (s *syncer) toHostTarget(target string) string {
-	if rel, ok := within(s.root, target); ok && strings.HasPrefix(target, "/") {
-		return s.hostPath(rel)
-	}
-	return target
-}
-
-// fromHostTarget is toHostTarget's inverse.
-func (s *syncer) fromHostTarget(target string) string {
-	if target == s.tree {
-		return s.root
-	}
-	if rest, ok := strings.CutPrefix(target, s.tree+string(filepath.Separator)); ok {
-		return s.wsPath(filepath.ToSlash(rest))
-	}
-	return target
 }
 
 // out brings the workspace up to the host tree after a command: what
@@ -424,10 +364,10 @@ func (s *syncer) out(ctx context.Context) error {
 		if err != nil {
 			return nil // gone meanwhile
 		}
-		if st, ok := s.state[rel]; ok && fi.ModTime().UnixNano() == st.HostNS && fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd && typeOf(fi) == st.Type {
+		if st, ok := s.state[rel]; ok && fi.ModTime().UnixNano() == st.HostNS && fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd && vfs.HostType(fi) == st.Type {
 			return nil
 		}
-		return s.copyOut(ctx, rel, hp, fi)
+		return s.copyOut(ctx, rel, fi)
 	})
 	if err != nil {
 		return err
@@ -449,67 +389,17 @@ func (s *syncer) out(ctx context.Context) error {
 	return s.save()
 }
 
-func typeOf(fi fs.FileInfo) vfs.FileType {
-	switch {
-	case fi.IsDir():
-		return vfs.TypeDir
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return vfs.TypeSymlink
-	case fi.Mode().IsRegular():
-		return vfs.TypeFile
-	}
-	return vfs.TypeOther
-}
-
 // copyOut writes one host node the command made or changed into the
 // workspace.
-func (s *syncer) copyOut(ctx context.Context, rel, hp string, fi fs.FileInfo) error {
+func (s *syncer) copyOut(ctx context.Context, rel string, fi fs.FileInfo) error {
 	s.stats.CopiedOut++
-	p := s.wsPath(rel)
-	old, known := s.state[rel]
-	typ := typeOf(fi)
-	if known && old.Type != typ {
-		if err := s.ws.Remove(ctx, p, vfs.RemoveOptions{Recursive: true, Force: true}); err != nil {
-			return err
-		}
-	}
-	mode := uint32(fi.Mode().Perm())
-	switch typ {
-	case vfs.TypeDir:
-		if !known || old.Type != typ {
-			if err := s.ws.Mkdir(ctx, p, vfs.MkdirOptions{Mode: &mode}); err != nil && errno.CodeOf(err) != errno.EEXIST {
-				return err
-			}
-		} else if err := s.ws.Chmod(ctx, p, mode); err != nil {
-			return err
-		}
-	case vfs.TypeSymlink:
-		target, err := os.Readlink(hp)
-		if err != nil {
-			return err
-		}
-		if known {
-			if err := s.ws.Remove(ctx, p, vfs.RemoveOptions{Force: true}); err != nil {
-				return err
-			}
-		}
-		if err := s.ws.Symlink(ctx, s.fromHostTarget(target), p); err != nil {
-			return err
-		}
-	case vfs.TypeFile:
-		f, err := os.Open(hp)
-		if err != nil {
-			return err
-		}
-		err = s.ws.WriteFrom(ctx, p, f, vfs.WriteOptions{Mode: &mode})
-		f.Close()
-		if err != nil {
-			return err
-		}
-	default:
+	if vfs.HostType(fi) == vfs.TypeOther {
 		return nil // a pipe or socket the command left: not workspace content
 	}
-	info, err := s.ws.Lstat(ctx, p)
+	if err := s.copy.FromHost(ctx, rel, fi); err != nil {
+		return err
+	}
+	info, err := s.ws.Lstat(ctx, s.wsPath(rel))
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
 )
 
@@ -148,6 +151,24 @@ type Workspace func(now func() time.Time) (*vfs.Workspace, func(), error)
 // Memory is a fresh in-memory workspace: "/" only.
 func Memory(now func() time.Time) (*vfs.Workspace, func(), error) {
 	return vfs.New(memfs.New(memfs.WithClock(now))), func() {}, nil
+}
+
+// SQLite is a fresh workspace in a new SQLite database in a temporary
+// directory, removed when the case is done: "/" only.
+func SQLite(now func() time.Time) (*vfs.Workspace, func(), error) {
+	dir, err := os.MkdirTemp("", "agenttools-replay-")
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := sqlitefs.Open(filepath.Join(dir, "case.db"), sqlitefs.WithClock(now))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return vfs.New(db), func() {
+		db.Close()
+		os.RemoveAll(dir)
+	}, nil
 }
 
 // Run runs one case on a fresh workspace from newWorkspace.

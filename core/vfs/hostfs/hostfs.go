@@ -134,7 +134,7 @@ func hostErr(name string, err error) error {
 func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 	i := vfs.Info{
 		Name:  fi.Name(),
-		Mode:  unixMode(fi.Mode()),
+		Mode:  vfs.UnixMode(fi.Mode()),
 		Size:  fi.Size(),
 		MTime: fi.ModTime().UnixMilli(),
 	}
@@ -156,35 +156,6 @@ func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 		i.Size = 0
 	}
 	return i, nil
-}
-
-// unixMode is the permission part of a Go file mode in Unix layout.
-func unixMode(m fs.FileMode) uint32 {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return u
-}
-
-func goMode(u uint32) fs.FileMode {
-	m := fs.FileMode(u & 0o777)
-	if u&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if u&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if u&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
 
 // refuseLink fails with ELOOP when name is a symbolic link: os.Root
@@ -305,7 +276,7 @@ func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32)
 	if old, err := f.root.Lstat(name); err == nil {
 		keepOwner(file, old)
 	}
-	if err := file.Chmod(goMode(mode)); err != nil {
+	if err := file.Chmod(vfs.GoMode(mode)); err != nil {
 		return fail(err)
 	}
 	if err := file.Sync(); err != nil {
@@ -329,7 +300,7 @@ func (f *FS) Create(_ context.Context, name string, mode uint32) error {
 	if err != nil {
 		return hostErr(name, err)
 	}
-	if err := file.Chmod(goMode(mode)); err != nil {
+	if err := file.Chmod(vfs.GoMode(mode)); err != nil {
 		file.Close()
 		_ = f.root.Remove(name)
 		return hostErr(name, err)
@@ -342,7 +313,7 @@ func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
 	if err := f.root.Mkdir(name, 0o700); err != nil {
 		return hostErr(name, err)
 	}
-	if err := f.root.Chmod(name, goMode(mode)); err != nil {
+	if err := f.root.Chmod(name, vfs.GoMode(mode)); err != nil {
 		_ = f.root.Remove(name)
 		return hostErr(name, err)
 	}
@@ -375,5 +346,5 @@ func (f *FS) Chmod(_ context.Context, name string, mode uint32) error {
 	if err := f.refuseLink(name); err != nil {
 		return err
 	}
-	return hostErr(name, f.root.Chmod(rel(name), goMode(mode)))
+	return hostErr(name, f.root.Chmod(rel(name), vfs.GoMode(mode)))
 }

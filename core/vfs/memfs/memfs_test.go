@@ -3,7 +3,6 @@ package memfs_test
 import (
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,31 +16,13 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) vfs.Store { return memfs.New() })
 }
 
-// clock is a settable clock for WithClock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 // TestClock checks that the injected clock stamps every mtime, truncated
 // to milliseconds, and which nodes each operation stamps.
 func TestClock(t *testing.T) {
 	const start = 1767225600000 // the reference's fixed clock
 	// Sub-millisecond parts are dropped, never rounded.
 	at := func(ms int64) time.Time { return time.UnixMilli(ms).Add(999 * time.Microsecond) }
-	clk := &clock{now: at(start)}
+	clk := storetest.NewClock(at(start))
 	fs := memfs.New(memfs.WithClock(clk.Now))
 	ctx := t.Context()
 
@@ -67,7 +48,7 @@ func TestClock(t *testing.T) {
 			map[string]int64{"": start + 7}},
 	}
 	for i, st := range steps {
-		clk.set(at(start + int64(i)))
+		clk.Set(at(start + int64(i)))
 		if err := st.op(); err != nil {
 			t.Fatalf("step %q: %v", st.name, err)
 		}

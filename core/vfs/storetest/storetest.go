@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -994,4 +995,27 @@ func readWhole(ctx context.Context, s vfs.Store, versions [][]byte) error {
 		return fmt.Errorf("a reader saw %d bytes that are no whole version (starts %q)", len(b), b[:min(len(b), 16)])
 	}
 	return nil
+}
+
+// Clock is a settable clock for a store's WithClock option.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock that reads at.
+func NewClock(at time.Time) *Clock { return &Clock{now: at} }
+
+// Now is the time the clock was last set to.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set sets the clock.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
 }

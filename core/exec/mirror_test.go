@@ -1,0 +1,191 @@
+package exec_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// memWorkspace is a workspace that lives only in memory, with files.
+func memWorkspace(t *testing.T, files map[string]string) *vfs.Workspace {
+	t.Helper()
+	ws := vfs.New(memfs.New())
+	for p, content := range files {
+		if err := ws.WriteFile(t.Context(), p, []byte(content), vfs.WriteOptions{CreateParents: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+func newMirror(t *testing.T, ws *vfs.Workspace, dir string) *exec.Mirror {
+	t.Helper()
+	m, err := exec.NewMirror(ws, exec.MirrorOptions{Mirror: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func readWS(t *testing.T, ws *vfs.Workspace, p string) string {
+	t.Helper()
+	r, _, err := ws.Open(t.Context(), p, 0)
+	if err != nil {
+		t.Fatalf("open %s: %v", p, err)
+	}
+	defer r.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}
+
+// A command on a workspace that is not on the host sees its files, and
+// what it changes comes back: new, changed and deleted files, a new
+// directory, a mode, a symbolic link.
+func TestMirrorSyncsBothWays(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{
+		"/workspace/a.txt":        "alpha\n",
+		"/workspace/gone.txt":     "remove me\n",
+		"/workspace/src/main.go":  "package main\n",
+		"/workspace/run.sh":       "echo run\n",
+		"/outside/not-synced.txt": "x",
+	})
+	m := newMirror(t, ws, t.TempDir())
+	if info := m.Info(); info.ID != "host" || info.Description != gen.MsgExecMirrorBackend(gen.WorkspaceRoot) {
+		t.Errorf("Info %+v", info)
+	}
+	got := runToEnd(t, m, exec.Request{Command: `cat a.txt src/main.go; ls /outside 2>/dev/null; echo beta >> a.txt; printf new > b.txt; rm gone.txt; mkdir -p d/e && echo deep > d/e/f.txt; chmod 755 run.sh; ln -s a.txt link`})
+	if got.exit.Code != 0 || got.stdout != "alpha\npackage main\n" {
+		t.Fatalf("stdout %q stderr %q exit %d", got.stdout, got.stderr, got.exit.Code)
+	}
+	for p, want := range map[string]string{
+		"/workspace/a.txt":     "alpha\nbeta\n",
+		"/workspace/b.txt":     "new",
+		"/workspace/d/e/f.txt": "deep\n",
+	} {
+		if got := readWS(t, ws, p); got != want {
+			t.Errorf("%s: %q, want %q", p, got, want)
+		}
+	}
+	if _, err := ws.Lstat(t.Context(), "/workspace/gone.txt"); errno.CodeOf(err) != errno.ENOENT {
+		t.Errorf("gone.txt is still there: %v", err)
+	}
+	if info, err := ws.Lstat(t.Context(), "/workspace/run.sh"); err != nil || info.Mode != 0o755 {
+		t.Errorf("run.sh: %+v %v", info, err)
+	}
+	if info, err := ws.Lstat(t.Context(), "/workspace/link"); err != nil || info.Type != vfs.TypeSymlink || info.Target != "a.txt" {
+		t.Errorf("link: %+v %v", info, err)
+	}
+	if got := readWS(t, ws, "/outside/not-synced.txt"); got != "x" {
+		t.Errorf("outside the mirrored directory: %q", got)
+	}
+
+	// A change made in the workspace between commands reaches the next.
+	if err := ws.WriteFile(t.Context(), "/workspace/a.txt", []byte("gamma\n"), vfs.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Remove(t.Context(), "/workspace/b.txt", vfs.RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = runToEnd(t, m, exec.Request{Command: `cat a.txt; ls b.txt 2>&1 >/dev/null | grep -c "No such"; ./run.sh`, Cwd: "/workspace"})
+	if got.stdout != "gamma\n1\nrun\n" {
+		t.Errorf("second run: stdout %q stderr %q", got.stdout, got.stderr)
+	}
+}
+
+func TestMirrorWorkingDirectory(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/sub/x": "", "/elsewhere/y": ""})
+	dir := t.TempDir()
+	m := newMirror(t, ws, dir)
+	got := runToEnd(t, m, exec.Request{Command: "pwd -P", Cwd: "/workspace/sub"})
+	want, _ := filepath.EvalSymlinks(filepath.Join(dir, "tree", "sub"))
+	if got.stdout != want+"\n" {
+		t.Errorf("pwd %q, want %q", got.stdout, want)
+	}
+	for cwd, code := range map[string]errno.Code{"/elsewhere": errno.EINVAL, "/workspace/missing": errno.ENOENT, "/workspace/sub/x": errno.ENOTDIR} {
+		if _, err := m.Start(t.Context(), exec.Request{Command: "true", Cwd: cwd}); errno.CodeOf(err) != code {
+			t.Errorf("cwd %s: %v, want %s", cwd, err, code)
+		}
+	}
+	// A refused start does not hold the mirror: the next command runs.
+	if got := runToEnd(t, m, exec.Request{Command: "echo ok"}); got.stdout != "ok\n" {
+		t.Errorf("after refused starts: %q", got.stdout)
+	}
+}
+
+// The mirror's record survives the process: a new Mirror on the same
+// directory (the next agenttools call) finds the tree in place.
+func TestMirrorStateSurvives(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/dir/a": "a", "/workspace/dir/b": "b"})
+	dir := t.TempDir()
+	runToEnd(t, newMirror(t, ws, dir), exec.Request{Command: "true"})
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Fatal(err)
+	}
+	m := newMirror(t, ws, dir)
+	got := runToEnd(t, m, exec.Request{Command: "cat dir/a dir/b"})
+	if got.stdout != "ab" {
+		t.Errorf("stdout %q", got.stdout)
+	}
+	// memfs does not number changes: its files are copied every time, its
+	// directories are not.
+	if s := m.LastSync(); s.CopiedIn != 2 || s.CopiedOut != 0 || s.RemovedIn != 0 || s.RemovedOut != 0 {
+		t.Errorf("sync %+v", s)
+	}
+}
+
+// On a store that numbers its changes (sqlitefs), a command on an
+// unchanged tree copies nothing, and a change copies only itself.
+func TestMirrorCopiesOnlyChanges(t *testing.T) {
+	db, err := sqlitefs.Open(filepath.Join(t.TempDir(), "ws.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ws := vfs.New(db)
+	for i := range 100 {
+		p := fmt.Sprintf("/workspace/pkg%d/file%d.go", i%10, i)
+		if err := ws.WriteFile(t.Context(), p, []byte("package p\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	got := runToEnd(t, newMirror(t, ws, dir), exec.Request{Command: "find . -name '*.go' | wc -l"})
+	if strings.TrimSpace(got.stdout) != "100" {
+		t.Fatalf("the command saw %q files", got.stdout)
+	}
+	// A new Mirror on the same directory: the next process.
+	m := newMirror(t, ws, dir)
+	runToEnd(t, m, exec.Request{Command: "true"})
+	if s := m.LastSync(); s != (exec.SyncStats{}) {
+		t.Errorf("a command on an unchanged tree synced %+v", s)
+	}
+	if err := ws.WriteFile(t.Context(), "/workspace/pkg3/file3.go", []byte("package changed\n"), vfs.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got = runToEnd(t, m, exec.Request{Command: "cat pkg3/file3.go; echo x > pkg3/new.txt"})
+	if got.stdout != "package changed\n" {
+		t.Errorf("stdout %q", got.stdout)
+	}
+	if s := m.LastSync(); s.CopiedIn != 1 || s.RemovedIn != 0 || s.RemovedOut != 0 || s.CopiedOut < 1 || s.CopiedOut > 2 {
+		t.Errorf("after one change and one new file: %+v", s)
+	}
+	if got := readWS(t, ws, "/workspace/pkg3/new.txt"); got != "x\n" {
+		t.Errorf("new.txt: %q", got)
+	}
+}

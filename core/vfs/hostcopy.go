@@ -1,0 +1,264 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// HostCopy copies nodes between the workspace directory Root and the
+// host directory Dir, keeping types, permission bits and symbolic links.
+// A link's absolute target inside one side becomes the same place on the
+// other; any other target is copied verbatim. Paths given to its methods
+// are relative to both ("" is Root and Dir themselves), slash-separated.
+type HostCopy struct {
+	WS   *Workspace
+	Root string // a workspace directory
+	Dir  string // an absolute host directory
+	// Skip leaves out of Import the host paths it is true for (and what
+	// is below them); nil skips nothing.
+	Skip func(hostPath string) bool
+}
+
+// HostPath is rel on the host side.
+func (c HostCopy) HostPath(rel string) string { return filepath.Join(c.Dir, filepath.FromSlash(rel)) }
+
+// WSPath is rel on the workspace side.
+func (c HostCopy) WSPath(rel string) string {
+	if rel == "" {
+		return c.Root
+	}
+	return Join(c.Root, rel)
+}
+
+// ToHost makes the host node at rel a copy of the workspace node info
+// describes, replacing what is there (a directory is kept, its mode set).
+// Nodes that are neither file, directory nor link are passed over.
+func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
+	hp := c.HostPath(rel)
+	if old, err := os.Lstat(hp); err == nil && (info.Type != TypeDir || !old.IsDir()) {
+		if err := os.RemoveAll(hp); err != nil {
+			return err
+		}
+	}
+	switch info.Type {
+	case TypeDir:
+		if err := os.Mkdir(hp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return os.Chmod(hp, GoMode(info.Mode))
+	case TypeSymlink:
+		return os.Symlink(c.hostTarget(info.Target), hp)
+	case TypeFile:
+		r, _, err := c.WS.Open(ctx, c.WSPath(rel), 0)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		f, err := os.OpenFile(hp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, r); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Chmod(GoMode(info.Mode)); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+// FromHost makes the workspace node at rel a copy of the host node fi
+// describes (from os.Lstat), replacing what is there. Nodes that are
+// neither file, directory nor link (a pipe, a socket) are passed over.
+func (c HostCopy) FromHost(ctx context.Context, rel string, fi fs.FileInfo) error {
+	p := c.WSPath(rel)
+	typ := HostType(fi)
+	mode := UnixMode(fi.Mode())
+	old, err := c.WS.Lstat(ctx, p)
+	exists := err == nil
+	if exists && (old.Type != typ || typ == TypeSymlink) {
+		if err := c.WS.Remove(ctx, p, RemoveOptions{Recursive: true, Force: true}); err != nil {
+			return err
+		}
+		exists = false
+	}
+	switch typ {
+	case TypeDir:
+		if exists {
+			return c.WS.Chmod(ctx, p, mode)
+		}
+		return c.WS.Mkdir(ctx, p, MkdirOptions{Mode: &mode})
+	case TypeSymlink:
+		target, err := os.Readlink(c.HostPath(rel))
+		if err != nil {
+			return err
+		}
+		return c.WS.Symlink(ctx, c.wsTarget(target), p)
+	case TypeFile:
+		f, err := os.Open(c.HostPath(rel))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return c.WS.WriteFrom(ctx, p, f, WriteOptions{Mode: &mode})
+	}
+	return nil
+}
+
+// Export copies the workspace tree at Root into Dir (created if
+// missing), over what Dir holds, and returns how many nodes it copied.
+func (c HostCopy) Export(ctx context.Context) (int, error) {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		entries, err := c.WS.ReadDir(ctx, c.WSPath(rel), 0, -1)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			child := joinRel(rel, e.Name)
+			if err := c.ToHost(ctx, child, e); err != nil {
+				return err
+			}
+			n++
+			if e.Type == TypeDir {
+				if err := walk(child); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return n, walk("")
+}
+
+// Import copies the host tree at Dir into Root (created if missing),
+// over what Root holds, and returns how many nodes it copied.
+func (c HostCopy) Import(ctx context.Context) (int, error) {
+	if err := c.WS.Mkdir(ctx, c.Root, MkdirOptions{Recursive: true}); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := filepath.WalkDir(c.Dir, func(hp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if hp == c.Dir {
+			return nil
+		}
+		if c.Skip != nil && c.Skip(hp) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		relOS, err := filepath.Rel(c.Dir, hp)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(hp)
+		if err != nil {
+			return err
+		}
+		if err := c.FromHost(ctx, filepath.ToSlash(relOS), fi); err != nil {
+			return err
+		}
+		if HostType(fi) != TypeOther {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+func joinRel(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
+// HostType is the node type of a host file.
+func HostType(fi fs.FileInfo) FileType {
+	switch {
+	case fi.IsDir():
+		return TypeDir
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return TypeSymlink
+	case fi.Mode().IsRegular():
+		return TypeFile
+	}
+	return TypeOther
+}
+
+// GoMode is a workspace mode (permission bits in Unix layout, 0o7777)
+// as a Go file mode.
+func GoMode(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	if mode&0o4000 != 0 {
+		m |= fs.ModeSetuid
+	}
+	if mode&0o2000 != 0 {
+		m |= fs.ModeSetgid
+	}
+	if mode&0o1000 != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// UnixMode is the permission part of a Go file mode as a workspace mode.
+func UnixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= 0o1000
+	}
+	return u
+}
+
+// hostTarget maps an absolute workspace target inside Root into Dir.
+func (c HostCopy) hostTarget(target string) string {
+	if !strings.HasPrefix(target, "/") {
+		return target
+	}
+	if target == c.Root {
+		return c.Dir
+	}
+	prefix := c.Root
+	if prefix != "/" {
+		prefix += "/"
+	}
+	if rest, ok := strings.CutPrefix(target, prefix); ok {
+		return c.HostPath(rest)
+	}
+	return target
+}
+
+// wsTarget maps an absolute host target inside Dir into Root.
+func (c HostCopy) wsTarget(target string) string {
+	if target == c.Dir {
+		return c.Root
+	}
+	if rest, ok := strings.CutPrefix(target, c.Dir+string(filepath.Separator)); ok {
+		return c.WSPath(filepath.ToSlash(rest))
+	}
+	return target
+}

@@ -1,0 +1,437 @@
+package sqlitefs
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+)
+
+// notFile is the error for a node that is no regular file.
+func notFile(n node, name string) error {
+	switch n.typ {
+	case dbDir:
+		return errno.New(errno.EISDIR, "is a directory", name)
+	case dbSymlink:
+		return errno.New(errno.ELOOP, "is a symbolic link", name)
+	}
+	return errno.New(errno.EINVAL, "not a regular file", name)
+}
+
+// errChanged is a reader's error when the content it opened was
+// replaced or removed before it read all it needed.
+func errChanged(name string) error {
+	return errno.New(errno.EIO, "file changed while it was being read", name)
+}
+
+func errDamaged(name string) error {
+	return errno.New(errno.EIO, "workspace database is corrupt: a chunk of the file is missing or has the wrong length", name)
+}
+
+// Open returns a reader of the regular file at name from byte offset to
+// its end (nothing when offset is at or past the end). The reader
+// fetches the 64 KiB chunks it needs lazily, one query each, so reading
+// the end of a large file touches only its last chunks. It reads the
+// content the file had when opened; when that content is replaced or
+// removed before the reader has fetched all it needs, Read fails with an
+// EIO error saying so: it never returns a mix. Reads honour ctx.
+//
+// Errors: ENOENT, ENOTDIR, EISDIR (a directory), ELOOP (a symbolic link,
+// never followed), EINVAL, EIO.
+func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	n, err := lookup(ctx, f.r, name)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	if n.typ != dbFile {
+		return nil, notFile(n, name)
+	}
+	return &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}, nil
+}
+
+// reader reads one content, chunk by chunk.
+type reader struct {
+	f      *FS
+	ctx    context.Context
+	name   string
+	cid    int64
+	size   int64
+	off    int64  // the offset of buf's first byte
+	buf    []byte // the rest of the current chunk
+	closed bool
+}
+
+// fetch loads the chunk holding r.off into r.buf.
+func (r *reader) fetch() error {
+	idx := r.off / chunkSize
+	want := min(chunkSize, r.size-idx*chunkSize)
+	var data []byte
+	r.f.chunkReads.Add(1)
+	err := r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data)
+	if err == sql.ErrNoRows {
+		return errChanged(r.name)
+	}
+	if err != nil {
+		return r.f.fail(r.ctx, r.name, err)
+	}
+	if int64(len(data)) != want {
+		return errDamaged(r.name)
+	}
+	r.buf = data[r.off-idx*chunkSize:]
+	return nil
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.closed {
+		return 0, fs.ErrClosed
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(r.buf) == 0 {
+		if r.off >= r.size {
+			return 0, io.EOF
+		}
+		if err := r.fetch(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	r.off += int64(n)
+	return n, nil
+}
+
+// WriteTo writes the rest of the content to w, a chunk at a time.
+func (r *reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if r.closed {
+			return total, fs.ErrClosed
+		}
+		if len(r.buf) == 0 {
+			if r.off >= r.size {
+				return total, nil
+			}
+			if err := r.fetch(); err != nil {
+				return total, err
+			}
+		}
+		n, err := w.Write(r.buf)
+		r.buf = r.buf[n:]
+		r.off += int64(n)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+func (r *reader) Close() error {
+	r.closed, r.buf = true, nil
+	return nil
+}
+
+// writable checks that a regular file can be written at name: its parent
+// is a directory and name is nothing or a regular file. It returns the
+// node at name (ok false when there is none) and the parent's path.
+func writable(ctx context.Context, q querier, name string) (n node, ok bool, dir string, err error) {
+	if name == "" {
+		return n, false, "", errno.New(errno.EISDIR, "is a directory", name)
+	}
+	dir, _, err = parentDir(ctx, q, name)
+	if err != nil {
+		return n, false, "", err
+	}
+	n, ok, err = getNode(ctx, q, name)
+	if err == nil && ok && n.typ != dbFile {
+		err = notFile(n, name)
+	}
+	return n, ok, dir, err
+}
+
+// WriteFile creates or replaces the regular file at name with what r
+// holds, and sets its permission bits to mode&0o7777.
+//
+// It streams r into the chunks of a new content in transactions of at
+// most 1 MiB (written when 16 chunks are full, or every second when
+// fewer are), none of them holding the write lock while r is read, and
+// then, in one short transaction, points the file at the new content and
+// deletes the old one: a reader sees the old content or the new one.
+// When r fails, ctx is done or the process dies, the file keeps its old
+// content; the new content's chunks are deleted, or, when the process
+// died, collected by a later Open. r's error is returned as is.
+//
+// Errors: ENOENT or ENOTDIR (no parent directory), EISDIR (a directory
+// at name), ELOOP (a symbolic link at name), EINVAL, EBUSY, ENOSPC, EIO.
+func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	// Refuse before reading anything when the file cannot be written.
+	if _, _, _, err := writable(ctx, f.r, name); err != nil {
+		return f.fail(ctx, name, err)
+	}
+	w := &contentWriter{f: f, ctx: ctx, name: name}
+	err := w.stream(r)
+	if err == nil {
+		err = f.write(ctx, name, func(t *wtx) error { return w.commit(t, mode&0o7777) })
+	}
+	if err != nil {
+		w.abort()
+		return err
+	}
+	return nil
+}
+
+// contentWriter is a WriteFile in progress.
+type contentWriter struct {
+	f    *FS
+	ctx  context.Context
+	name string
+
+	cid       int64    // the new content, 0 until chunks were stored
+	next      int64    // the index of the next chunk to store
+	pending   [][]byte // full chunks not stored yet
+	tail      []byte   // the chunk being filled
+	size      int64    // bytes read from r
+	lastFlush time.Time
+}
+
+// stream reads r to its end, storing full chunks as it goes.
+func (w *contentWriter) stream(r io.Reader) error {
+	w.lastFlush = time.Now()
+	for {
+		if w.tail == nil {
+			w.tail = make([]byte, 0, chunkSize)
+		}
+		n, err := r.Read(w.tail[len(w.tail):chunkSize])
+		w.tail = w.tail[:len(w.tail)+n]
+		w.size += int64(n)
+		if len(w.tail) == chunkSize {
+			w.pending = append(w.pending, w.tail)
+			w.tail = nil
+		}
+		since := time.Since(w.lastFlush)
+		if len(w.pending) >= batchChunks || len(w.pending) > 0 && since >= flushEvery || w.cid != 0 && since >= touchEvery {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// flush stores the pending chunks in a transaction of their own.
+func (w *contentWriter) flush() error {
+	var cid int64
+	err := w.f.write(w.ctx, w.name, func(t *wtx) error {
+		var err error
+		cid, err = w.store(t, w.pending, false)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	w.cid = cid
+	w.next += int64(len(w.pending))
+	w.pending = w.pending[:0]
+	w.lastFlush = time.Now()
+	return nil
+}
+
+// store writes chunks after the ones stored already, creating the
+// content when there is none yet, and returns the content's id. The
+// final store, in the transaction that points a file at the content,
+// marks it as a file's (touched NULL); the others mark it alive. It fails
+// when the content was collected meanwhile.
+func (w *contentWriter) store(t *wtx, chunks [][]byte, final bool) (int64, error) {
+	cid := w.cid
+	now := time.Now().UnixMilli()
+	var touched any = now
+	if final {
+		touched = nil
+	}
+	if cid == 0 {
+		if err := t.QueryRowContext(t.ctx, qNextContent).Scan(&cid); err != nil {
+			return 0, err
+		}
+		if _, err := t.ExecContext(t.ctx, qNewContent, cid, now, touched); err != nil {
+			return 0, err
+		}
+	} else {
+		res, err := t.ExecContext(t.ctx, qTouchContent, touched, cid)
+		if err != nil {
+			return 0, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return 0, errno.New(errno.EIO, "the content being written was collected as garbage: the write stalled for too long", w.name)
+		}
+	}
+	for i, c := range chunks {
+		if _, err := t.ExecContext(t.ctx, qAddChunk, cid, w.next+int64(i), c); err != nil {
+			return 0, err
+		}
+	}
+	return cid, nil
+}
+
+// commit stores the last chunks and points the file at the content.
+func (w *contentWriter) commit(t *wtx, mode uint32) error {
+	var cid sql.NullInt64
+	if w.size > 0 {
+		chunks := w.pending
+		if len(w.tail) > 0 {
+			chunks = append(chunks, w.tail)
+		}
+		id, err := w.store(t, chunks, true)
+		if err != nil {
+			return err
+		}
+		cid = sql.NullInt64{Int64: id, Valid: true}
+	}
+	return t.setContent(w.name, cid, w.size, mode, true)
+}
+
+// setContent points the regular file at name (created when create is
+// true and there is none) at content cid of size bytes, with permission
+// bits mode, and deletes its old content.
+func (t *wtx) setContent(name string, cid sql.NullInt64, size int64, mode uint32, create bool) error {
+	old, ok, dir, err := writable(t.ctx, t, name)
+	if err != nil {
+		return err
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if !create {
+			return errno.New(errno.ENOENT, "no such file or directory", name)
+		}
+		_, base := split(name)
+		if _, err := t.ExecContext(t.ctx, qAddNode,
+			name, dir, base, dbFile, mode, t.now, size, "", rev, cid); err != nil {
+			return err
+		}
+		return t.touchDir(dir)
+	}
+	if _, err := t.ExecContext(t.ctx, qSetContent,
+		mode, t.now, size, rev, cid, name); err != nil {
+		return err
+	}
+	return t.dropContent(old.cid)
+}
+
+// abort deletes the content a failed write stored, unless a file refers
+// to it after all (its commit failed only to report success).
+func (w *contentWriter) abort() {
+	if w.cid == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), busyTimeout*time.Millisecond)
+	defer cancel()
+	_ = w.f.write(ctx, w.name, func(t *wtx) error {
+		if _, err := t.ExecContext(ctx, qDelOrphanChunks, w.cid); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, qDelOrphanContent, w.cid)
+		return err
+	})
+}
+
+// Update replaces the content of the regular file at name with what fn
+// makes of it, in one BEGIN IMMEDIATE transaction: it reads the whole
+// content (meant for files of a few MiB), calls fn with it and the
+// file's node, writes fn's result as a new content and commits, so no
+// write by any connection, in any process, lands between the read and
+// the write. The file keeps its mode; its mtime and Rev move. When fn
+// fails, nothing is written and its error is returned as is. fn runs
+// holding the database's write lock: it must be quick and must not
+// change this store (reading it is fine).
+//
+// Errors: ENOENT, ENOTDIR, EISDIR, ELOOP (a symbolic link), EINVAL,
+// EBUSY, EIO.
+func (f *FS) Update(ctx context.Context, name string, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	return f.write(ctx, name, func(t *wtx) error {
+		n, err := lookup(ctx, t, name)
+		if err != nil {
+			return err
+		}
+		if n.typ != dbFile {
+			return notFile(n, name)
+		}
+		old, err := readAll(ctx, t, name, n)
+		if err != nil {
+			return err
+		}
+		_, base := split(name)
+		out, err := fn(old, n.info(base))
+		if err != nil {
+			return passErr{err}
+		}
+		var cid sql.NullInt64
+		if len(out) > 0 {
+			w := &contentWriter{f: f, ctx: ctx, name: name}
+			var chunks [][]byte
+			for off := 0; off < len(out); off += chunkSize {
+				chunks = append(chunks, out[off:min(off+chunkSize, len(out))])
+			}
+			id, err := w.store(t, chunks, true)
+			if err != nil {
+				return err
+			}
+			cid = sql.NullInt64{Int64: id, Valid: true}
+		}
+		return t.setContent(name, cid, int64(len(out)), n.mode, false)
+	})
+}
+
+// readAll reads the whole content of the file n at name through q.
+func readAll(ctx context.Context, q querier, name string, n node) ([]byte, error) {
+	out := make([]byte, 0, n.size)
+	if !n.cid.Valid {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, qChunks, n.cid.Int64)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for want := int64(0); rows.Next(); want++ {
+		var idx int64
+		var data sql.RawBytes
+		if err := rows.Scan(&idx, &data); err != nil {
+			return nil, err
+		}
+		if idx != want || int64(len(data)) != min(chunkSize, n.size-idx*chunkSize) {
+			return nil, errDamaged(name)
+		}
+		out = append(out, data...)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if int64(len(out)) != n.size {
+		return nil, errDamaged(name)
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package sqlitefs
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQueryPlans checks that listing a directory, reading a chunk and
+// removing a tree are index searches: no table scan, no sort.
+func TestQueryPlans(t *testing.T) {
+	f, err := Open(filepath.Join(t.TempDir(), "ws.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tests := []struct {
+		name  string
+		query string
+		args  []any
+		uses  string // the index the plan must name
+	}{
+		{"ReadDir", qReadDir, []any{"d", -1, 0}, "node_parent_name"},
+		{"Remove", qHasEntry, []any{"d"}, "node_parent_name"},
+		{"chunk", qChunk, []any{1, 2}, "sqlite_autoindex_chunk_1"},
+		{"chunks", qChunks, []any{1}, "sqlite_autoindex_chunk_1"},
+		{"Lstat", qNode, []any{"d"}, "PRIMARY KEY"},
+		{"RemoveAll nodes", qDelNodesBelow, []any{"d/", "d0"}, "PRIMARY KEY"},
+		{"RemoveAll chunks", qDelChunksBelow, []any{"d/", "d0"}, "PRIMARY KEY"},
+		{"RemoveAll contents", qDelContentBelow, []any{"d/", "d0"}, "PRIMARY KEY"},
+		{"orphan", qDelOrphanChunks, []any{1}, "sqlite_autoindex_chunk_1"},
+		{"garbage", qDelGarbageChunks, []any{1}, "content_pending"},
+	}
+	for _, tt := range tests {
+		rows, err := f.r.DB.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "; ")
+		if !strings.Contains(text, tt.uses) || strings.Contains(text, "TEMP B-TREE") || strings.Contains(text, "SCAN node") || strings.Contains(text, "SCAN chunk") {
+			t.Errorf("%s: plan %q, want a search using %s and no scan or sort", tt.name, text, tt.uses)
+		} else {
+			t.Logf("%s: %s", tt.name, text)
+		}
+	}
+}

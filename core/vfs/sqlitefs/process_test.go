@@ -1,0 +1,251 @@
+package sqlitefs_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+)
+
+// The test binary re-executes itself as a helper process when helperEnv
+// names a role; helperDB is the database and helperID the helper's
+// number.
+const (
+	helperEnv = "SQLITEFS_TEST_HELPER"
+	helperDB  = "SQLITEFS_TEST_DB"
+	helperID  = "SQLITEFS_TEST_ID"
+)
+
+// Rounds of the cross-process test, per process.
+const (
+	processes = 4
+	rounds    = 50
+)
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv(helperEnv); role != "" {
+		if err := helper(role, os.Getenv(helperDB), os.Getenv(helperID)); err != nil {
+			fmt.Fprintf(os.Stderr, "helper %s: %v\n", role, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func helper(role, path, id string) error {
+	ctx := context.Background()
+	s, err := sqlitefs.Open(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch role {
+	case "update":
+		// All helpers start together: each says it is ready and waits
+		// for a line on stdin.
+		fmt.Println("ready")
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return err
+		}
+		for i := range rounds {
+			if err := increment(ctx, s, "counter"); err != nil {
+				return err
+			}
+			line := fmt.Sprintf("%s %02d\n", id, i)
+			if err := s.Update(ctx, "log", func(old []byte, _ vfs.Info) ([]byte, error) { return append(old, line...), nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "slowwrite":
+		// Streams 64 KiB blocks; once 32 are stored (two batches), says
+		// so on stdout and blocks until it is killed.
+		return s.WriteFile(ctx, "big", &slowReader{readyAfter: 32}, 0o644)
+	}
+	return fmt.Errorf("unknown role %q", role)
+}
+
+// slowReader yields 64 KiB blocks of 'N'; at block readyAfter it prints
+// "ready" and blocks reading stdin, which the parent never writes.
+type slowReader struct {
+	n, readyAfter int
+}
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	if r.n == r.readyAfter {
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0, io.ErrUnexpectedEOF
+	}
+	r.n++
+	return copy(p, bytes.Repeat([]byte{'N'}, min(len(p), sqlitefs.ChunkSize))), nil
+}
+
+// helperCmd is a command running this test binary as a helper.
+func helperCmd(t *testing.T, role, path, id string) *exec.Cmd {
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+role, helperDB+"="+path, helperID+"="+id)
+	return cmd
+}
+
+// TestCrossProcess runs processes helpers at once, each making rounds
+// Update increments of one counter and appends to one log in one
+// database: none is lost.
+func TestCrossProcess(t *testing.T) {
+	s, path := openStore(t)
+	write(t, s, "counter", []byte("0"))
+	write(t, s, "log", nil)
+	var cmds []*exec.Cmd
+	var stdins []io.WriteCloser
+	var errs []*bytes.Buffer
+	for i := range processes {
+		cmd := helperCmd(t, "update", path, strconv.Itoa(i))
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr := &bytes.Buffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+			t.Fatalf("helper %d said %q, %v\n%s", i, line, err, stderr)
+		}
+		cmds, stdins, errs = append(cmds, cmd), append(stdins, stdin), append(errs, stderr)
+	}
+	for _, stdin := range stdins {
+		if _, err := io.WriteString(stdin, "go\n"); err != nil {
+			t.Fatal(err)
+		}
+		stdin.Close()
+	}
+	// This process updates too, meanwhile.
+	for range rounds {
+		if err := increment(t.Context(), s, "counter"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("helper %d: %v\n%s", i, err, errs[i])
+		}
+	}
+	if got, want := string(read(t, s, "counter", 0)), strconv.Itoa((processes+1)*rounds); got != want {
+		t.Errorf("counter = %s, want %s", got, want)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(read(t, s, "log", 0)), "\n"), "\n")
+	if len(lines) != processes*rounds {
+		t.Fatalf("log has %d lines, want %d", len(lines), processes*rounds)
+	}
+	next := map[string]int{}
+	switches := 0
+	for i, line := range lines {
+		if i > 0 && line[:1] != lines[i-1][:1] {
+			switches++
+		}
+		id, n, _ := strings.Cut(line, " ")
+		if want := fmt.Sprintf("%02d", next[id]); n != want {
+			t.Fatalf("helper %s's line %q comes where %s was due", id, line, want)
+		}
+		next[id]++
+	}
+	t.Logf("the log switches from one process to another %d times", switches)
+	for i := range processes {
+		if next[strconv.Itoa(i)] != rounds {
+			t.Errorf("helper %d appended %d lines, want %d", i, next[strconv.Itoa(i)], rounds)
+		}
+	}
+	db := rawDB(t, path)
+	var check string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check: %q, %v", check, err)
+	}
+}
+
+// TestKillMidWrite kills (SIGKILL) a process in the middle of a large
+// WriteFile: the file keeps its old content, the database is intact, and
+// a later Open collects the dead write's chunks once they are old enough.
+func TestKillMidWrite(t *testing.T) {
+	s, path := openStore(t)
+	old := pattern(7, 3*sqlitefs.ChunkSize+11)
+	write(t, s, "big", old)
+	s.Close()
+
+	cmd := helperCmd(t, "slowwrite", path, "0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper said %q, %v\n%s", line, err, stderr.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("helper ended with %v, want killed", err)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Logf("no WAL left by the killed process: %v", err)
+	}
+
+	// Young garbage is kept: it could be a write in progress.
+	s = reopen(t, path, sqlitefs.WithGCAge(time.Hour))
+	if got := read(t, s, "big", 0); !bytes.Equal(got, old) {
+		t.Fatalf("after the kill big holds %d bytes, want the old %d", len(got), len(old))
+	}
+	db := rawDB(t, path)
+	const orphans = `SELECT count(*) FROM chunk WHERE cid NOT IN (SELECT cid FROM node WHERE cid IS NOT NULL)`
+	if n := queryInt(t, db, orphans); n != 32 {
+		t.Errorf("%d chunks of the killed write, want the 32 it stored", n)
+	}
+	var check string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check: %q, %v", check, err)
+	}
+	s.Close()
+
+	// Old garbage is collected.
+	s = reopen(t, path, sqlitefs.WithGCAge(0))
+	if n := queryInt(t, db, orphans); n != 0 {
+		t.Errorf("%d chunks of the killed write after collection, want 0", n)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM content`); n != 1 {
+		t.Errorf("%d contents after collection, want big's 1", n)
+	}
+	if got := read(t, s, "big", 0); !bytes.Equal(got, old) {
+		t.Errorf("after collection big holds %d bytes, want the old %d", len(got), len(old))
+	}
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check after collection: %q, %v", check, err)
+	}
+}

@@ -1,0 +1,593 @@
+// Package sqlitefs is a vfs.Store (and vfs.Updater) kept in one SQLite
+// file, the embedded default workspace: pure Go (modernc.org/sqlite), so
+// it needs no C toolchain, and safe for many goroutines and several
+// processes sharing one file.
+//
+// Every node is one row keyed by its store name; a file's content is a
+// list of 64 KiB chunks under a content id that is never reused, so a
+// reader can tell the content it opened from its replacement. Every
+// change to the tree is one short BEGIN IMMEDIATE transaction; WriteFile
+// streams its input into a new content id in small transactions of its
+// own and only then, in one more, points the file at it, so a slow writer
+// never holds the database's write lock for long and a failed or killed
+// one leaves the old content. A counter in the database numbers the
+// changes: every node a transaction changes (and a directory whose
+// entries it changes) gets the counter's new value as its Rev.
+//
+// The file's layout is versioned with PRAGMA user_version (see
+// SchemaVersion). Open initializes a new or empty file and refuses,
+// without changing a byte or creating a file beside it, a file that is
+// not an SQLite database, a corrupt one, one of another program, and one
+// of a newer layout than this package knows.
+//
+// sqlitefs imports vfs, errno, the standard library and the SQLite
+// driver; it must not import core or any adapter.
+package sqlitefs
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+)
+
+// SchemaVersion is the layout of the database this package reads and
+// writes, kept in PRAGMA user_version. A database with a larger number is
+// refused (ErrNewerSchema) and never modified.
+const SchemaVersion = 1
+
+const (
+	// chunkSize is the length in bytes of every chunk of a file's
+	// content but its last, which holds the rest (1 to chunkSize bytes).
+	chunkSize = 64 << 10
+	// batchChunks is how many chunks WriteFile holds in memory, at most,
+	// before it writes them in one transaction (1 MiB).
+	batchChunks = 16
+	// flushEvery is how long WriteFile keeps full chunks in memory
+	// before writing them, however few: a slow writer's data reaches the
+	// database steadily.
+	flushEvery = time.Second
+	// touchEvery is how often a WriteFile still streaming marks its
+	// content as alive, so that no Open collects it.
+	touchEvery = time.Minute
+	// defaultGCAge is how long content that no file refers to is kept
+	// before Open collects it: longer than touchEvery by far, so the
+	// content of a write still streaming, in any process, is never
+	// collected.
+	defaultGCAge = 15 * time.Minute
+	// busyTimeout is how long a statement waits for a lock another
+	// connection (of this process or another one) holds, in ms.
+	busyTimeout = 10000
+	// readConns bounds the pool of reading connections.
+	readConns = 8
+)
+
+// The kinds of node, as stored in node.type. They are the database's
+// own numbers, independent of vfs.FileType's.
+const (
+	dbFile    = 1
+	dbDir     = 2
+	dbSymlink = 3
+)
+
+// schema creates the tables of an empty database; the caller sets
+// user_version and inserts the root and the counters in the same
+// transaction.
+//
+//   - meta holds two counters: 'rev', the change counter, and 'content',
+//     the last content id handed out (ids are never reused).
+//   - node is the tree: path is the store name ("" the root), parent the
+//     path of the directory holding it (NULL for the root), name the last
+//     element. Text compares with the BINARY collation, so listings come
+//     in raw byte order of names and a subtree is the range of paths
+//     [p+"/", p+"0"). mode is the permission bits, mtime ms since 1970,
+//     size the file's length in bytes (a link's target length in UTF-16
+//     code units), target a link's target, rev the counter's value when
+//     the node last changed, cid the file's content (NULL when empty).
+//   - content lists the contents: created is the wall-clock time in ms it
+//     was created, touched the time its writer last stored chunks, or
+//     NULL once a file refers to it. Content whose touched is old is what
+//     a failed or killed write left: garbage.
+//   - chunk holds the bytes: chunk idx of content cid is bytes
+//     [idx*64 KiB, (idx+1)*64 KiB) of the file.
+const schema = `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE node (
+	path   TEXT PRIMARY KEY,
+	parent TEXT,
+	name   TEXT NOT NULL,
+	type   INTEGER NOT NULL,
+	mode   INTEGER NOT NULL,
+	mtime  INTEGER NOT NULL,
+	size   INTEGER NOT NULL DEFAULT 0,
+	target TEXT NOT NULL DEFAULT '',
+	rev    INTEGER NOT NULL,
+	cid    INTEGER
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX node_parent_name ON node (parent, name);
+CREATE TABLE content (
+	id      INTEGER PRIMARY KEY,
+	created INTEGER NOT NULL,
+	touched INTEGER
+);
+CREATE INDEX content_pending ON content (touched) WHERE touched IS NOT NULL;
+CREATE TABLE chunk (
+	cid  INTEGER NOT NULL,
+	idx  INTEGER NOT NULL,
+	data BLOB NOT NULL,
+	PRIMARY KEY (cid, idx)
+);
+`
+
+// tables are the tables a database of this layout has.
+var tables = []string{"chunk", "content", "meta", "node"}
+
+// Errors of Open, for errors.Is. The errors Open returns carry a message
+// that names the file and says why.
+var (
+	// ErrNotDatabase: the file is not an SQLite database.
+	ErrNotDatabase = errors.New("not an SQLite database")
+	// ErrCorrupt: the file is an SQLite database SQLite cannot read.
+	ErrCorrupt = errors.New("corrupt SQLite database")
+	// ErrForeign: an SQLite database of another program.
+	ErrForeign = errors.New("not a workspace database")
+	// ErrNewerSchema: a workspace database of a later layout than
+	// SchemaVersion.
+	ErrNewerSchema = errors.New("newer workspace database schema")
+)
+
+// openError is a refusal of Open: its message, and the sentinel it is.
+type openError struct {
+	msg  string
+	kind error
+	err  error
+}
+
+func (e *openError) Error() string { return e.msg }
+
+func (e *openError) Is(target error) bool { return target == e.kind }
+
+func (e *openError) Unwrap() error { return e.err }
+
+// FS is a workspace tree in an SQLite file. Close releases it.
+type FS struct {
+	path  string // as given to Open, for messages
+	w     *pool  // writes: one connection, transactions BEGIN IMMEDIATE
+	r     *pool  // reads
+	now   func() time.Time
+	gcAge time.Duration
+
+	// chunkReads counts the chunks readers fetched (for tests).
+	chunkReads atomic.Int64
+}
+
+var (
+	_ vfs.Store   = (*FS)(nil)
+	_ vfs.Updater = (*FS)(nil)
+)
+
+// Option configures Open.
+type Option func(*FS)
+
+// WithClock sets the clock that stamps modification times (kept in ms,
+// the sub-millisecond part dropped), as memfs.WithClock. It does not
+// affect the age of garbage, which is measured with the wall clock.
+func WithClock(now func() time.Time) Option {
+	return func(f *FS) { f.now = now }
+}
+
+// withGCAge sets how old unreferenced content must be before Open
+// collects it (tests).
+func withGCAge(d time.Duration) Option {
+	return func(f *FS) { f.gcAge = d }
+}
+
+// Open opens the workspace database at path, creating and initializing
+// it when the file does not exist or is empty (a root directory 0o755
+// and nothing else). The directory holding path must exist.
+//
+// Open refuses, and leaves byte-identical with no file created beside
+// it: a file that does not start with the 16-byte SQLite header
+// (ErrNotDatabase), a database SQLite finds corrupt (ErrCorrupt), an
+// SQLite database of another program (ErrForeign), and a workspace
+// database whose schema version is newer than SchemaVersion
+// (ErrNewerSchema). Corruption deep inside a database SQLite has not read
+// yet shows later, as EIO errors of the operations that meet it.
+//
+// Open also collects the content of writes that failed or were killed
+// (unreferenced content untouched for 15 minutes).
+func Open(path string, opts ...Option) (*FS, error) {
+	f := &FS{path: path, now: time.Now, gcAge: defaultGCAge}
+	for _, o := range opts {
+		o(f)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.precheck(abs); err != nil {
+		return nil, err
+	}
+	// The writing pool has one connection: the writers of this process
+	// queue for it (honouring their contexts) instead of polling SQLite's
+	// lock, and every transaction on it begins IMMEDIATE, taking the
+	// write lock at once, so a read-modify-write never has to be retried.
+	wdb, err := sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout)+")",
+		"_pragma=synchronous(NORMAL)",
+		"_txlock=immediate"))
+	if err != nil {
+		return nil, err
+	}
+	wdb.SetMaxOpenConns(1)
+	rdb, err := sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout)+")",
+		"_pragma=query_only(1)"))
+	if err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	rdb.SetMaxOpenConns(readConns)
+	rdb.SetMaxIdleConns(readConns)
+	ctx := context.Background()
+	err = f.initialize(ctx, wdb)
+	if err == nil {
+		f.w, err = newPool(ctx, wdb)
+	}
+	if err == nil {
+		f.r, err = newPool(ctx, rdb)
+	}
+	if err != nil {
+		rdb.Close()
+		wdb.Close()
+		var oe *openError
+		if !errors.As(err, &oe) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, err
+	}
+	// Collecting garbage is housekeeping: a database another process
+	// keeps busy for longer than the busy timeout is still opened.
+	_ = f.collect(ctx)
+	return f, nil
+}
+
+// dsn is the driver's name of the database file at the absolute path
+// abs: a file: URI (so that SQLite's own parameters, such as immutable,
+// apply) with params.
+func dsn(abs string, params ...string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: strings.Join(params, "&")}
+	return u.String()
+}
+
+// Close releases the database. Readers still open fail afterwards.
+func (f *FS) Close() error {
+	return errors.Join(f.r.Close(), f.w.Close())
+}
+
+func (f *FS) refuse(kind error, err error, format string, args ...any) error {
+	return &openError{msg: f.path + ": " + fmt.Sprintf(format, args...), kind: kind, err: err}
+}
+
+func (f *FS) corrupt(err error) error {
+	reason := err.Error()
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		reason = sqlite.ErrorCodeString[se.Code()&0xff]
+		if i := strings.Index(reason, " ("); i > 0 {
+			reason = reason[:i]
+		}
+	}
+	return f.refuse(ErrCorrupt, err, "the workspace database is corrupt (%s); refusing to use it", strings.ToLower(reason))
+}
+
+// isCorrupt reports whether err is SQLite's finding that a file is no
+// database or a damaged one.
+func isCorrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// precheck refuses an existing, non-empty file that is no workspace
+// database of a layout this package knows, without changing it: it reads
+// the header itself, then asks SQLite through an immutable read-only
+// connection, which takes no lock and creates no file beside the
+// database.
+//
+// When a -wal or -journal file lies beside the database, a connection
+// has it open (or a process died with one) and the main file alone may
+// be stale or half written, so the checks are left to initialize, which
+// reads through a normal connection.
+func (f *FS) precheck(abs string) error {
+	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return f.refuse(ErrNotDatabase, nil, "a directory, not a workspace database file")
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	file, err := os.Open(abs)
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 100)
+	n, err := io.ReadFull(file, head)
+	file.Close()
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if !bytes.HasPrefix(head[:n], []byte(sqliteHeader)) {
+		return f.refuse(ErrNotDatabase, nil, "not an SQLite database (it does not start with the SQLite header); refusing to use it as a workspace")
+	}
+	if n < len(head) {
+		return f.refuse(ErrCorrupt, nil, "the workspace database is corrupt (shorter than the SQLite header); refusing to use it")
+	}
+	if inUse(abs) {
+		return nil
+	}
+	db, err := sql.Open("sqlite", dsn(abs, "mode=ro", "immutable=1"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	err = f.checkVersion(context.Background(), db)
+	var oe *openError
+	switch {
+	case isCorrupt(err) && inUse(abs):
+		// Another connection wrote the file while it was read.
+		return nil
+	case err != nil && !errors.As(err, &oe):
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	return err
+}
+
+// inUse reports whether a WAL or a rollback journal lies beside the
+// database.
+func inUse(abs string) bool {
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if _, err := os.Lstat(abs + suffix); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkVersion reads the schema version and the tables through q and
+// refuses what is no workspace database of a layout this package knows.
+// It returns nil for a workspace database of SchemaVersion and for an
+// empty one (version 0, no tables).
+func (f *FS) checkVersion(ctx context.Context, q querier) error {
+	version, names, err := readVersion(ctx, q)
+	if isCorrupt(err) {
+		return f.corrupt(err)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case version > SchemaVersion:
+		return f.refuse(ErrNewerSchema, nil, "workspace database schema version %d is newer than this program's (%d)", version, SchemaVersion)
+	case version == 0 && len(names) == 0:
+		return nil
+	case version == SchemaVersion && strings.Join(names, ",") == strings.Join(tables, ","):
+		return nil
+	case version == SchemaVersion:
+		return f.corrupt(fmt.Errorf("it has the tables %q, want %q", names, tables))
+	}
+	return f.refuse(ErrForeign, nil, "an SQLite database that is not an agenttools workspace (schema version %d, tables %q); refusing to use it", version, names)
+}
+
+func readVersion(ctx context.Context, q querier) (version int, names []string, err error) {
+	if err := q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return 0, nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return 0, nil, err
+		}
+		names = append(names, name)
+	}
+	return version, names, rows.Err()
+}
+
+// initialize checks the database through the writing connection, which
+// reads the WAL too, and creates the schema in an empty one, in one
+// transaction, so that of processes initializing one file at once exactly
+// one creates it. It then turns WAL on (a no-op when it is already).
+func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := f.checkVersion(ctx, conn); err != nil {
+		return err
+	}
+	version := 0
+	if err := conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version == 0 {
+		// Takes effect only on a database with no page yet.
+		if _, err := conn.ExecContext(ctx, `PRAGMA page_size = 4096`); err != nil {
+			return err
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := f.checkVersion(ctx, tx); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+			return err
+		}
+		if version == 0 {
+			now := f.stamp()
+			for _, stmt := range []string{
+				schema,
+				fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion),
+				`INSERT INTO meta (key, value) VALUES ('rev', 1), ('content', 0)`,
+			} {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO node (path, parent, name, type, mode, mtime, rev) VALUES ('', NULL, '', ?, ?, ?, 1)`,
+				dbDir, 0o755, now); err != nil {
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
+		return fmt.Errorf("%s: turning WAL on: %w", f.path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("%s: journal mode is %q, want wal", f.path, mode)
+	}
+	return nil
+}
+
+// collect deletes content no file refers to whose writer has not
+// touched it for gcAge: what failed or killed writes left behind.
+func (f *FS) collect(ctx context.Context) error {
+	before := time.Now().Add(-f.gcAge).UnixMilli()
+	return f.write(ctx, "", func(t *wtx) error {
+		if _, err := t.ExecContext(ctx, qDelGarbageChunks, before); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, qDelGarbageContent, before)
+		return err
+	})
+}
+
+func (f *FS) stamp() int64 { return f.now().UnixMilli() }
+
+// wtx is a write transaction (BEGIN IMMEDIATE).
+type wtx struct {
+	*tx
+	ctx context.Context
+	now int64 // the mtime of what the transaction changes
+	rev int64 // the counter's new value, 0 until bump
+}
+
+// bump increments the change counter once per transaction and returns
+// its new value, the Rev of every node the transaction changes.
+func (t *wtx) bump() (int64, error) {
+	if t.rev == 0 {
+		if err := t.QueryRowContext(t.ctx, qBump).Scan(&t.rev); err != nil {
+			return 0, err
+		}
+	}
+	return t.rev, nil
+}
+
+// write runs fn, about name, in one write transaction and commits it when fn returns
+// nil. fn's error is returned as is; a database failure as an
+// *errno.Error; a done context as ctx.Err().
+func (f *FS) write(ctx context.Context, name string, fn func(t *wtx) error) error {
+	tx, err := f.w.begin(ctx)
+	if err != nil {
+		return f.fail(ctx, name, err)
+	}
+	// Rolls back when fn fails or panics; a no-op after Commit.
+	defer tx.Rollback()
+	t := &wtx{tx: tx, ctx: ctx, now: f.stamp()}
+	if err := fn(t); err != nil {
+		return f.fail(ctx, name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return f.fail(ctx, name, err)
+	}
+	return nil
+}
+
+// passErr carries an error of Update's fn or of WriteFile's reader
+// through fail unchanged.
+type passErr struct{ err error }
+
+func (e passErr) Error() string { return e.err.Error() }
+
+// fail turns a failure into the store's error: *errno.Error values and
+// passErr pass unchanged; a done context is ctx.Err(); SQLite's
+// failures get a code (EBUSY when the database stayed locked for the
+// busy timeout, ENOSPC, EROFS, EIO otherwise).
+func (f *FS) fail(ctx context.Context, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe passErr
+	if errors.As(err, &pe) {
+		return pe.err
+	}
+	var ee *errno.Error
+	if errors.As(err, &ee) {
+		if ee.Path == "" {
+			ee.Path = name
+		}
+		return ee
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	code, msg := errno.EIO, err.Error()
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			code, msg = errno.EBUSY, "workspace database is locked"
+		case sqlite3.SQLITE_FULL:
+			code, msg = errno.ENOSPC, "no space left on device"
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
+			code, msg = errno.EROFS, "workspace database is read-only"
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			msg = "workspace database is corrupt"
+		}
+	}
+	return &errno.Error{Code: code, Message: msg, Path: name, Err: err}
+}

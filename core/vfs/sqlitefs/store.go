@@ -1,0 +1,332 @@
+package sqlitefs
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+)
+
+// node is one row of the node table.
+type node struct {
+	typ    int
+	mode   uint32
+	mtime  int64
+	size   int64
+	target string
+	rev    int64
+	cid    sql.NullInt64
+}
+
+func (n *node) scan(s interface{ Scan(...any) error }, extra ...any) error {
+	return s.Scan(append(extra, &n.typ, &n.mode, &n.mtime, &n.size, &n.target, &n.rev, &n.cid)...)
+}
+
+func (n *node) info(name string) vfs.Info {
+	i := vfs.Info{Name: name, Mode: n.mode, MTime: n.mtime, Size: n.size, Target: n.target, Rev: n.rev}
+	switch n.typ {
+	case dbDir:
+		i.Type, i.Size = vfs.TypeDir, 0
+	case dbSymlink:
+		i.Type = vfs.TypeSymlink
+	case dbFile:
+		i.Type = vfs.TypeFile
+	default:
+		i.Type = vfs.TypeOther
+	}
+	return i
+}
+
+// getNode reads the node at name; ok is false when there is none.
+func getNode(ctx context.Context, q querier, name string) (n node, ok bool, err error) {
+	err = n.scan(q.QueryRowContext(ctx, qNode, name))
+	if err == sql.ErrNoRows {
+		return n, false, nil
+	}
+	return n, err == nil, err
+}
+
+// lookup reads the node at name, or explains its absence (ENOENT or
+// ENOTDIR).
+func lookup(ctx context.Context, q querier, name string) (node, error) {
+	n, ok, err := getNode(ctx, q, name)
+	if err != nil || ok {
+		return n, err
+	}
+	return n, missing(ctx, q, name)
+}
+
+// missing explains why name has no node: ENOTDIR when one of the
+// directories it names is something else, ENOENT otherwise.
+func missing(ctx context.Context, q querier, name string) error {
+	for i := 0; i < len(name); i++ {
+		if name[i] != '/' {
+			continue
+		}
+		n, ok, err := getNode(ctx, q, name[:i])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if n.typ != dbDir {
+			return errno.New(errno.ENOTDIR, "not a directory", name)
+		}
+	}
+	return errno.New(errno.ENOENT, "no such file or directory", name)
+}
+
+// split returns the directory holding name and name's last element.
+func split(name string) (dir, base string) {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
+// checkName refuses a name no Store is ever given: one with an empty,
+// "." or ".." element, or a NUL. The root is "".
+func checkName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return errno.New(errno.EINVAL, "invalid name", name)
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part == "." || part == ".." {
+			return errno.New(errno.EINVAL, "invalid name", name)
+		}
+	}
+	return nil
+}
+
+// parentDir checks that the directory holding name exists and is a
+// directory, and returns its path and name's last element.
+func parentDir(ctx context.Context, q querier, name string) (dir, base string, err error) {
+	dir, base = split(name)
+	p, err := lookup(ctx, q, dir)
+	if err != nil {
+		if errno.CodeOf(err) == errno.ENOENT || errno.CodeOf(err) == errno.ENOTDIR {
+			return "", "", missing(ctx, q, name)
+		}
+		return "", "", err
+	}
+	if p.typ != dbDir {
+		return "", "", errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	return dir, base, nil
+}
+
+// Lstat describes the node at name, a link not followed. Errors: ENOENT,
+// ENOTDIR (an element of name is not a directory), EINVAL (a malformed
+// name), EIO.
+func (f *FS) Lstat(ctx context.Context, name string) (vfs.Info, error) {
+	if err := checkName(name); err != nil {
+		return vfs.Info{}, err
+	}
+	n, err := lookup(ctx, f.r, name)
+	if err != nil {
+		return vfs.Info{}, f.fail(ctx, name, err)
+	}
+	_, base := split(name)
+	return n.info(base), nil
+}
+
+// ReadDir lists the directory at name in raw byte order of the entries'
+// names, skipping offset entries and returning at most limit (all when
+// limit < 0), with one indexed query. Errors: ENOENT, ENOTDIR (name is
+// no directory, a link to one included), EINVAL, EIO.
+func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	tx, err := f.r.begin(ctx)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	defer tx.Rollback()
+	out, err := readDir(ctx, tx, name, offset, limit)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	return out, nil
+}
+
+func readDir(ctx context.Context, q querier, name string, offset, limit int) ([]vfs.Info, error) {
+	d, err := lookup(ctx, q, name)
+	if err != nil {
+		return nil, err
+	}
+	if d.typ != dbDir {
+		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	rows, err := q.QueryContext(ctx, qReadDir, name, max(limit, -1), max(offset, 0))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []vfs.Info{}
+	for rows.Next() {
+		var n node
+		var base string
+		if err := n.scan(rows, &base); err != nil {
+			return nil, err
+		}
+		out = append(out, n.info(base))
+	}
+	return out, rows.Err()
+}
+
+// add inserts a new node at name in t: its parent must be a directory
+// and nothing may be at name (EEXIST). The parent's mtime and Rev move.
+func (t *wtx) add(name string, typ int, mode uint32, size int64, target string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if name == "" {
+		return errno.New(errno.EEXIST, "file exists", name)
+	}
+	dir, base, err := parentDir(t.ctx, t, name)
+	if err != nil {
+		return err
+	}
+	if _, ok, err := getNode(t.ctx, t, name); err != nil {
+		return err
+	} else if ok {
+		return errno.New(errno.EEXIST, "file exists", name)
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	if _, err := t.ExecContext(t.ctx, qAddNode,
+		name, dir, base, typ, mode, t.now, size, target, rev, nil); err != nil {
+		return err
+	}
+	return t.touchDir(dir)
+}
+
+// touchDir stamps a directory whose entries changed.
+func (t *wtx) touchDir(dir string) error {
+	_, err := t.ExecContext(t.ctx, qStampDir, t.now, t.rev, dir)
+	return err
+}
+
+// Create creates an empty regular file at name with permission bits
+// mode&0o7777, in one transaction: of concurrent creates of one name, in
+// any process, exactly one succeeds. Errors: EEXIST (anything at name),
+// ENOENT or ENOTDIR (no parent directory), EINVAL, EBUSY, EIO.
+func (f *FS) Create(ctx context.Context, name string, mode uint32) error {
+	return f.write(ctx, name, func(t *wtx) error { return t.add(name, dbFile, mode&0o7777, 0, "") })
+}
+
+// Mkdir creates a directory at name with permission bits mode&0o7777.
+// Errors as for Create.
+func (f *FS) Mkdir(ctx context.Context, name string, mode uint32) error {
+	return f.write(ctx, name, func(t *wtx) error { return t.add(name, dbDir, mode&0o7777, 0, "") })
+}
+
+// Symlink creates a symbolic link at name holding target verbatim; it
+// reports mode 0o777 and the target's length in UTF-16 code units as its
+// size. Errors as for Create.
+func (f *FS) Symlink(ctx context.Context, target, name string) error {
+	return f.write(ctx, name, func(t *wtx) error { return t.add(name, dbSymlink, 0o777, vfs.UTF16Len(target), target) })
+}
+
+// Remove removes the file, symbolic link or empty directory at name and
+// the file's content. Errors: ENOENT, ENOTDIR, ENOTEMPTY (a directory
+// with entries), EPERM (the root), EINVAL, EBUSY, EIO.
+func (f *FS) Remove(ctx context.Context, name string) error {
+	return f.write(ctx, name, func(t *wtx) error { return t.remove(name, false) })
+}
+
+// RemoveAll removes name and everything below it: one range delete over
+// the paths that start with name+"/". Errors: ENOENT (nothing at name),
+// ENOTDIR, EPERM (the root), EINVAL, EBUSY, EIO.
+func (f *FS) RemoveAll(ctx context.Context, name string) error {
+	return f.write(ctx, name, func(t *wtx) error { return t.remove(name, true) })
+}
+
+func (t *wtx) remove(name string, all bool) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if name == "" {
+		return errno.New(errno.EPERM, "cannot remove the root", name)
+	}
+	n, err := lookup(t.ctx, t, name)
+	if err != nil {
+		return err
+	}
+	if n.typ == dbDir {
+		lo, hi := name+"/", name+"0"
+		if !all {
+			var one int
+			err := t.QueryRowContext(t.ctx, qHasEntry, name).Scan(&one)
+			if err == nil {
+				return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+			}
+			if err != sql.ErrNoRows {
+				return err
+			}
+		} else {
+			for _, stmt := range []string{qDelChunksBelow, qDelContentBelow, qDelNodesBelow} {
+				if _, err := t.ExecContext(t.ctx, stmt, lo, hi); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := t.dropContent(n.cid); err != nil {
+		return err
+	}
+	if _, err := t.ExecContext(t.ctx, qDelNode, name); err != nil {
+		return err
+	}
+	if _, err := t.bump(); err != nil {
+		return err
+	}
+	dir, _ := split(name)
+	return t.touchDir(dir)
+}
+
+// dropContent deletes a content and its chunks.
+func (t *wtx) dropContent(cid sql.NullInt64) error {
+	if !cid.Valid {
+		return nil
+	}
+	if _, err := t.ExecContext(t.ctx, qDelChunks, cid.Int64); err != nil {
+		return err
+	}
+	_, err := t.ExecContext(t.ctx, qDelContent, cid.Int64)
+	return err
+}
+
+// Chmod sets the permission bits of the file or directory at name to
+// mode&0o7777; its Rev moves, its mtime stays. Errors: ENOENT, ENOTDIR,
+// ELOOP (name is a symbolic link, which is never followed), EINVAL,
+// EBUSY, EIO.
+func (f *FS) Chmod(ctx context.Context, name string, mode uint32) error {
+	return f.write(ctx, name, func(t *wtx) error {
+		if err := checkName(name); err != nil {
+			return err
+		}
+		n, err := lookup(t.ctx, t, name)
+		if err != nil {
+			return err
+		}
+		if n.typ == dbSymlink {
+			return errno.New(errno.ELOOP, "is a symbolic link", name)
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		_, err = t.ExecContext(t.ctx, qChmod, mode&0o7777, rev, name)
+		return err
+	})
+}
