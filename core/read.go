@@ -89,7 +89,7 @@ func (r readResult) modelOutput(a gen.ReadArgs, maxModelBytes int64) gen.Output 
 	return gen.Output{
 		Kind:  gen.OutputContent,
 		Text:  gen.MsgReadMediaRead(r.media.Path, r.media.MediaType, r.media.SizeBytes),
-		Media: &gen.Media{MediaType: r.media.MediaType, Filename: r.media.Name, Data: r.data},
+		Media: &gen.Media{MediaType: r.media.MediaType, Filename: r.media.Name, Path: r.media.Path, Data: r.data},
 	}
 }
 

@@ -289,7 +289,7 @@ func TestReadMedia(t *testing.T) {
 		return gen.Output{
 			Kind:  gen.OutputContent,
 			Text:  gen.MsgReadMediaRead(path, mediaType, int64(len(data))),
-			Media: &gen.Media{MediaType: mediaType, Filename: path[strings.LastIndexByte(path, '/')+1:], Data: []byte(data)},
+			Media: &gen.Media{MediaType: mediaType, Filename: path[strings.LastIndexByte(path, '/')+1:], Path: path, Data: []byte(data)},
 		}
 	}
 	binary := func(path string, size int64) gen.Output {

@@ -72,7 +72,9 @@ type Output struct {
 type Media struct {
 	MediaType string
 	Filename  string
-	Data      []byte
+	// Path is the workspace path the file was read at (not shown to the model by the reference; an adapter may name the file with it).
+	Path string
+	Data []byte
 }
 
 // IsError reports whether the model sees the output as a failure: error text,
@@ -593,6 +595,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecTimedOut", Template: "\n\n[Killed after {ms} ms: the command ran longer than the exec timeout.]", Sample: MsgExecTimedOut(12345)},
 	{Name: "MsgExecHostBackend", Template: "Runs bash on this machine, in the host directory mounted at {dir}.", Sample: MsgExecHostBackend("<dir>")},
 	{Name: "MsgExecMirrorBackend", Template: "Runs bash on this machine, in a copy of {dir} that is synced before and after each command.", Sample: MsgExecMirrorBackend("<dir>")},
+	{Name: "MsgExecMirrorCopyInFailed", Template: "[Some of the workspace could not be copied to where the command runs, and is missing there: {reason}]\n", Sample: MsgExecMirrorCopyInFailed("<reason>")},
 	{Name: "MsgExecMirrorSyncFailed", Template: "\n[The command's changes could not all be copied back into the workspace: {reason}]", Sample: MsgExecMirrorSyncFailed("<reason>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 }

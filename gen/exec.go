@@ -262,6 +262,12 @@ func MsgExecMirrorBackend(dir string) string {
 	return "Runs bash on this machine, in a copy of " + dir + " that is synced before and after each command."
 }
 
+// MsgExecMirrorCopyInFailed renders: Ours: starts stderr when a mirrored
+// command runs without some workspace nodes the host cannot hold.
+func MsgExecMirrorCopyInFailed(reason string) string {
+	return "[Some of the workspace could not be copied to where the command runs, and is missing there: " + reason + "]\n"
+}
+
 // MsgExecMirrorSyncFailed renders: Ours: ends stderr when syncing a mirrored
 // command's changes back failed.
 func MsgExecMirrorSyncFailed(reason string) string {

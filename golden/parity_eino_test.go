@@ -49,7 +49,7 @@ func init() {
 				return einoMessageText(msgs[0])
 			}
 		},
-		render: func(t *testing.T, out gen.Output) string {
+		render: func(t *testing.T, args string, out gen.Output) string {
 			switch out.Kind {
 			case gen.OutputText, gen.OutputErrorText:
 				return out.Text

@@ -85,7 +85,7 @@ func init() {
 				return text
 			}
 		},
-		render: func(t *testing.T, out gen.Output) string {
+		render: func(t *testing.T, args string, out gen.Output) string {
 			switch out.Kind {
 			case gen.OutputText, gen.OutputContent:
 				if out.Media == nil {

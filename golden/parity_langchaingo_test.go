@@ -33,7 +33,7 @@ func init() {
 				return ""
 			}
 		},
-		render: func(t *testing.T, out gen.Output) string {
+		render: func(t *testing.T, args string, out gen.Output) string {
 			switch out.Kind {
 			case gen.OutputText, gen.OutputErrorText, gen.OutputContent:
 				return out.Text

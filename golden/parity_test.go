@@ -23,10 +23,10 @@ type frameworkAdapter struct {
 	// runs one call through the framework's own tool interface and gives
 	// what the framework hands the model, as text.
 	open func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string
-	// render is what the framework must hand the model for a raw output,
-	// as the same text: the mapping of DESIGN.md, written independently
-	// of the adapter.
-	render func(t *testing.T, out gen.Output) string
+	// render is what the framework must hand the model for a raw output
+	// of a call with args, as the same text: the mapping of DESIGN.md,
+	// written independently of the adapter.
+	render func(t *testing.T, args string, out gen.Output) string
 }
 
 var frameworkAdapters []frameworkAdapter
@@ -64,7 +64,7 @@ func TestAdapterParity(t *testing.T) {
 					if err != nil {
 						t.Fatalf("raw %s: %v", cl.Name, err)
 					}
-					want := fa.render(t, out)
+					want := fa.render(t, cl.Args, out)
 					if got := call(t, cl.Tool, cl.Args); got != want {
 						t.Errorf("call %s (%s %s):\n got: %s\nwant: %s", cl.Name, cl.Tool, cl.Args, got, want)
 					}

@@ -8,7 +8,7 @@ import (
 	tool "github.com/cloudwego/eino/components/tool"
 )
 
-// adapt makes the Eino tool.BaseTool for one tool of the set, in the form the
+// adapt makes the tool.BaseTool (Eino) of one tool of the set, in the form the
 // spec calls for: the media form for a tool that can answer an image or PDF
 // (read), the streaming form for one that reports running snapshots (exec),
 // the plain form for the others.
@@ -23,67 +23,66 @@ func (s *Tools) adapt(t core.Tool) tool.BaseTool {
 	}
 }
 
-// Read returns the read tool as a Eino tool.BaseTool, and false when the
-// options leave it out. Its arguments: path (string), offset (integer,
-// optional), byteOffset (integer, optional), limit (integer, optional). A call
-// can answer an image or PDF, which reaches the model as an image or file
-// part.
+// Read returns the read tool (tool.BaseTool, Eino), and false when the options
+// leave it out. Its arguments: path (string), offset (integer, optional),
+// byteOffset (integer, optional), limit (integer, optional). A call can answer
+// an image or PDF, which reaches the model as an image or file part.
 func (s *Tools) Read() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolRead)
 }
 
-// Ls returns the ls tool as a Eino tool.BaseTool, and false when the options
+// Ls returns the ls tool (tool.BaseTool, Eino), and false when the options
 // leave it out. Its arguments: path (string), limit (integer, optional),
 // offset (integer, optional).
 func (s *Tools) Ls() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolLs)
 }
 
-// Find returns the find tool as a Eino tool.BaseTool, and false when the
-// options leave it out. Its arguments: path (string, optional), pattern
-// (string), exclude (string or list of strings, optional), limit (integer,
-// optional), offset (integer, optional).
+// Find returns the find tool (tool.BaseTool, Eino), and false when the options
+// leave it out. Its arguments: path (string, optional), pattern (string),
+// exclude (string or list of strings, optional), limit (integer, optional),
+// offset (integer, optional).
 func (s *Tools) Find() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolFind)
 }
 
-// Grep returns the grep tool as a Eino tool.BaseTool, and false when the
-// options leave it out. Its arguments: path (string, optional), query
-// (string), include (string or list of strings, optional), exclude (string or
-// list of strings, optional), regex (boolean, optional), ignoreCase (boolean,
+// Grep returns the grep tool (tool.BaseTool, Eino), and false when the options
+// leave it out. Its arguments: path (string, optional), query (string),
+// include (string or list of strings, optional), exclude (string or list of
+// strings, optional), regex (boolean, optional), ignoreCase (boolean,
 // optional), context (integer, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Grep() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolGrep)
 }
 
-// Write returns the write tool as a Eino tool.BaseTool, and false when the
+// Write returns the write tool (tool.BaseTool, Eino), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // content (string).
 func (s *Tools) Write() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolWrite)
 }
 
-// Edit returns the edit tool as a Eino tool.BaseTool, and false when the
-// options leave it out (a read-only set does). Its arguments: path (string),
-// edits (list of objects).
+// Edit returns the edit tool (tool.BaseTool, Eino), and false when the options
+// leave it out (a read-only set does). Its arguments: path (string), edits
+// (list of objects).
 func (s *Tools) Edit() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolEdit)
 }
 
-// Delete returns the delete tool as a Eino tool.BaseTool, and false when the
+// Delete returns the delete tool (tool.BaseTool, Eino), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // recursive (boolean, optional).
 func (s *Tools) Delete() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolDelete)
 }
 
-// Exec returns the exec tool as a Eino tool.BaseTool, and false when the
-// options leave it out (a read-only set does, as does one without exec
-// backends). Its arguments: command (string), cwd (string, optional), env
-// (object of strings, optional), backend (enum, with several backends), input
-// (object, optional, with a callable backend). A call streams its running
-// snapshots before its result (see StreamingTool).
+// Exec returns the exec tool (tool.BaseTool, Eino), and false when the options
+// leave it out (a read-only set does, as does one without exec backends). Its
+// arguments: command (string), cwd (string, optional), env (object of strings,
+// optional), backend (enum, with several backends), input (object, optional,
+// with a callable backend). A call streams its running snapshots before its
+// result (see StreamingTool).
 func (s *Tools) Exec() (tool.BaseTool, bool) {
 	return s.set.Named(gen.ToolExec)
 }

@@ -8,10 +8,10 @@ import (
 	ai "github.com/firebase/genkit/go/ai"
 )
 
-// adapt makes the Genkit ai.Tool for one tool of the set, in the form the spec
-// calls for: the media form for a tool that can answer an image or PDF (read),
-// the streaming form for one that reports running snapshots (exec), the plain
-// form for the others.
+// adapt makes the ai.Tool (Genkit) of one tool of the set, in the form the
+// spec calls for: the media form for a tool that can answer an image or PDF
+// (read), the streaming form for one that reports running snapshots (exec),
+// the plain form for the others.
 func (s *Tools) adapt(t core.Tool) ai.Tool {
 	switch t.Name {
 	case gen.ToolRead:
@@ -23,7 +23,7 @@ func (s *Tools) adapt(t core.Tool) ai.Tool {
 	}
 }
 
-// Read returns the read tool as a Genkit ai.Tool, and false when the options
+// Read returns the read tool (ai.Tool, Genkit), and false when the options
 // leave it out. Its arguments: path (string), offset (integer, optional),
 // byteOffset (integer, optional), limit (integer, optional). A call can answer
 // an image or PDF, which reaches the model as a media part.
@@ -31,14 +31,14 @@ func (s *Tools) Read() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolRead)
 }
 
-// Ls returns the ls tool as a Genkit ai.Tool, and false when the options leave
+// Ls returns the ls tool (ai.Tool, Genkit), and false when the options leave
 // it out. Its arguments: path (string), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Ls() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolLs)
 }
 
-// Find returns the find tool as a Genkit ai.Tool, and false when the options
+// Find returns the find tool (ai.Tool, Genkit), and false when the options
 // leave it out. Its arguments: path (string, optional), pattern (string),
 // exclude (string or list of strings, optional), limit (integer, optional),
 // offset (integer, optional).
@@ -46,7 +46,7 @@ func (s *Tools) Find() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolFind)
 }
 
-// Grep returns the grep tool as a Genkit ai.Tool, and false when the options
+// Grep returns the grep tool (ai.Tool, Genkit), and false when the options
 // leave it out. Its arguments: path (string, optional), query (string),
 // include (string or list of strings, optional), exclude (string or list of
 // strings, optional), regex (boolean, optional), ignoreCase (boolean,
@@ -56,28 +56,28 @@ func (s *Tools) Grep() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolGrep)
 }
 
-// Write returns the write tool as a Genkit ai.Tool, and false when the options
+// Write returns the write tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), content
 // (string).
 func (s *Tools) Write() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolWrite)
 }
 
-// Edit returns the edit tool as a Genkit ai.Tool, and false when the options
+// Edit returns the edit tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), edits
 // (list of objects).
 func (s *Tools) Edit() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolEdit)
 }
 
-// Delete returns the delete tool as a Genkit ai.Tool, and false when the
-// options leave it out (a read-only set does). Its arguments: path (string),
-// recursive (boolean, optional).
+// Delete returns the delete tool (ai.Tool, Genkit), and false when the options
+// leave it out (a read-only set does). Its arguments: path (string), recursive
+// (boolean, optional).
 func (s *Tools) Delete() (ai.Tool, bool) {
 	return s.set.Named(gen.ToolDelete)
 }
 
-// Exec returns the exec tool as a Genkit ai.Tool, and false when the options
+// Exec returns the exec tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does, as does one without exec backends). Its
 // arguments: command (string), cwd (string, optional), env (object of strings,
 // optional), backend (enum, with several backends), input (object, optional,

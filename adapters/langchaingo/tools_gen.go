@@ -8,7 +8,7 @@ import (
 	tools "github.com/tmc/langchaingo/tools"
 )
 
-// adapt makes the langchaingo tools.Tool for one tool of the set, in the form
+// adapt makes the tools.Tool (langchaingo) of one tool of the set, in the form
 // the spec calls for: the media form for a tool that can answer an image or
 // PDF (read), the streaming form for one that reports running snapshots
 // (exec), the plain form for the others.
@@ -23,7 +23,7 @@ func (s *Tools) adapt(t core.Tool) tools.Tool {
 	}
 }
 
-// Read returns the read tool as a langchaingo tools.Tool, and false when the
+// Read returns the read tool (tools.Tool, langchaingo), and false when the
 // options leave it out. Its arguments: path (string), offset (integer,
 // optional), byteOffset (integer, optional), limit (integer, optional). A call
 // can answer an image or PDF; the tool returns its text part.
@@ -31,14 +31,14 @@ func (s *Tools) Read() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolRead)
 }
 
-// Ls returns the ls tool as a langchaingo tools.Tool, and false when the
-// options leave it out. Its arguments: path (string), limit (integer,
-// optional), offset (integer, optional).
+// Ls returns the ls tool (tools.Tool, langchaingo), and false when the options
+// leave it out. Its arguments: path (string), limit (integer, optional),
+// offset (integer, optional).
 func (s *Tools) Ls() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolLs)
 }
 
-// Find returns the find tool as a langchaingo tools.Tool, and false when the
+// Find returns the find tool (tools.Tool, langchaingo), and false when the
 // options leave it out. Its arguments: path (string, optional), pattern
 // (string), exclude (string or list of strings, optional), limit (integer,
 // optional), offset (integer, optional).
@@ -46,7 +46,7 @@ func (s *Tools) Find() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolFind)
 }
 
-// Grep returns the grep tool as a langchaingo tools.Tool, and false when the
+// Grep returns the grep tool (tools.Tool, langchaingo), and false when the
 // options leave it out. Its arguments: path (string, optional), query
 // (string), include (string or list of strings, optional), exclude (string or
 // list of strings, optional), regex (boolean, optional), ignoreCase (boolean,
@@ -56,28 +56,28 @@ func (s *Tools) Grep() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolGrep)
 }
 
-// Write returns the write tool as a langchaingo tools.Tool, and false when the
+// Write returns the write tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // content (string).
 func (s *Tools) Write() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolWrite)
 }
 
-// Edit returns the edit tool as a langchaingo tools.Tool, and false when the
+// Edit returns the edit tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // edits (list of objects).
 func (s *Tools) Edit() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolEdit)
 }
 
-// Delete returns the delete tool as a langchaingo tools.Tool, and false when
-// the options leave it out (a read-only set does). Its arguments: path
-// (string), recursive (boolean, optional).
+// Delete returns the delete tool (tools.Tool, langchaingo), and false when the
+// options leave it out (a read-only set does). Its arguments: path (string),
+// recursive (boolean, optional).
 func (s *Tools) Delete() (tools.Tool, bool) {
 	return s.set.Named(gen.ToolDelete)
 }
 
-// Exec returns the exec tool as a langchaingo tools.Tool, and false when the
+// Exec returns the exec tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does, as does one without exec
 // backends). Its arguments: command (string), cwd (string, optional), env
 // (object of strings, optional), backend (enum, with several backends), input

@@ -202,6 +202,11 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 	if err != nil {
 		return nil, fmt.Errorf("--db: %w", err)
 	}
+	// The database through a link is the file it names (one mirror for
+	// both, and import leaves it out however it is reached).
+	if real, err := filepath.EvalSymlinks(dbPath); err == nil {
+		dbPath = real
+	}
 	out := &workspace{ws: vfs.New(db), dbPath: dbPath, closers: []io.Closer{db}}
 	if w.dir != "" {
 		dir, err := filepath.Abs(w.dir)

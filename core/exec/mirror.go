@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -37,9 +40,15 @@ type MirrorOptions struct {
 // modes, symbolic links) is synced back into the workspace when it
 // exits. A sync copies only the nodes whose revision (vfs.Info.Rev),
 // size or time moved since the last one, so a command on a large,
-// unchanged tree copies nothing. Commands on one Mirror run one at a
-// time. What a background child changes after the command exits is not
-// synced back.
+// unchanged tree copies nothing; what is in the copy but not in the
+// workspace (left by a command that was cancelled) is removed first.
+//
+// Commands on one mirror directory run one at a time, across processes
+// too (a lock file in it). A node that cannot be copied (a name the host
+// cannot hold, a file the command left unreadable) is passed over and
+// named in a note on stderr; the rest is synced. What a background child
+// changes after the command exits is not synced back, nor is what a
+// cancelled command changed.
 type Mirror struct {
 	host *Host
 	root string     // the mirrored workspace directory
@@ -67,7 +76,7 @@ func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(abs, "tree"), 0o700); err != nil {
+	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, err
 	}
 	return &Mirror{host: h, root: vfs.Clean(opts.Dir), dir: abs}, nil
@@ -75,6 +84,20 @@ func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
 
 // Info describes the backend.
 func (m *Mirror) Info() Info { return m.host.info }
+
+// LastSync is what the syncs around the last command that finished did.
+func (m *Mirror) LastSync() SyncStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+// SyncStats counts what the syncs around one command did: nodes copied
+// into the mirror and removed from it before the command, nodes copied
+// back into the workspace and removed from it after.
+type SyncStats struct {
+	CopiedIn, RemovedIn, CopiedOut, RemovedOut int
+}
 
 // Start syncs the workspace into the mirror, then runs the command there
 // (cwd, a directory at or below the mirrored one, maps to its copy).
@@ -96,19 +119,61 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		return nil, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
 	}
 	m.mu.Lock()
-	tree := filepath.Join(m.dir, "tree")
-	s := &syncer{ws: m.host.ws, root: m.root, tree: tree, stateFile: filepath.Join(m.dir, "state.json"),
-		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}}
-	if err := s.in(ctx); err != nil {
-		m.mu.Unlock()
-		return nil, err
-	}
-	run, err := m.host.startIn(ctx, filepath.Join(s.tree, filepath.FromSlash(rel)), req)
+	unlock, err := lockDir(ctx, m.dir)
 	if err != nil {
 		m.mu.Unlock()
 		return nil, err
 	}
-	return &mirrorRun{run: run, m: m, s: s}, nil
+	release := func() {
+		unlock()
+		m.mu.Unlock()
+	}
+	tree := filepath.Join(m.dir, "tree")
+	s := &syncer{ws: m.host.ws, tree: tree, stateFile: filepath.Join(m.dir, "state.json"),
+		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}}
+	skipped, err := s.in(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	run, err := m.host.startIn(ctx, filepath.Join(tree, filepath.FromSlash(rel)), req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	r := &mirrorRun{run: run, m: m, s: s, release: release}
+	if skipped != nil {
+		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorCopyInFailed(skipped.Error()))})
+	}
+	return r, nil
+}
+
+// lockDir takes the lock file of a mirror directory, waiting while
+// another process holds it, and returns what releases it.
+func lockDir(ctx context.Context, dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // within returns p relative to root when p is root or below it.
@@ -128,34 +193,35 @@ type mirrorRun struct {
 	run      *hostRun
 	m        *Mirror
 	s        *syncer
+	release  func()
 	released bool
-	exit     *Event // an exit held back while a failed sync is reported
+	queue    []Event // events to give before the command's own
 }
 
 // Next passes the command's events on; before the exit it syncs the
-// mirror back into the workspace (a failed sync is reported on stderr
-// before the exit). A cancelled run is not synced back: what the killed
-// command changed is dropped at the next sync.
+// mirror back into the workspace (nodes it could not copy are named on
+// stderr before the exit). A cancelled run is not synced back: what the
+// killed command changed is dropped at the next sync.
 func (r *mirrorRun) Next(ctx context.Context) (Event, error) {
-	if r.exit != nil {
-		ev := *r.exit
-		r.exit = nil
+	if len(r.queue) > 0 {
+		ev := r.queue[0]
+		r.queue = r.queue[1:]
 		return ev, nil
 	}
 	ev, err := r.run.Next(ctx)
 	if err != nil {
-		r.release()
+		r.done()
 		return ev, err
 	}
 	if ev.Kind != Exit {
 		return ev, nil
 	}
-	err = r.s.out(context.WithoutCancel(ctx))
+	skipped := r.s.out(context.WithoutCancel(ctx))
 	r.m.last = r.s.stats
-	r.release()
-	if err != nil {
-		r.exit = &ev
-		return Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorSyncFailed(err.Error()))}, nil
+	r.done()
+	if skipped != nil {
+		r.queue = append(r.queue, ev)
+		return Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorSyncFailed(skipped.Error()))}, nil
 	}
 	return ev, nil
 }
@@ -163,10 +229,10 @@ func (r *mirrorRun) Next(ctx context.Context) (Event, error) {
 // Kill kills the command as Host does.
 func (r *mirrorRun) Kill() error { return r.run.Kill() }
 
-func (r *mirrorRun) release() {
+func (r *mirrorRun) done() {
 	if !r.released {
 		r.released = true
-		r.m.mu.Unlock()
+		r.release()
 	}
 }
 
@@ -179,47 +245,63 @@ type syncState struct {
 	Mode   uint32       `json:"mode"`   // its permission bits
 	Target string       `json:"target"` // a link's target, as the workspace holds it
 	HostNS int64        `json:"hostNs"` // the copy's modification time (ns)
+	HostCT int64        `json:"hostCt"` // its status change time (ns)
 	HostSz int64        `json:"hostSize"`
 	HostMd uint32       `json:"hostMode"`
 }
 
-// syncer copies between the workspace directory root and the host tree.
+// syncer copies between a workspace directory and the host tree.
 type syncer struct {
 	ws        *vfs.Workspace
-	root      string
 	tree      string
 	copy      vfs.HostCopy
 	stateFile string
-	state     map[string]syncState // by path relative to root
+	state     map[string]syncState // by path relative to both
 	stats     SyncStats
+	skipped   skips
 }
 
-// SyncStats counts what the syncs around one command did: nodes copied
-// into the mirror and removed from it before the command, nodes copied
-// back into the workspace and removed from it after.
-type SyncStats struct {
-	CopiedIn, RemovedIn, CopiedOut, RemovedOut int
+// skips collects the nodes a sync passed over.
+type skips struct {
+	first []string
+	n     int
 }
 
-// LastSync is what the syncs around the last command that finished did.
-func (m *Mirror) LastSync() SyncStats {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last
+func (k *skips) add(rel string, err error) {
+	k.n++
+	if len(k.first) < 3 {
+		k.first = append(k.first, err.Error())
+	}
 }
 
-func (s *syncer) load() {
+// err is nil when nothing was passed over.
+func (k *skips) err() error {
+	if k.n == 0 {
+		return nil
+	}
+	msg := strings.Join(k.first, "; ")
+	if k.n > len(k.first) {
+		msg += fmt.Sprintf("; and %d more", k.n-len(k.first))
+	}
+	return errors.New(msg)
+}
+
+func (s *syncer) load() error {
+	// The tree must be a directory of its own, not a link a command put
+	// in its place.
+	if fi, err := os.Lstat(s.tree); err != nil || !fi.IsDir() {
+		_ = vfs.RemoveHostAll(s.tree)
+		_ = os.Remove(s.stateFile)
+	}
+	if err := os.MkdirAll(s.tree, 0o700); err != nil {
+		return err
+	}
 	s.state = map[string]syncState{}
 	data, err := os.ReadFile(s.stateFile)
 	if err == nil && json.Unmarshal(data, &s.state) != nil {
 		s.state = map[string]syncState{}
 	}
-	if err != nil || len(s.state) == 0 {
-		// No record: the tree is rebuilt from scratch.
-		_ = os.RemoveAll(s.tree)
-		_ = os.MkdirAll(s.tree, 0o700)
-		s.state = map[string]syncState{}
-	}
+	return nil
 }
 
 func (s *syncer) save() error {
@@ -239,9 +321,13 @@ func (s *syncer) hostPath(rel string) string { return s.copy.HostPath(rel) }
 func (s *syncer) wsPath(rel string) string { return s.copy.WSPath(rel) }
 
 // in brings the host tree up to the workspace: nodes whose revision,
-// size, time or mode moved are copied, nodes gone are removed.
-func (s *syncer) in(ctx context.Context) error {
-	s.load()
+// size, time or mode moved are copied, nodes the workspace no longer has
+// (or never had) are removed. It returns the nodes it passed over as a
+// non-nil skipped; err is for a failure that stops the sync.
+func (s *syncer) in(ctx context.Context) (skipped, err error) {
+	if err := s.load(); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var walk func(rel string) error
 	walk = func(rel string) error {
@@ -254,38 +340,68 @@ func (s *syncer) in(ctx context.Context) error {
 			if rel != "" {
 				child = rel + "/" + e.Name
 			}
-			seen[child] = true
 			if err := s.copyIn(ctx, child, e); err != nil {
-				return err
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				s.skipped.add(child, err)
+				delete(s.state, child)
+				continue
 			}
+			seen[child] = true
 			if e.Type == vfs.TypeDir {
 				if err := walk(child); err != nil {
 					return err
+				}
+				if err := s.copy.SetHostMode(child, e); err != nil {
+					s.skipped.add(child, err)
 				}
 			}
 		}
 		return nil
 	}
 	if err := walk(""); err != nil {
-		return err
+		return nil, err
 	}
-	// Longest paths first: a directory's entries go before it.
-	var gone []string
-	for rel := range s.state {
+	// What the copy holds beyond the workspace goes: nodes removed from
+	// the workspace, and what a cancelled command left.
+	var extra []string
+	_ = filepath.WalkDir(s.tree, func(hp string, d fs.DirEntry, err error) error {
+		if err != nil || hp == s.tree {
+			return nil
+		}
+		rel := s.relOf(hp)
 		if !seen[rel] {
-			gone = append(gone, rel)
+			extra = append(extra, hp)
+			delete(s.state, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
 		}
-	}
-	slices.SortFunc(gone, func(a, b string) int { return len(b) - len(a) })
-	for _, rel := range gone {
-		if err := os.RemoveAll(s.hostPath(rel)); err != nil {
-			return err
+		return nil
+	})
+	for _, hp := range extra {
+		if err := vfs.RemoveHostAll(hp); err != nil {
+			s.skipped.add(s.relOf(hp), err)
+			continue
 		}
-		delete(s.state, rel)
 		s.stats.RemovedIn++
 	}
+	for rel := range s.state {
+		if !seen[rel] {
+			delete(s.state, rel)
+		}
+	}
 	s.settleDirs()
-	return s.save()
+	if err := s.save(); err != nil {
+		return nil, err
+	}
+	return s.skipped.err(), nil
+}
+
+func (s *syncer) relOf(hp string) string {
+	relOS, _ := filepath.Rel(s.tree, hp)
+	return filepath.ToSlash(relOS)
 }
 
 // settleDirs records the host times of the directories again: copying
@@ -296,8 +412,7 @@ func (s *syncer) settleDirs() {
 			continue
 		}
 		if fi, err := os.Lstat(s.hostPath(rel)); err == nil {
-			st.HostNS, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), fi.Size(), uint32(fi.Mode().Perm())
-			s.state[rel] = st
+			s.state[rel] = withHost(st, fi)
 		}
 	}
 }
@@ -309,7 +424,11 @@ func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 	// keep its size and time: its files are always copied.
 	numbered := e.Rev != 0 || e.Type != vfs.TypeFile
 	if known && numbered && old.Type == e.Type && old.Rev == e.Rev && old.Size == e.Size && old.MTime == e.MTime && old.Mode == e.Mode && old.Target == e.Target {
-		if hostUnchanged(s.hostPath(rel), old) {
+		if fi, err := os.Lstat(s.hostPath(rel)); err == nil && hostSame(fi, old) {
+			if e.Type == vfs.TypeDir {
+				// Its entries are copied in; SetHostMode closes it again.
+				return os.Chmod(s.hostPath(rel), 0o700)
+			}
 			return nil
 		}
 	}
@@ -326,76 +445,100 @@ func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 // record notes a node as synced: its workspace attributes and its host
 // copy's.
 func (s *syncer) record(rel string, e vfs.Info) error {
-	st := syncState{Type: e.Type, Rev: e.Rev, Size: e.Size, MTime: e.MTime, Mode: e.Mode, Target: e.Target}
 	fi, err := os.Lstat(s.hostPath(rel))
 	if err != nil {
 		return err
 	}
-	st.HostNS, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), fi.Size(), uint32(fi.Mode().Perm())
-	s.state[rel] = st
+	s.state[rel] = withHost(syncState{Type: e.Type, Rev: e.Rev, Size: e.Size, MTime: e.MTime, Mode: e.Mode, Target: e.Target}, fi)
 	return nil
 }
 
-// hostUnchanged reports whether the host copy is as the last sync left it.
-func hostUnchanged(hp string, st syncState) bool {
-	fi, err := os.Lstat(hp)
-	return err == nil && fi.ModTime().UnixNano() == st.HostNS && fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd
+func withHost(st syncState, fi fs.FileInfo) syncState {
+	st.HostNS, st.HostCT, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), changeTime(fi), fi.Size(), uint32(fi.Mode().Perm())
+	return st
+}
+
+// hostSame reports whether a host node is as the last sync left it.
+func hostSame(fi fs.FileInfo, st syncState) bool {
+	return vfs.HostType(fi) == st.Type && fi.ModTime().UnixNano() == st.HostNS && changeTime(fi) == st.HostCT &&
+		fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd
 }
 
 // out brings the workspace up to the host tree after a command: what
 // the command created, changed or removed is written, made or removed
-// in the workspace.
+// in the workspace. Nodes it cannot copy are passed over and returned as
+// a non-nil error naming them; the rest is synced.
 func (s *syncer) out(ctx context.Context) error {
 	seen := map[string]bool{}
-	err := filepath.WalkDir(s.tree, func(hp string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
+	_ = filepath.WalkDir(s.tree, func(hp string, d fs.DirEntry, err error) error {
 		if hp == s.tree {
 			return nil
 		}
-		relOS, _ := filepath.Rel(s.tree, hp)
-		rel := filepath.ToSlash(relOS)
+		rel := s.relOf(hp)
 		seen[rel] = true
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				// An unreadable directory: its entries are kept as they were.
+				s.skipped.add(rel, err)
+				s.keepBelow(rel, seen)
+			}
+			return nil
+		}
 		fi, err := os.Lstat(hp)
 		if err != nil {
 			return nil // gone meanwhile
 		}
-		if st, ok := s.state[rel]; ok && fi.ModTime().UnixNano() == st.HostNS && fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd && vfs.HostType(fi) == st.Type {
+		if st, ok := s.state[rel]; ok && hostSame(fi, st) {
 			return nil
 		}
-		return s.copyOut(ctx, rel, fi)
+		if err := s.copyOut(ctx, rel, fi); err != nil {
+			s.skipped.add(rel, err)
+			if d.IsDir() {
+				s.keepBelow(rel, seen)
+				return filepath.SkipDir
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
 	var gone []string
 	for rel := range s.state {
 		if !seen[rel] {
 			gone = append(gone, rel)
 		}
 	}
+	// Longest paths first: a directory's entries go before it.
 	slices.SortFunc(gone, func(a, b string) int { return len(b) - len(a) })
 	for _, rel := range gone {
 		if err := s.ws.Remove(ctx, s.wsPath(rel), vfs.RemoveOptions{Recursive: true, Force: true}); err != nil {
-			return err
+			s.skipped.add(rel, err)
+			continue
 		}
 		delete(s.state, rel)
 		s.stats.RemovedOut++
 	}
-	return s.save()
+	if err := s.save(); err != nil {
+		s.skipped.add("", err)
+	}
+	return s.skipped.err()
+}
+
+// keepBelow marks everything recorded below rel as seen, so that a
+// directory the sync could not read does not lose its entries.
+func (s *syncer) keepBelow(rel string, seen map[string]bool) {
+	for r := range s.state {
+		if strings.HasPrefix(r, rel+"/") {
+			seen[r] = true
+		}
+	}
 }
 
 // copyOut writes one host node the command made or changed into the
 // workspace.
 func (s *syncer) copyOut(ctx context.Context, rel string, fi fs.FileInfo) error {
-	s.stats.CopiedOut++
 	if vfs.HostType(fi) == vfs.TypeOther {
 		return nil // a pipe or socket the command left: not workspace content
 	}
+	s.stats.CopiedOut++
 	if err := s.copy.FromHost(ctx, rel, fi); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,5 +188,137 @@ func TestMirrorCopiesOnlyChanges(t *testing.T) {
 	}
 	if got := readWS(t, ws, "/workspace/pkg3/new.txt"); got != "x\n" {
 		t.Errorf("new.txt: %q", got)
+	}
+}
+
+// A cancelled command's changes are dropped: the next command sees the
+// workspace, not what the killed one left in the copy.
+func TestMirrorDropsACancelledCommand(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/old.txt": "old\n"})
+	m := newMirror(t, ws, t.TempDir())
+	ctx, cancel := context.WithCancel(t.Context())
+	run, err := m.Start(ctx, exec.Request{Command: "echo new > created.txt; rm old.txt; echo started; sleep 100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	if ev, err := run.Next(guard); err != nil || string(ev.Data) != "started\n" {
+		t.Fatalf("first event %+v %v", ev, err)
+	}
+	cancel()
+	if _, err := run.Next(ctx); err == nil {
+		t.Fatal("Next after cancel succeeded")
+	}
+	got := runToEnd(t, m, exec.Request{Command: "ls"})
+	if got.stdout != "old.txt\n" {
+		t.Errorf("the next command sees %q", got.stdout)
+	}
+	if _, err := ws.Lstat(t.Context(), "/workspace/created.txt"); errno.CodeOf(err) != errno.ENOENT {
+		t.Errorf("the cancelled command's file reached the workspace: %v", err)
+	}
+}
+
+// A change that puts the modification time back is still seen.
+func TestMirrorSeesAChangeThatKeepsTheTime(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/f": "AAAA\n"})
+	m := newMirror(t, ws, t.TempDir())
+	runToEnd(t, m, exec.Request{Command: "true"})
+	runToEnd(t, m, exec.Request{Command: `t=$(stat -c %y f); echo BBBB > f; touch -d "$t" f`})
+	if got := readWS(t, ws, "/workspace/f"); got != "BBBB\n" {
+		t.Errorf("f is %q", got)
+	}
+}
+
+// A node the host cannot hold (a name longer than 255 bytes) is passed
+// over with a note; the command runs with the rest.
+func TestMirrorPassesOverWhatTheHostCannotHold(t *testing.T) {
+	long := strings.Repeat("n", 300)
+	ws := memWorkspace(t, map[string]string{"/workspace/" + long: "x", "/workspace/ok.txt": "ok\n"})
+	m := newMirror(t, ws, t.TempDir())
+	got := runToEnd(t, m, exec.Request{Command: "cat ok.txt; echo done > out.txt"})
+	if got.exit.Code != 0 || got.stdout != "ok\n" || !strings.HasPrefix(got.stderr, "[Some of the workspace could not be copied") {
+		t.Errorf("stdout %q stderr %q exit %d", got.stdout, got.stderr, got.exit.Code)
+	}
+	if got := readWS(t, ws, "/workspace/out.txt"); got != "done\n" {
+		t.Errorf("out.txt %q", got)
+	}
+	if got := readWS(t, ws, "/workspace/"+long); got != "x" {
+		t.Errorf("the long-named file changed: %q", got)
+	}
+}
+
+// A read-only directory in the copy does not stop the next sync.
+func TestMirrorReadOnlyDirectory(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/keep": ""})
+	m := newMirror(t, ws, t.TempDir())
+	runToEnd(t, m, exec.Request{Command: "mkdir ro && echo 1 > ro/f && chmod 555 ro"})
+	if err := ws.WriteFile(t.Context(), "/workspace/ro/f", []byte("2\n"), vfs.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := runToEnd(t, m, exec.Request{Command: "cat ro/f; stat -c %a ro"})
+	if got.stdout != "2\n555\n" || got.stderr != "" {
+		t.Errorf("stdout %q stderr %q", got.stdout, got.stderr)
+	}
+	if info, err := ws.Lstat(t.Context(), "/workspace/ro"); err != nil || info.Mode != 0o555 {
+		t.Errorf("ro: %+v %v", info, err)
+	}
+	if err := ws.Remove(t.Context(), "/workspace/ro", vfs.RemoveOptions{Recursive: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := runToEnd(t, m, exec.Request{Command: "ls"}); got.stdout != "keep\n" || got.stderr != "" {
+		t.Errorf("after removing ro: %q %q", got.stdout, got.stderr)
+	}
+}
+
+// A command that puts a link where the copy was cannot make the next
+// sync write outside the mirror.
+func TestMirrorTreeReplacedByALink(t *testing.T) {
+	ws := memWorkspace(t, map[string]string{"/workspace/a": "workspace\n"})
+	dir := t.TempDir()
+	victim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "a"), []byte("victim\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newMirror(t, ws, dir)
+	// The command removes its whole copy (so the workspace loses a), and
+	// leaves a link to another directory in its place.
+	runToEnd(t, m, exec.Request{Command: "cd .. && rm -rf tree && ln -s " + victim + " tree"})
+	if err := ws.WriteFile(t.Context(), "/workspace/b", []byte("b\n"), vfs.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := runToEnd(t, m, exec.Request{Command: "ls; pwd -P"})
+	if data, _ := os.ReadFile(filepath.Join(victim, "a")); string(data) != "victim\n" {
+		t.Errorf("the sync wrote outside the mirror: %q", data)
+	}
+	want := "b\n" + filepath.Join(dir, "tree") + "\n"
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		want = "b\n" + filepath.Join(resolved, "tree") + "\n"
+	}
+	if got.stdout != want || got.stderr != "" {
+		t.Errorf("stdout %q stderr %q, want %q", got.stdout, got.stderr, want)
+	}
+	if got := readWS(t, ws, "/workspace/b"); got != "b\n" {
+		t.Errorf("b: %q", got)
+	}
+}
+
+// A file the command leaves unreadable is named in a note; the rest of
+// what it did (a deletion, a new file) is synced all the same.
+func TestMirrorUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every file")
+	}
+	ws := memWorkspace(t, map[string]string{"/workspace/a": "a\n"})
+	m := newMirror(t, ws, t.TempDir())
+	got := runToEnd(t, m, exec.Request{Command: "echo s > s; chmod 000 s; rm a; echo new > b"})
+	if got.exit.Code != 0 || !strings.Contains(got.stderr, "could not all be copied back") {
+		t.Errorf("stderr %q exit %d", got.stderr, got.exit.Code)
+	}
+	if _, err := ws.Lstat(t.Context(), "/workspace/a"); errno.CodeOf(err) != errno.ENOENT {
+		t.Errorf("a was not removed: %v", err)
+	}
+	if got := readWS(t, ws, "/workspace/b"); got != "new\n" {
+		t.Errorf("b: %q", got)
 	}
 }

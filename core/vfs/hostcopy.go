@@ -36,12 +36,17 @@ func (c HostCopy) WSPath(rel string) string {
 }
 
 // ToHost makes the host node at rel a copy of the workspace node info
-// describes, replacing what is there (a directory is kept, its mode set).
-// Nodes that are neither file, directory nor link are passed over.
+// describes, replacing what is there. A directory is made (or kept) open
+// to its owner, so that its entries can be copied in: give it its mode
+// with SetHostMode once they are. Nodes that are neither file, directory
+// nor link are passed over. The host directory that holds rel is opened
+// to its owner for the change, if it must be, and closed again.
 func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
 	hp := c.HostPath(rel)
+	restore := openParent(hp)
+	defer restore()
 	if old, err := os.Lstat(hp); err == nil && (info.Type != TypeDir || !old.IsDir()) {
-		if err := os.RemoveAll(hp); err != nil {
+		if err := RemoveHostAll(hp); err != nil {
 			return err
 		}
 	}
@@ -50,7 +55,7 @@ func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
 		if err := os.Mkdir(hp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		return os.Chmod(hp, GoMode(info.Mode))
+		return os.Chmod(hp, 0o700)
 	case TypeSymlink:
 		return os.Symlink(c.hostTarget(info.Target), hp)
 	case TypeFile:
@@ -74,6 +79,44 @@ func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
 		return f.Close()
 	}
 	return nil
+}
+
+// SetHostMode gives the host directory at rel the mode of the workspace
+// directory info describes.
+func (c HostCopy) SetHostMode(rel string, info Info) error {
+	return os.Chmod(c.HostPath(rel), GoMode(info.Mode))
+}
+
+// openParent lets the owner change the entries of the directory that
+// holds hp when its mode does not (a read-only directory), and returns
+// what puts its mode back.
+func openParent(hp string) func() {
+	dir := filepath.Dir(hp)
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm()&0o300 == 0o300 {
+		return func() {}
+	}
+	if os.Chmod(dir, fi.Mode()|0o300) != nil {
+		return func() {}
+	}
+	return func() { _ = os.Chmod(dir, fi.Mode()) }
+}
+
+// RemoveHostAll removes the host node at hp and everything below it,
+// opening read-only directories on the way so that their entries can go.
+func RemoveHostAll(hp string) error {
+	if err := os.RemoveAll(hp); err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	_ = filepath.WalkDir(hp, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	restore := openParent(hp)
+	defer restore()
+	return os.RemoveAll(hp)
 }
 
 // FromHost makes the workspace node at rel a copy of the host node fi
@@ -137,6 +180,9 @@ func (c HostCopy) Export(ctx context.Context) (int, error) {
 				if err := walk(child); err != nil {
 					return err
 				}
+				if err := c.SetHostMode(child, e); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -149,6 +195,10 @@ func (c HostCopy) Export(ctx context.Context) (int, error) {
 func (c HostCopy) Import(ctx context.Context) (int, error) {
 	if err := c.WS.Mkdir(ctx, c.Root, MkdirOptions{Recursive: true}); err != nil {
 		return 0, err
+	}
+	// A link to the tree is the tree.
+	if real, err := filepath.EvalSymlinks(c.Dir); err == nil {
+		c.Dir = real
 	}
 	n := 0
 	err := filepath.WalkDir(c.Dir, func(hp string, d fs.DirEntry, err error) error {

@@ -44,6 +44,9 @@ var AdapterTargets = []AdapterTarget{
 	{Dir: "adapters/eino", Package: "eino", Framework: "Eino", ToolPath: "github.com/cloudwego/eino/components/tool", ToolName: "BaseTool",
 		MediaDoc:  "A call can answer an image or PDF, which reaches the model as an image or file part.",
 		StreamDoc: "A call streams its running snapshots before its result (see StreamingTool)."},
+	{Dir: "adapters/mcp", Package: "mcp", Framework: "MCP", ToolPath: "github.com/agenttools/agenttools/adapters/mcp", ToolName: "Tool",
+		MediaDoc:  "A call can answer an image (ImageContent) or a PDF (an embedded resource).",
+		StreamDoc: "A call sends its running snapshots as progress notifications when the client asked for progress."},
 }
 
 // AdapterFile is the generated file of every adapter.
@@ -77,7 +80,7 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 		}
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(jen.Id("s").Dot("plain").Call(jen.Id("t")))))
-	f.Add(comment("adapt makes the " + a.Framework + " " + typeName + " for one tool of the set, in the form the spec calls for: the media form for a tool that can answer an image or PDF (" + strings.Join(media, ", ") + "), the streaming form for one that reports running snapshots (" + strings.Join(streams, ", ") + "), the plain form for the others."))
+	f.Add(comment("adapt makes the " + typeName + " (" + a.Framework + ") of one tool of the set, in the form the spec calls for: the media form for a tool that can answer an image or PDF (" + strings.Join(media, ", ") + "), the streaming form for one that reports running snapshots (" + strings.Join(streams, ", ") + "), the plain form for the others."))
 	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("adapt").Params(jen.Id("t").Qual(coreImport, "Tool")).Add(toolType).Block(
 		jen.Switch(jen.Id("t").Dot("Name")).Block(cases...),
 	)
@@ -87,7 +90,7 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 			continue
 		}
 		n := goName(t.Name)
-		doc := n + " returns the " + t.Name + " tool as a " + a.Framework + " " + typeName + ", and false when the options leave it out"
+		doc := n + " returns the " + t.Name + " tool (" + typeName + ", " + a.Framework + "), and false when the options leave it out"
 		switch {
 		case t.Mutates && t.Name == "exec":
 			doc += " (a read-only set does, as does one without exec backends)"

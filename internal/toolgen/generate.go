@@ -298,6 +298,8 @@ standard library.`)
 	f.Type().Id("Media").Struct(
 		jen.Id("MediaType").String(),
 		jen.Id("Filename").String(),
+		jen.Comment("Path is the workspace path the file was read at (not shown to the model by the reference; an adapter may name the file with it)."),
+		jen.Id("Path").String(),
 		jen.Id("Data").Index().Byte(),
 	)
 	f.Add(comment("IsError reports whether the model sees the output as a failure: error text, or a json object with an error key (a tool's {error} object, exec's {command, cwd, backend, error})."))

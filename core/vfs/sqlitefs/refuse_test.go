@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
@@ -207,5 +208,49 @@ func writeFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A pipe or a device is refused, not opened.
+func TestRefusesSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, os.DevNull} {
+		if _, err := sqlitefs.Open(p); !errors.Is(err, sqlitefs.ErrNotDatabase) {
+			t.Errorf("Open(%s): %v, want ErrNotDatabase", p, err)
+		}
+	}
+}
+
+// Through a link, the database is the file it names: its journal files
+// go beside that file, and a writer through the real path and a reader
+// through the link share one database.
+func TestOpenThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.db")
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sqlitefs.Open(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.WriteFile(t.Context(), "f", strings.NewReader("through the real path"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sqlitefs.Open(link)
+	if err != nil {
+		t.Fatalf("Open through the link while the real path is open: %v", err)
+	}
+	defer r.Close()
+	if info, err := r.Lstat(t.Context(), "f"); err != nil || info.Size != int64(len("through the real path")) {
+		t.Errorf("through the link: %+v %v", info, err)
+	}
+	if _, err := os.Lstat(link + "-wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a -wal file beside the link: %v", err)
 	}
 }

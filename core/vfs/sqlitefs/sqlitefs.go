@@ -222,6 +222,11 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Through a link, the database is the file it names: its -wal and
+	// -shm files are beside that file, not beside the link.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	if err := f.precheck(abs); err != nil {
 		return nil, err
 	}
@@ -335,6 +340,9 @@ func (f *FS) precheck(abs string) error {
 	}
 	if fi.IsDir() {
 		return f.refuse(ErrNotDatabase, nil, "a directory, not a workspace database file")
+	}
+	if !fi.Mode().IsRegular() {
+		return f.refuse(ErrNotDatabase, nil, "not a regular file (a device, pipe or socket), not a workspace database file")
 	}
 	if fi.Size() == 0 {
 		return nil

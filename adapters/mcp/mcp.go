@@ -1,0 +1,184 @@
+// Package mcp serves the workspace tools over the Model Context Protocol
+// with github.com/modelcontextprotocol/go-sdk (v1.8.0): each tool is an
+// MCP tool with its exact name, description and input schema (the JSON
+// Schema text, sent as is).
+//
+//	set, err := mcp.New(ws, agenttools.Options{})
+//	server := sdk.NewServer(&sdk.Implementation{Name: "agenttools"}, nil)
+//	set.Register(server)
+//	err = server.Run(ctx, &sdk.StdioTransport{})
+//
+// or NewServer, which does both; `agenttools mcp` is such a server over
+// stdio.
+//
+// # What the client receives
+//
+// Every tool call answers a CallToolResult whose content is what the model
+// must see, never re-worded:
+//
+//   - a text output (a whole read) and a json output (every other result,
+//     JavaScript's JSON.stringify form, the reference's key order) are one
+//     TextContent;
+//   - a failure the model sees (read's error text, an {"error": ...}
+//     object, exec's {command, cwd, backend, error}, arguments that fail
+//     the schema) is the same TextContent with IsError set;
+//   - read of an image is a TextContent (the reference's text part) and an
+//     ImageContent with the file's bytes and media type; of a PDF, the
+//     TextContent and an embedded resource (its URI file:// and the
+//     workspace path, its MIME type, the bytes as a blob).
+//
+// The server does not check arguments itself: they reach the tool, which
+// answers invalid ones with the reference's model-facing message (as a
+// failure). A call to a tool the server does not offer, and a request
+// that is not well-formed, are protocol errors, as the SDK answers them.
+// A cancelled call ends with the context's error.
+//
+// exec's running snapshots (at most one per 100 ms) go to the client as
+// progress notifications when the call carries a progress token: each
+// notification's message is the snapshot (the exec result so far, with a
+// null exitCode, as JSON text) and its progress counts the snapshots.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/adapt"
+)
+
+// Tool is one workspace tool as MCP serves it: its definition and the
+// handler that answers its calls.
+type Tool struct {
+	Definition *sdk.Tool
+	Handler    sdk.ToolHandler
+}
+
+// Tools is the tool set over one workspace, as MCP tools. All, Named and
+// the per-tool accessors find them; Register adds them to a server.
+type Tools struct {
+	set adapt.Set[Tool]
+}
+
+// New builds the tool set for ws. It fails when ws is nil or an option
+// is out of range.
+func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	ex, err := adapt.Executor("mcp", ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Tools{}
+	s.set.Init(ex, s.adapt)
+	return s, nil
+}
+
+// Register adds every tool of the set to server.
+func (s *Tools) Register(server *sdk.Server) {
+	for _, t := range s.set.All() {
+		server.AddTool(t.Definition, t.Handler)
+	}
+}
+
+// NewServer returns an MCP server that offers the tool set for ws,
+// introducing itself as impl (name "agenttools" when nil). It fails as
+// New does.
+func NewServer(ws *vfs.Workspace, opts agenttools.Options, impl *sdk.Implementation) (*sdk.Server, error) {
+	set, err := New(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	if impl == nil {
+		impl = &sdk.Implementation{Name: "agenttools"}
+	}
+	server := sdk.NewServer(impl, nil)
+	set.Register(server)
+	return server, nil
+}
+
+func (s *Tools) definition(t core.Tool) *sdk.Tool {
+	return &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema)}
+}
+
+// plain answers text or json.
+func (s *Tools) plain(t core.Tool) Tool {
+	ex := s.set.Executor()
+	return Tool{Definition: s.definition(t), Handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		out, err := ex.Call(ctx, t.Name, arguments(req))
+		if err != nil {
+			return nil, err
+		}
+		return Result(out), nil
+	}}
+}
+
+// media can also answer an image or PDF, as an ImageContent or an
+// embedded resource: Result does both.
+func (s *Tools) media(t core.Tool) Tool { return s.plain(t) }
+
+// streaming sends exec's running snapshots as progress notifications
+// when the client asked for progress.
+func (s *Tools) streaming(t core.Tool) Tool {
+	ex := s.set.Executor()
+	return Tool{Definition: s.definition(t), Handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if token := progressToken(req); token != nil && req.Session != nil {
+			sent := 0
+			ctx = core.WithSnapshots(ctx, func(o gen.Output) {
+				sent++
+				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+					ProgressToken: token,
+					Progress:      float64(sent),
+					Message:       string(o.JSON),
+				})
+			})
+		}
+		out, err := ex.Call(ctx, t.Name, arguments(req))
+		if err != nil {
+			return nil, err
+		}
+		return Result(out), nil
+	}}
+}
+
+func progressToken(req *sdk.CallToolRequest) any {
+	if req == nil || req.Params == nil {
+		return nil
+	}
+	return req.Params.GetProgressToken()
+}
+
+// arguments are the call's arguments as JSON text: {} when the client
+// sent none.
+func arguments(req *sdk.CallToolRequest) []byte {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 || string(req.Params.Arguments) == "null" {
+		return []byte("{}")
+	}
+	return req.Params.Arguments
+}
+
+// Result is an output as a CallToolResult (see the package
+// documentation).
+func Result(out gen.Output) *sdk.CallToolResult {
+	text := out.Text
+	if out.Kind == gen.OutputJSON {
+		text = string(out.JSON)
+	}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: out.IsError()}
+	if out.Kind == gen.OutputContent && out.Media != nil {
+		if strings.HasPrefix(out.Media.MediaType, "image/") {
+			res.Content = append(res.Content, &sdk.ImageContent{Data: out.Media.Data, MIMEType: out.Media.MediaType})
+		} else {
+			res.Content = append(res.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{
+				URI:      "file://" + out.Media.Path,
+				MIMEType: out.Media.MediaType,
+				Blob:     out.Media.Data,
+			}})
+		}
+	}
+	return res
+}
