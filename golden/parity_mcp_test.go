@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agenttools/agenttools/adapters/mcp"
+	"github.com/agenttools/agenttools/adapters/mcp/mcptest"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/gen"
@@ -27,24 +27,7 @@ func init() {
 	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
 		pkg: "mcp",
 		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
-			server, err := mcp.NewServer(ws, opts, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			serverEnd, clientEnd := sdk.NewInMemoryTransports()
-			ss, err := server.Connect(t.Context(), serverEnd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			client := sdk.NewClient(&sdk.Implementation{Name: "parity"}, nil)
-			cs, err := client.Connect(t.Context(), clientEnd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				cs.Close()
-				ss.Wait()
-			})
+			cs := mcptest.Connect(t, ws, opts, nil)
 			return func(t *testing.T, tool, args string) string {
 				params := &sdk.CallToolParams{Name: tool}
 				switch {

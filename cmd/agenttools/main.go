@@ -2,6 +2,7 @@
 //
 //	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--exec host|none]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]
 //	agenttools import [--db FILE] [--to PATH] DIR
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
@@ -34,6 +35,11 @@
 //
 // tools prints the tool definitions (name, description, input schema) as
 // one JSON array.
+//
+// mcp serves the tools over the Model Context Protocol on stdin and
+// stdout (newline-delimited JSON-RPC) until the client closes its end,
+// then answers what is in flight and exits 0. exec is off unless --exec
+// host.
 package main
 
 import (
@@ -48,10 +54,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/adapters/mcp"
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/exec"
@@ -68,6 +76,7 @@ const usage = `usage: agenttools <command> [flags] [arguments]
 Commands:
   call    run one tool call on the workspace and print the model output
   tools   print the tool definitions (name, description, JSON Schema)
+  mcp     serve the tools over the Model Context Protocol on stdin and stdout
   import  copy a host directory into the workspace
   export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
@@ -104,6 +113,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = listTools(args[1:], stdout, stderr)
 	case "replay":
 		code, err = replayCases(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		code, err = serveMCP(ctx, args[1:], stdin, stdout, stderr)
 	case "import":
 		code, err = copyTree(ctx, "import", args[1:], stdout, stderr)
 	case "export":
@@ -233,18 +244,33 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 	return out, nil
 }
 
-// open builds the tool set over the workspace: exec on the host
-// directory, or on a mirror of /workspace when it is in the database.
+// open builds the tool set over the workspace.
 func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
+	wsp, opts, err := w.setup(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, err := raw.New(wsp.ws, opts)
+	if err != nil {
+		wsp.Close()
+		return nil, nil, err
+	}
+	return tools, wsp.Close, nil
+}
+
+// setup opens the workspace and the tool-set options: exec on the host
+// directory, or on a mirror of /workspace when it is in the database.
+func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Options, error) {
+	var none agenttools.Options
 	if w.exec != "host" && w.exec != "none" {
-		return nil, nil, fmt.Errorf("--exec: want host or none, got %q", w.exec)
+		return nil, none, fmt.Errorf("--exec: want host or none, got %q", w.exec)
 	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
-		return nil, nil, fmt.Errorf("--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
+		return nil, none, fmt.Errorf("--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
 	wsp, err := w.openStore(ctx, w.readonly)
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
 	ws := wsp.ws
 	opts := agenttools.Options{Readonly: w.readonly, ExecTimeout: w.execTimeout}
@@ -253,12 +279,12 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 			out, err := hostfs.Open(w.output)
 			if err != nil {
 				wsp.Close()
-				return nil, nil, fmt.Errorf("--output: %w", err)
+				return nil, none, fmt.Errorf("--output: %w", err)
 			}
 			wsp.closers = append(wsp.closers, out)
 			if err := ws.Mount(ctx, gen.OutputDir, out, vfs.MountOptions{}); err != nil {
 				wsp.Close()
-				return nil, nil, err
+				return nil, none, err
 			}
 		}
 		var backend exec.Backend
@@ -269,16 +295,11 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 		}
 		if err != nil {
 			wsp.Close()
-			return nil, nil, err
+			return nil, none, err
 		}
 		opts.Backends = []exec.Backend{backend}
 	}
-	tools, err := raw.New(ws, opts)
-	if err != nil {
-		wsp.Close()
-		return nil, nil, err
-	}
-	return tools, wsp.Close, nil
+	return wsp, opts, nil
 }
 
 // mirrorDir is --mirror, or one directory per database under the user
@@ -473,4 +494,54 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "%sed %d nodes\n", command, n)
 	return 0, nil
+}
+
+// serveMCP serves the tools over MCP on stdin and stdout until the client
+// closes the connection.
+func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	var w workspaceFlags
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
+		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection, then answers what is in flight and exits 0.", stderr)
+	w.register(fl, "none")
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 0 {
+		fmt.Fprintf(stderr, "agenttools mcp: takes no arguments, got %d\n", fl.NArg())
+		fl.Usage()
+		return 0, errUsage
+	}
+	wsp, opts, err := w.setup(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer wsp.Close()
+	set, err := mcp.New(wsp.ws, opts)
+	if err != nil {
+		return 0, err
+	}
+	// One line for the client's log (and a person at a terminal): what
+	// is served, on what.
+	var names []string
+	for _, t := range set.Executor().Tools() {
+		names = append(names, t.Name)
+	}
+	where := wsp.dbPath
+	if w.dir != "" {
+		where += ", /workspace at " + w.dir
+	}
+	fmt.Fprintf(stderr, "agenttools mcp: serving %s over stdin and stdout on %s\n", strings.Join(names, ", "), where)
+	if err := set.Serve(ctx, stdin, stdout, "agenttools", version()); err != nil {
+		return 0, err
+	}
+	return 0, nil
+}
+
+// version is the module version the program was built from ("devel"
+// when built from a checkout).
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
 }

@@ -183,14 +183,27 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// pkgDir is this package's directory (the tests run elsewhere).
+var pkgDir string
+
 // TestMain keeps the tests' default databases and exec mirrors out of
 // the user's directories.
 func TestMain(m *testing.M) {
+	// go build keeps using the user's build cache, which lives under
+	// XDG_CACHE_HOME unless GOCACHE says otherwise.
+	if os.Getenv("GOCACHE") == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(dir, "go-build"))
+		}
+	}
 	cache, err := os.MkdirTemp("", "agenttools-cache")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	if pkgDir, err = os.Getwd(); err != nil {
+		panic(err)
+	}
 	// The default --db is made in the working directory: a scratch one.
 	work, err := os.MkdirTemp("", "agenttools-work")
 	if err != nil {

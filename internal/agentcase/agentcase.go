@@ -64,6 +64,15 @@ var Calls = func() []Call {
 // Pixel is the 1x1 PNG at /workspace/pixel.png.
 var Pixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 
+// Files are the workspace's files at the start of the session, by
+// absolute path.
+var Files = map[string][]byte{
+	"/workspace/notes.txt":   []byte("# Notes\nstatus: draft\nowner: team\n"),
+	"/workspace/pixel.png":   Pixel,
+	"/workspace/cmd/main.go": []byte("package main\n\nfunc main() {}\n"),
+	"/workspace/lib/lib.go":  []byte("package lib\n"),
+}
+
 // Clock is the workspace's fixed time (the oracle's).
 const Clock = 1767225600000
 
@@ -73,12 +82,7 @@ const Clock = 1767225600000
 func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 	tb.Helper()
 	ws := vfs.New(memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(Clock) })))
-	for p, content := range map[string][]byte{
-		"/workspace/notes.txt":   []byte("# Notes\nstatus: draft\nowner: team\n"),
-		"/workspace/pixel.png":   Pixel,
-		"/workspace/cmd/main.go": []byte("package main\n\nfunc main() {}\n"),
-		"/workspace/lib/lib.go":  []byte("package lib\n"),
-	} {
+	for p, content := range Files {
 		if err := ws.WriteFile(tb.Context(), p, content, vfs.WriteOptions{CreateParents: true}); err != nil {
 			tb.Fatal(err)
 		}

@@ -1,0 +1,128 @@
+// Drives a built `agenttools mcp` with the MCP TypeScript SDK's own
+// client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
+// starts the server over stdio on a scratch host directory, lists the
+// tools, calls read, grep and edit, and checks each answer exactly.
+//
+// Usage: node client.mjs PATH_TO_AGENTTOOLS
+// Prints the exchange; exits 1 when an answer is not the expected one.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const bin = process.argv[2];
+if (!bin) {
+  console.error("usage: node client.mjs PATH_TO_AGENTTOOLS");
+  process.exit(2);
+}
+
+let failures = 0;
+function expect(what, got, want) {
+  if (isDeepStrictEqual(got, want)) {
+    return;
+  }
+  failures++;
+  console.log(`FAIL ${what}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "agenttools-mcp-node-"));
+const dir = join(scratch, "project");
+mkdirSync(join(dir, "src"), { recursive: true });
+writeFileSync(join(dir, "notes.md"), "# Notes\nstatus: draft\nowner: team\n");
+writeFileSync(join(dir, "src", "app.go"), "package app\n\n// status: draft\n");
+
+// What the server must list: the definitions `agenttools tools` prints
+// for the same (default) flags.
+const defined = JSON.parse(execFileSync(bin, ["tools", "--exec", "none"], { encoding: "utf8" }));
+
+const transport = new StdioClientTransport({
+  command: bin,
+  args: ["mcp", "--dir", dir, "--db", join(scratch, "workspace.db")],
+  stderr: "inherit",
+});
+const client = new Client({ name: "agenttools-interop", version: "1.0.0" });
+await client.connect(transport);
+const server = client.getServerVersion();
+console.log(`connected to ${server.name} ${server.version}`);
+
+const { tools } = await client.listTools();
+console.log(`tools/list: ${tools.map((t) => t.name).join(", ")}`);
+const listed = Object.fromEntries(tools.map((t) => [t.name, t]));
+expect("tool names", tools.map((t) => t.name).sort(), defined.map((t) => t.name).sort());
+for (const d of defined) {
+  const t = listed[d.name];
+  expect(`${d.name} description`, t?.description, d.description);
+  expect(`${d.name} inputSchema`, t?.inputSchema, d.inputSchema);
+}
+
+async function call(name, args) {
+  const res = await client.callTool({ name, arguments: args });
+  const text = res.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+  console.log(`\n> ${name} ${JSON.stringify(args)}\n${res.isError ? "(isError) " : ""}${text}`);
+  return { text, isError: res.isError === true };
+}
+
+let r = await call("read", { path: "/workspace/notes.md" });
+expect("read", r, { text: "# Notes\nstatus: draft\nowner: team", isError: false });
+
+r = await call("grep", { query: "status: draft" });
+expect("grep", JSON.parse(r.text), {
+  path: "/workspace",
+  query: "status: draft",
+  count: 2,
+  matches: [
+    { path: "/workspace/notes.md", line: 2, text: "status: draft" },
+    { path: "/workspace/src/app.go", line: 3, text: "// status: draft" },
+  ],
+});
+
+r = await call("edit", {
+  path: "/workspace/notes.md",
+  edits: [{ oldText: "status: draft", newText: "status: final" }],
+});
+const edited = JSON.parse(r.text);
+expect("edit applied", [r.isError, edited.editsApplied], [false, 1]);
+expect("edit diff", edited.diff, " 1 # Notes\n-2 status: draft\n+2 status: final\n 3 owner: team");
+expect("file on disk", readFileSync(join(dir, "notes.md"), "utf8"), "# Notes\nstatus: final\nowner: team\n");
+
+r = await call("edit", {
+  path: "/workspace/notes.md",
+  edits: [{ oldText: "status: draft", newText: "status: again" }],
+});
+expect("edit of text that is gone", r.isError, true);
+expect("file after the failed edit", readFileSync(join(dir, "notes.md"), "utf8"), "# Notes\nstatus: final\nowner: team\n");
+
+r = await call("read", { path: "/workspace/missing.md" });
+expect("missing file", r, { text: "File not found: /workspace/missing.md", isError: true });
+
+let unknown;
+try {
+  await client.callTool({ name: "exec", arguments: { command: "true" } });
+} catch (err) {
+  unknown = err;
+}
+console.log(`\n> exec (not offered without --exec host)\n${unknown ? `protocol error: ${unknown.message}` : "answered"}`);
+expect("exec is not offered by default", unknown !== undefined, true);
+
+const pid = transport.pid;
+await client.close();
+// The server exits once its input is closed.
+let alive = true;
+for (let i = 0; i < 100 && alive; i++) {
+  try {
+    process.kill(pid, 0);
+    await new Promise((ok) => setTimeout(ok, 50));
+  } catch {
+    alive = false;
+  }
+}
+expect("server exited after the client closed", alive, false);
+rmSync(scratch, { recursive: true, force: true });
+
+console.log(failures ? `\n${failures} check(s) failed` : "\nall checks passed");
+process.exit(failures ? 1 : 0);
