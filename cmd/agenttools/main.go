@@ -175,7 +175,7 @@ type workspaceFlags struct {
 
 // registerStore registers the flags that choose the workspace.
 func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing): / and everything not mounted")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory): / and\neverything not mounted")
 	fl.StringVar(&w.dir, "dir", "", "host directory mounted at /workspace (default: /workspace lives in --db)")
 }
 
@@ -208,6 +208,11 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 	dbPath, err := filepath.Abs(w.db)
 	if err != nil {
 		return nil, err
+	}
+	// "Created on first use" includes its directory (a client's
+	// configuration often names a database in a directory not made yet).
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+		return nil, fmt.Errorf("--db: %w", err)
 	}
 	db, err := sqlitefs.Open(dbPath)
 	if err != nil {
@@ -457,7 +462,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	}[command]
 	var w workspaceFlags
 	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stderr)
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing)")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory)")
 	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], gen.WorkspaceRoot, "the workspace directory")
 	if err := parse(fl, args); err != nil {
 		return 0, err

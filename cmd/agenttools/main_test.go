@@ -526,6 +526,18 @@ func TestDatabaseWorkspace(t *testing.T) {
 	}
 }
 
+// A database in a directory that does not exist yet is made, with the
+// directory, as an MCP client's configuration may ask.
+func TestDatabaseInANewDirectory(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "agent", "state", "ws.db")
+	if got := runCLI(t, "", "call", "--db", db, "write", `{"path":"/workspace/a.txt","content":"a"}`); got.code != 0 {
+		t.Fatalf("write: %+v", got)
+	}
+	if got := runCLI(t, "", "call", "--db", db, "read", `{"path":"/workspace/a.txt"}`); got.stdout != "a\n" {
+		t.Errorf("read back: %+v", got)
+	}
+}
+
 // A file that is not a workspace database is refused, and left as it was.
 func TestDatabaseRefused(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "notes.txt")

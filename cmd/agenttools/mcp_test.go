@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -14,12 +15,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/testws"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -311,4 +314,31 @@ func TestMCPSubprocessGolden(t *testing.T) {
 	}
 	own.Check(t, "exec", s.line("tools/call", []byte(`{"name":"exec","arguments":{"command":"printf 'one\\n'; printf 'two\\n' >&2; exit 3","cwd":"/workspace/cmd"}}`)))
 	own.Save(t, nil)
+}
+
+// SIGTERM (what a client sends when a call outlives its shutdown wait)
+// kills a running command with the server, which exits 130.
+func TestMCPSignalDuringExec(t *testing.T) {
+	dir := t.TempDir()
+	started := testws.PIDFIFO(t, filepath.Join(dir, "pid"))
+	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
+	s.write([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`))
+	pid := started()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var exit *osexec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Errorf("exit: %v, want status 130", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the server did not exit after SIGTERM")
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("the command (pid %d) outlived the server: %v", pid, err)
+	}
 }

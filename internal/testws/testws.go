@@ -3,8 +3,13 @@
 package testws
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
@@ -42,4 +47,34 @@ func MountHost(tb testing.TB, ws *vfs.Workspace, at, dir string) string {
 		tb.Fatal(err)
 	}
 	return resolved
+}
+
+// PIDFIFO makes a FIFO at path for a command to write its pid into
+// (`echo $$ > path`) and returns a function that waits until it does,
+// without polling, and returns the pid. The wait fails the test after a
+// generous minute.
+func PIDFIFO(tb testing.TB, path string) func() int {
+	tb.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	written := make(chan string, 1)
+	go func() {
+		data, _ := os.ReadFile(path)
+		written <- string(data)
+	}()
+	return func() int {
+		tb.Helper()
+		select {
+		case data := <-written:
+			pid, err := strconv.Atoi(strings.TrimSpace(data))
+			if err != nil {
+				tb.Fatalf("the pid the command wrote: %q", data)
+			}
+			return pid
+		case <-time.After(time.Minute):
+			tb.Fatal("the command did not start within a minute")
+			return 0
+		}
+	}
 }

@@ -244,6 +244,11 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	if offset > 0 {
 		if _, err := file.Seek(offset, io.SeekStart); err != nil {
 			file.Close()
+			// Beyond what the host's files can hold: there is nothing
+			// there to read, as at any other offset past the end.
+			if errors.Is(err, syscall.EINVAL) && offset > fi.Size() {
+				return io.NopCloser(strings.NewReader("")), nil
+			}
 			return nil, hostErr(name, err)
 		}
 	}

@@ -313,6 +313,17 @@ func testWriteFile(t *testing.T, s vfs.Store) {
 		if got := readFile(t, s, tt.name, 0); got != tt.data {
 			t.Errorf("content of %q = %q, want %q", tt.name, got, tt.data)
 		}
+		// From an offset: the rest; at or beyond the end, however far
+		// (2^53-1, the largest a tool's byteOffset takes), nothing.
+		for _, off := range []int64{1, int64(len(tt.data)), int64(len(tt.data)) + 1, 1<<53 - 1} {
+			want := ""
+			if off < int64(len(tt.data)) {
+				want = tt.data[off:]
+			}
+			if got := readFile(t, s, tt.name, off); got != want {
+				t.Errorf("content of %q from %d = %q, want %q", tt.name, off, got, want)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,228 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/adapters/mcp"
+	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/testws"
+)
+
+// ping sends a ping with id and requires its answer, proving the
+// session goes on.
+func (w *wire) ping(id int) {
+	w.t.Helper()
+	w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"ping"}`)
+	if got, want := w.line(), `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"result":{}}`; got != want {
+		w.t.Errorf("ping: got %.300s, want %s", got, want)
+	}
+}
+
+// line reads the next line the server writes.
+func (w *wire) line() string {
+	w.t.Helper()
+	line, err := w.out.ReadString('\n')
+	if err != nil {
+		w.t.Fatalf("reading an answer: %v", err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// A line holding more than one JSON value, or a value and then other
+// text, would end the SDK's connection: each is a parse error, trailing
+// spaces are dropped, and the session goes on.
+func TestServeTrailingData(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	w.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}  ` + "\t\r")
+	if got := w.line(); got != `{"jsonrpc":"2.0","id":10,"result":{}}` {
+		t.Errorf("trailing spaces: %s", got)
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":11,"method":"ping"}{"jsonrpc":"2.0","id":12,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":13,"method":"ping"} x`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}}`,
+	} {
+		w.send(line)
+		if got := w.line(); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not one JSON value"}}` {
+			t.Errorf("%s: %s", line, got)
+		}
+	}
+	w.ping(14)
+	if err := w.close(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// Batches, messages that are no objects and messages of another
+// version are invalid requests; the session goes on.
+func TestServeNotRequests(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	for line, want := range map[string]string{
+		`[{"jsonrpc":"2.0","id":20,"method":"ping"}]`: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches are not supported"}}`,
+		`[]`:  `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches are not supported"}}`,
+		`"x"`: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a message must be a JSON object"}}`,
+		`{"jsonrpc":"1.0","id":"a","method":"ping"}`: `{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"invalid message version tag \"1.0\"; expected \"2.0\""}}`,
+	} {
+		w.send(line)
+		if got := w.line(); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", line, got, want)
+		}
+	}
+	w.ping(21)
+	w.close()
+}
+
+// Ids the SDK would not echo exactly are refused with the id as sent;
+// an id's key is matched exactly ("ID" is another member); a request
+// whose id is in flight is refused. Every request is answered once, so
+// the end of the input still ends Serve.
+func TestServeIDs(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	for _, id := range []string{"1.5", "1e300", "99999999999999999999", "9007199254740992", "-9007199254740992", "-0", "1e2", "7.0"} {
+		w.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		want := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"id must be a string or an integer from -9007199254740991 to 9007199254740991, written without a fraction or an exponent"}}`
+		if got := w.line(); got != want {
+			t.Errorf("id %s:\n got %s\nwant %s", id, got, want)
+		}
+	}
+	w.send(`{"jsonrpc":"2.0","id":6,"ID":5,"method":"ping"}`)
+	if got := w.line(); got != `{"jsonrpc":"2.0","id":6,"result":{}}` {
+		t.Errorf("id and ID: %s", got)
+	}
+	for _, id := range []string{"-9007199254740991", "9007199254740991", `"1"`, "1", "0"} {
+		w.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if got, want := w.line(), `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`; got != want {
+			t.Errorf("id %s: %s", id, got)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after the input ended")
+	}
+}
+
+// A message up to MaxMessageBytes is read; a longer one is refused
+// whether its end comes in the same read as the rest or not, and the
+// session goes on.
+func TestServeLongMessages(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	// A tools/call whose path fills the message to n bytes.
+	message := func(id, n int) string {
+		head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"read","arguments":{"path":"/`
+		tail := `"}}}`
+		return head + strings.Repeat("a", n-len(head)-len(tail)) + tail
+	}
+	w.send(message(30, mcp.MaxMessageBytes))
+	var res struct {
+		ID     int
+		Result struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+	}
+	if err := json.Unmarshal([]byte(w.line()), &res); err != nil || res.ID != 30 || !res.Result.IsError || !strings.HasPrefix(res.Result.Content[0].Text, "Invalid path (longer than 4096 bytes)") {
+		t.Errorf("a message of MaxMessageBytes: %+v %v", res, err)
+	}
+	for i, over := range []int{1, 1000, 65000, 70000, 1 << 20} {
+		// The refusal may come before the whole line is written: the
+		// line is written while the answer is read.
+		sent := make(chan struct{})
+		go func() {
+			defer close(sent)
+			w.send(message(31+i, mcp.MaxMessageBytes+over))
+		}()
+		got := w.line()
+		<-sent
+		if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message longer than ` + strconv.Itoa(mcp.MaxMessageBytes) + ` bytes"}}`; got != want {
+			t.Errorf("%d bytes over: %.300s", over, got)
+		}
+		w.ping(40 + i)
+	}
+	w.close()
+}
+
+// Cancelling Serve's context ends the calls in flight (a running
+// command is killed) and Serve returns, without waiting for the command.
+func TestServeCancelKillsCommands(t *testing.T) {
+	ws, dir := testws.Host(t, "")
+	backend, err := exec.NewHost(ws, exec.HostOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := mcp.New(ws, agenttools.Options{Backends: []exec.Backend{backend}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inW.Close()
+	defer outR.Close()
+	done := make(chan error, 1)
+	go func() {
+		done <- set.Serve(ctx, inR, outW, "agenttools", "test")
+		outW.Close()
+	}()
+	// The command writes its pid into a FIFO: reading it waits for the
+	// command to start, without polling.
+	started := testws.PIDFIFO(t, filepath.Join(dir, "pid"))
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`,
+	} {
+		if _, err := inW.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pid := started()
+	out := bufio.NewReader(outR)
+	if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result"`) {
+		t.Fatalf("initialize: %s %v", line, err)
+	}
+	// Another request with the running call's id is refused.
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := out.ReadString('\n'); err != nil || line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"a request with id 2 is still in flight"}}`+"\n" {
+		t.Errorf("a second request with id 2: %s %v", line, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Errorf("Serve: %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after its context was cancelled")
+	}
+	// The call returned once the command was gone, and Serve once the
+	// call returned.
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("the command (pid %d) is still there: %v", pid, err)
+	}
+}
