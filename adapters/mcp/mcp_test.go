@@ -44,14 +44,14 @@ func jsonText(t *testing.T, v any) string {
 // wire is a client speaking JSON-RPC lines to Serve, one request at a
 // time, for tests that pin the exact bytes on the wire.
 type wire struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	next int
 	done chan error
 }
 
-func serveWire(t *testing.T, ws *vfs.Workspace, opts agenttools.Options) *wire {
+func serveWire(t testing.TB, ws *vfs.Workspace, opts agenttools.Options) *wire {
 	t.Helper()
 	set, err := mcp.New(ws, opts)
 	if err != nil {

@@ -120,16 +120,59 @@ func (f *flight) admit(id jsonrpc.ID) (code int, reason string) {
 
 // answered notes the server's output: each response ends its request.
 func (f *flight) answered(line []byte) {
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
+	id, ok := responseID(line)
+	if !ok {
 		return
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		f.mu.Lock()
-		delete(f.pending, idKey(resp.ID))
-		f.cond.Broadcast()
-		f.mu.Unlock()
+	f.mu.Lock()
+	delete(f.pending, idKey(id))
+	f.cond.Broadcast()
+	f.mu.Unlock()
+}
+
+// responseID is the id of a response the SDK wrote, read from the
+// members before its result (the SDK writes jsonrpc and id first), so
+// that a large result is not decoded again; ok is false for a message
+// that is no response.
+func responseID(line []byte) (id jsonrpc.ID, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return id, false
 	}
+	var raw any
+	haveID, response := false, false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return id, false
+		}
+		switch key {
+		case "method":
+			return id, false
+		case "id":
+			if dec.Decode(&raw) != nil {
+				return id, false
+			}
+			haveID = true
+		case "result", "error":
+			response = true
+			if haveID {
+				id, err := jsonrpc.MakeID(raw)
+				return id, err == nil && id.IsValid()
+			}
+			fallthrough
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return id, false
+			}
+		}
+	}
+	if !response || !haveID {
+		return id, false
+	}
+	id, err := jsonrpc.MakeID(raw)
+	return id, err == nil && id.IsValid()
 }
 
 // drain waits until every request read is answered, or ctx ends.
@@ -150,6 +193,7 @@ type flightReader struct {
 	f       *flight
 	r       io.Reader
 	w       *flightWriter
+	buf     []byte // what one read of r takes
 	partial []byte
 	ready   []byte
 	skip    bool // the rest of an overlong line is dropped
@@ -162,9 +206,11 @@ func (fr *flightReader) Read(p []byte) (int, error) {
 			fr.f.drain()
 			return 0, io.EOF
 		}
-		buf := make([]byte, 64<<10)
-		n, err := fr.r.Read(buf)
-		fr.take(buf[:n])
+		if fr.buf == nil {
+			fr.buf = make([]byte, 64<<10)
+		}
+		n, err := fr.r.Read(fr.buf)
+		fr.take(fr.buf[:n])
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				return 0, err
@@ -231,11 +277,7 @@ func (fr *flightReader) line(line []byte) {
 		fr.w.refuse(nil, jsonrpc.CodeInvalidRequest, "a message must be a JSON object")
 		return
 	}
-	// The id as the client spelled it, to echo in a refusal (the exact
-	// key: Go's decoder would also take "ID").
-	var fields map[string]json.RawMessage
-	_ = json.Unmarshal(line, &fields)
-	id := fields["id"]
+	id := rawID(line)
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		fr.w.refuse(id, jsonrpc.CodeInvalidRequest, err.Error())
@@ -252,6 +294,31 @@ func (fr *flightReader) line(line []byte) {
 		}
 	}
 	fr.ready = append(append(fr.ready, line...), '\n')
+}
+
+// rawID is the id member of a message as the client spelled it (to
+// echo in a refusal, and to see whether the SDK echoes it exactly),
+// found by its exact key: Go's decoder would also take "ID". It stops at
+// the id, which clients send before the params.
+func rawID(line []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil
+		}
+		if key == "id" {
+			return raw
+		}
+	}
+	return nil
 }
 
 // flightWriter passes the server's output through, noting each answer.

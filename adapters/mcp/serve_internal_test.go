@@ -43,3 +43,29 @@ func TestFlightAdmits(t *testing.T) {
 		t.Errorf(`id "7" while 7 is in flight: %d`, code)
 	}
 }
+
+// responseID finds a response's id however its members are ordered, and
+// nothing in a request or notification the server sends.
+func TestResponseID(t *testing.T) {
+	for line, want := range map[string]any{
+		`{"jsonrpc":"2.0","id":12,"result":{"content":[]}}`:               int64(12),
+		`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"x"}}`:     "a",
+		`{"result":{},"jsonrpc":"2.0","id":3}`:                            int64(3),
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`: nil,
+		`{"jsonrpc":"2.0","id":4,"method":"roots/list"}`:                  nil,
+		`{"jsonrpc":"2.0","id":5}`:                                        nil,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}`:    nil,
+		`not json`: nil,
+	} {
+		id, ok := responseID([]byte(line))
+		if want == nil {
+			if ok {
+				t.Errorf("%s: id %v, want none", line, id.Raw())
+			}
+			continue
+		}
+		if !ok || id.Raw() != want {
+			t.Errorf("%s: id %v %v, want %v", line, id.Raw(), ok, want)
+		}
+	}
+}
