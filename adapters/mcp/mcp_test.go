@@ -41,11 +41,12 @@ func jsonText(t *testing.T, v any) string {
 	return string(data)
 }
 
-// wire is a client speaking JSON-RPC lines to Serve, one request at a
-// time, for tests that pin the exact bytes on the wire.
+// wire is a client speaking JSON-RPC lines to Serve over OS pipes (as
+// on stdio: a write returns before the other end reads it), one request
+// at a time, for tests that pin the exact bytes on the wire.
 type wire struct {
 	t    testing.TB
-	in   *io.PipeWriter
+	in   *os.File
 	out  *bufio.Reader
 	next int
 	done chan error
@@ -53,16 +54,33 @@ type wire struct {
 
 func serveWire(t testing.TB, ws *vfs.Workspace, opts agenttools.Options) *wire {
 	t.Helper()
+	return serveWireContext(t, context.WithoutCancel(t.Context()), ws, opts)
+}
+
+// serveWireContext is serveWire with Serve running on ctx.
+func serveWireContext(t testing.TB, ctx context.Context, ws *vfs.Workspace, opts agenttools.Options) *wire {
+	t.Helper()
 	set, err := mcp.New(ws, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close()
+	})
 	w := &wire{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
 	go func() {
-		err := set.Serve(context.WithoutCancel(t.Context()), inR, outW, "agenttools", "test")
+		err := set.Serve(ctx, inR, outW, "agenttools", "test")
 		outW.Close()
+		inR.Close()
 		w.done <- err
 	}()
 	w.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}`)

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,9 +29,14 @@ const MaxInFlight = 128
 // (exact up to 2^53) and echoes it as an integer.
 const maxID = 1<<53 - 1
 
+// MaxInFlightBytes bounds the bytes of the request lines waiting for
+// their answers; a request that would pass it is refused, unless it is
+// the only one.
+const MaxInFlightBytes = 64 << 20
+
 // CodeBusy is the JSON-RPC error code (in the range the specification
-// leaves to servers) of a request refused because MaxInFlight requests
-// are waiting for their answers.
+// leaves to servers) of a request refused because MaxInFlight requests,
+// or MaxInFlightBytes of them, are waiting for their answers.
 const CodeBusy = -32000
 
 // Serve serves the tool set over MCP on r and w (newline-delimited
@@ -39,54 +46,82 @@ const CodeBusy = -32000
 //
 // When r ends, the requests in flight are answered before Serve
 // returns nil. When ctx ends, the calls in flight are cancelled (an exec
-// command is killed) and Serve returns ctx's error.
+// command is killed), nothing more is written, and Serve returns ctx's
+// error once the calls have ended, even if an answer is still held up
+// by a client that stopped reading.
 //
 // Serve reads each line before the SDK does and answers the ones that
 // would end the SDK's connection, so that the session goes on: a line
-// that is not one JSON value is a parse error (-32700); a batch, a
-// message longer than MaxMessageBytes, a request whose id the SDK could
-// not echo exactly (a number with a fraction or an exponent, or beyond
-// ±(2^53-1)) or whose id is already in flight, and a message that is
-// not JSON-RPC 2.0 are invalid requests (-32600); a request beyond
-// MaxInFlight is refused with CodeBusy.
+// that is not one JSON value is a parse error (-32700); a batch, a line
+// longer than MaxMessageBytes (whitespace included), a request whose id
+// the SDK could not echo exactly (a number with a fraction or an
+// exponent, or beyond ±(2^53-1); a string with a lone surrogate or a
+// byte that is not UTF-8) or whose id is already in flight, and a
+// message that is not JSON-RPC 2.0 are invalid requests (-32600); a
+// request beyond MaxInFlight or MaxInFlightBytes is refused with
+// CodeBusy. A client may reuse an id once it has read the answer.
 func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, version string) error {
 	server := sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, nil)
+	f := newFlight(ctx)
 	// The SDK's handlers run on the session's context, which outlives
 	// ctx until every handler returns: each call is also ended by ctx.
 	for _, t := range s.set.All() {
 		handler := t.Handler
 		server.AddTool(t.Definition, func(callCtx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			f.call(1)
+			defer f.call(-1)
 			callCtx, cancel := context.WithCancel(callCtx)
 			defer cancel()
 			defer context.AfterFunc(ctx, cancel)()
 			return handler(callCtx, req)
 		})
 	}
-	f := newFlight(ctx)
 	fw := &flightWriter{f: f, w: w}
-	err := server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(&flightReader{f: f, r: r, w: fw}), Writer: fw})
-	if ctx.Err() != nil {
-		return ctx.Err()
+	ran := make(chan error, 1)
+	go func() {
+		ran <- server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(&flightReader{f: f, r: r, w: fw}), Writer: fw})
+	}()
+	select {
+	case err := <-ran:
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
+	// The SDK's Run also waits for answers being written, and a client
+	// that stopped reading would hold it forever: Serve returns once
+	// Run does or the tool calls have ended (a command killed), and
+	// nothing more is written.
+	f.callsEnded()
+	select {
+	case <-ran:
+	default:
 	}
-	return nil
+	return ctx.Err()
 }
 
 // flight tracks the requests a client sent that the server has not
 // answered yet, so that the end of the client's input (it closed the
 // connection) reaches the server only once they are answered: the SDK
-// stops serving at the end of its input.
+// stops serving at the end of its input. An answer ends its request
+// before it is written, so that a client may reuse the id as soon as it
+// has read it.
 type flight struct {
 	ctx     context.Context
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending map[string]bool
+	pending map[string]int // request id key → bytes of its line
+	bytes   int            // of the lines in pending
+	writing int            // answers being written
+	calls   int            // tool calls running
 }
 
 func newFlight(ctx context.Context) *flight {
-	f := &flight{ctx: ctx, pending: map[string]bool{}}
+	f := &flight{ctx: ctx, pending: map[string]int{}}
 	f.cond = sync.NewCond(&f.mu)
 	context.AfterFunc(ctx, func() {
 		f.mu.Lock()
@@ -102,32 +137,54 @@ func idKey(id jsonrpc.ID) string {
 	return fmt.Sprintf("%T %v", id.Raw(), id.Raw())
 }
 
-// admit notes a request about to be passed on; it returns why it must
-// be refused instead ("" to pass it on).
-func (f *flight) admit(id jsonrpc.ID) (code int, reason string) {
+// admit notes a request of size bytes about to be passed on; it
+// returns why it must be refused instead ("" to pass it on).
+func (f *flight) admit(id jsonrpc.ID, size int) (code int, reason string) {
 	k := idKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
-	case f.pending[k]:
+	case f.pending[k] > 0:
 		return jsonrpc.CodeInvalidRequest, "a request with id " + fmt.Sprint(id.Raw()) + " is still in flight"
 	case len(f.pending) >= MaxInFlight:
 		return CodeBusy, "server busy: " + strconv.Itoa(MaxInFlight) + " requests are waiting for their answers"
+	case len(f.pending) > 0 && f.bytes+size > MaxInFlightBytes:
+		return CodeBusy, "server busy: the requests waiting for their answers hold " + strconv.Itoa(f.bytes>>20) + " MiB"
 	}
-	f.pending[k] = true
+	f.pending[k] = max(size, 1)
+	f.bytes += max(size, 1)
 	return 0, ""
 }
 
-// answered notes the server's output: each response ends its request.
-func (f *flight) answered(line []byte) {
-	id, ok := responseID(line)
-	if !ok {
+// answering ends the requests the responses in p answer, before p is
+// written; it returns how many, for written.
+func (f *flight) answering(p []byte) int {
+	n := 0
+	for line := range bytes.SplitSeq(p, []byte("\n")) {
+		id, ok := responseID(line)
+		if !ok {
+			continue
+		}
+		f.mu.Lock()
+		k := idKey(id)
+		f.bytes -= f.pending[k]
+		delete(f.pending, k)
+		f.writing++
+		f.mu.Unlock()
+		n++
+	}
+	return n
+}
+
+// written notes that n answers are written (or failed to be).
+func (f *flight) written(n int) {
+	if n == 0 {
 		return
 	}
 	f.mu.Lock()
-	delete(f.pending, idKey(id))
+	defer f.mu.Unlock()
+	f.writing -= n
 	f.cond.Broadcast()
-	f.mu.Unlock()
 }
 
 // responseID is the id of a response the SDK wrote, read from the
@@ -175,11 +232,30 @@ func responseID(line []byte) (id jsonrpc.ID, ok bool) {
 	return id, err == nil && id.IsValid()
 }
 
-// drain waits until every request read is answered, or ctx ends.
+// drain waits until every request read is answered and its answer
+// written, or ctx ends.
 func (f *flight) drain() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.pending) > 0 && f.ctx.Err() == nil {
+	for (len(f.pending) > 0 || f.writing > 0) && f.ctx.Err() == nil {
+		f.cond.Wait()
+	}
+}
+
+// call notes a tool call starting (+1) or ending (-1).
+func (f *flight) call(delta int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls += delta
+	f.cond.Broadcast()
+}
+
+// callsEnded waits until no tool call is running (after ctx ended, each
+// is cancelled, so they end soon).
+func (f *flight) callsEnded() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.calls > 0 {
 		f.cond.Wait()
 	}
 }
@@ -288,12 +364,27 @@ func (fr *flightReader) line(line []byte) {
 			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string or an integer from -"+strconv.Itoa(maxID)+" to "+strconv.Itoa(maxID)+", written without a fraction or an exponent")
 			return
 		}
-		if code, reason := fr.f.admit(req.ID); code != 0 {
+		if s, isString := req.ID.Raw().(string); isString && !sameString(id, s) {
+			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string of Unicode text (no lone surrogate, no byte that is not UTF-8)")
+			return
+		}
+		if code, reason := fr.f.admit(req.ID, len(line)); code != 0 {
 			fr.w.refuse(id, code, reason)
 			return
 		}
 	}
 	fr.ready = append(append(fr.ready, line...), '\n')
+}
+
+// sameString reports whether the JSON string raw is s exactly: not when
+// it holds a byte that is not UTF-8 or a lone surrogate escape, which a
+// decoder turns into U+FFFD.
+func sameString(raw json.RawMessage, s string) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	given := strings.Count(string(raw), "\uFFFD") + strings.Count(strings.ToLower(string(raw)), `\ufffd`)
+	return strings.Count(s, "\uFFFD") <= given
 }
 
 // rawID is the id member of a message as the client spelled it (to
@@ -329,15 +420,16 @@ type flightWriter struct {
 }
 
 func (fw *flightWriter) Write(p []byte) (int, error) {
+	answers := fw.f.answering(p)
+	defer fw.f.written(answers)
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	n, err := fw.w.Write(p)
-	for _, line := range bytes.Split(p[:n], []byte("\n")) {
-		if len(line) > 0 {
-			fw.f.answered(line)
-		}
+	// Once Serve's context ended nothing more is written: the client may
+	// have stopped reading.
+	if err := fw.f.ctx.Err(); err != nil {
+		return 0, err
 	}
-	return n, err
+	return fw.w.Write(p)
 }
 
 func (*flightWriter) Close() error { return nil }
@@ -365,5 +457,7 @@ func (fw *flightWriter) refuse(id json.RawMessage, code int, reason string) {
 	}
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	_, _ = fw.w.Write(append(data, '\n'))
+	if fw.f.ctx.Err() == nil {
+		_, _ = fw.w.Write(append(data, '\n'))
+	}
 }

@@ -1,10 +1,8 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,6 +76,13 @@ func TestServeNotRequests(t *testing.T) {
 		w.send(line)
 		if got := w.line(); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", line, got, want)
+		}
+	}
+	// Deeper than the SDK decodes, or than Go's decoder follows.
+	for depth, code := range map[int]string{2000: "-32600", 20000: "-32700"} {
+		w.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"read","arguments":{"path":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}}`)
+		if got := w.line(); !strings.Contains(got, `"error":{"code":`+code+`,`) {
+			t.Errorf("nested %d deep: %.300s", depth, got)
 		}
 	}
 	w.ping(21)
@@ -167,53 +172,21 @@ func TestServeCancelKillsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := mcp.New(ws, agenttools.Options{Backends: []exec.Backend{backend}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(t.Context())
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inW.Close()
-	defer outR.Close()
-	done := make(chan error, 1)
-	go func() {
-		done <- set.Serve(ctx, inR, outW, "agenttools", "test")
-		outW.Close()
-	}()
+	w := serveWireContext(t, ctx, ws, agenttools.Options{Backends: []exec.Backend{backend}})
 	// The command writes its pid into a FIFO: reading it waits for the
 	// command to start, without polling.
 	started := testws.PIDFIFO(t, filepath.Join(dir, "pid"))
-	for _, line := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`,
-	} {
-		if _, err := inW.WriteString(line + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`)
 	pid := started()
-	out := bufio.NewReader(outR)
-	if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result"`) {
-		t.Fatalf("initialize: %s %v", line, err)
-	}
 	// Another request with the running call's id is refused.
-	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := out.ReadString('\n'); err != nil || line != `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"a request with id 2 is still in flight"}}`+"\n" {
-		t.Errorf("a second request with id 2: %s %v", line, err)
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if got := w.line(); got != `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"a request with id 2 is still in flight"}}` {
+		t.Errorf("a second request with id 2: %s", got)
 	}
 	cancel()
 	select {
-	case err := <-done:
+	case err := <-w.done:
 		if err != context.Canceled {
 			t.Errorf("Serve: %v, want context.Canceled", err)
 		}
@@ -225,4 +198,36 @@ func TestServeCancelKillsCommands(t *testing.T) {
 	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
 		t.Errorf("the command (pid %d) is still there: %v", pid, err)
 	}
+}
+
+// A client may reuse an id as soon as it has read the answer.
+func TestServeIDReuse(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	for range 2000 {
+		w.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if got := w.line(); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Fatalf("ping: %s", got)
+		}
+	}
+	w.close()
+}
+
+// A string id the SDK would not echo exactly (a lone surrogate, a byte
+// that is not UTF-8) is refused; a replacement character the client
+// wrote itself is echoed.
+func TestServeStringIDs(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	for _, id := range []string{`"\ud800"`, `"a\udc00"`, "\"\xff\""} {
+		w.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if got := w.line(); !strings.Contains(got, `"error":{"code":-32600,"message":"id must be a string of Unicode text (no lone surrogate, no byte that is not UTF-8)"}`) {
+			t.Errorf("id %q: %s", id, got)
+		}
+	}
+	for id, echo := range map[string]string{`"\ufffd"`: `"` + "\uFFFD" + `"`, `"\uD83D\uDE00"`: `"😀"`, `"\u0031"`: `"1"`} {
+		w.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if got, want := w.line(), `{"jsonrpc":"2.0","id":`+echo+`,"result":{}}`; got != want {
+			t.Errorf("id %s: got %s, want %s", id, got, want)
+		}
+	}
+	w.close()
 }

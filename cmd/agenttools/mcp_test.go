@@ -24,6 +24,7 @@ import (
 	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 )
 
 var (
@@ -324,11 +325,67 @@ func TestMCPSignalDuringExec(t *testing.T) {
 	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
 	s.write([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`))
 	pid := started()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	terminate(t, s.cmd)
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("the command (pid %d) outlived the server: %v", pid, err)
+	}
+}
+
+// A signal ends the server even when the client stopped reading and an
+// answer cannot be written.
+func TestMCPSignalWhileOutputIsFull(t *testing.T) {
+	// The answer pipe holds 4 KiB, less than the tools/list answer.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	if _, err := unix.FcntlInt(outW.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Fatal(err)
+	}
+	cmd := osexec.Command(agenttoolsBinary(t), "mcp", "--db", filepath.Join(t.TempDir(), "ws.db"))
+	cmd.Stdout = outW
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	// The initialize answer, byte by byte so that nothing after it is read.
+	var line []byte
+	for len(line) == 0 || line[len(line)-1] != '\n' {
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(outR, b); err != nil {
+			t.Fatalf("initialize: %q %v", line, err)
+		}
+		line = append(line, b...)
+	}
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Once the answer's first byte is there, the server is writing an
+	// answer the pipe cannot hold, and nobody reads the rest.
+	if _, err := io.ReadFull(outR, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	terminate(t, cmd)
+}
+
+// terminate sends the server SIGTERM and requires it to exit with
+// status 130 (within a generous minute).
+func terminate(t *testing.T, cmd *osexec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
+	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
 		var exit *osexec.ExitError
@@ -337,8 +394,5 @@ func TestMCPSignalDuringExec(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the server did not exit after SIGTERM")
-	}
-	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
-		t.Errorf("the command (pid %d) outlived the server: %v", pid, err)
 	}
 }
