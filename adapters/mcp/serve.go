@@ -93,14 +93,9 @@ func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, versi
 	case <-ctx.Done():
 	}
 	// The SDK's Run also waits for answers being written, and a client
-	// that stopped reading would hold it forever: Serve returns once
-	// Run does or the tool calls have ended (a command killed), and
-	// nothing more is written.
+	// that stopped reading would hold it forever: Serve returns once the
+	// tool calls have ended (a command killed); nothing more is written.
 	f.callsEnded()
-	select {
-	case <-ran:
-	default:
-	}
 	return ctx.Err()
 }
 

@@ -82,33 +82,14 @@ func pattern(seed uint64, n int) []byte {
 
 func write(t *testing.T, s vfs.Store, name string, data []byte) {
 	t.Helper()
-	if err := s.WriteFile(t.Context(), name, bytes.NewReader(data), 0o644); err != nil {
-		t.Fatalf("WriteFile(%q): %v", name, err)
-	}
+	storetest.WriteFile(t, s, name, data, 0o644)
 }
 
-func read(t *testing.T, s vfs.Store, name string, offset int64) []byte {
-	t.Helper()
-	r, err := s.Open(t.Context(), name, offset)
-	if err != nil {
-		t.Fatalf("Open(%q, %d): %v", name, offset, err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("reading %q: %v", name, err)
-	}
-	return b
-}
-
-func lstat(t *testing.T, s vfs.Store, name string) vfs.Info {
-	t.Helper()
-	info, err := s.Lstat(t.Context(), name)
-	if err != nil {
-		t.Fatalf("Lstat(%q): %v", name, err)
-	}
-	return info
-}
+// The store helpers the conformance suite fails the test with.
+var (
+	read  = storetest.ReadFile
+	lstat = storetest.Lstat
+)
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) vfs.Store {

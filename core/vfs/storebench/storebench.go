@@ -57,6 +57,12 @@ func fill(b *testing.B, s vfs.Store, dir string, data []byte) {
 	if err := s.Mkdir(b.Context(), dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
+	writeSmall(b, s, dir, data)
+}
+
+// writeSmall writes smallFiles small files into directory dir.
+func writeSmall(b *testing.B, s vfs.Store, dir string, data []byte) {
+	b.Helper()
 	for i := range smallFiles {
 		if err := s.WriteFile(b.Context(), fmt.Sprintf("%s/f%04d", dir, i), bytes.NewReader(data), 0o644); err != nil {
 			b.Fatal(err)
@@ -73,11 +79,7 @@ func benchCreate(b *testing.B, s vfs.Store) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		for j := range smallFiles {
-			if err := s.WriteFile(b.Context(), fmt.Sprintf("%s/f%04d", dir, j), bytes.NewReader(data), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
+		writeSmall(b, s, dir, data)
 	}
 }
 

@@ -87,7 +87,13 @@ func mustMkdir(t *testing.T, s vfs.Store, name string, mode uint32) {
 
 func mustWrite(t *testing.T, s vfs.Store, name, data string, mode uint32) {
 	t.Helper()
-	if err := s.WriteFile(t.Context(), name, bytes.NewReader([]byte(data)), mode); err != nil {
+	WriteFile(t, s, name, []byte(data), mode)
+}
+
+// WriteFile writes data to name with mode, failing the test on an error.
+func WriteFile(t *testing.T, s vfs.Store, name string, data []byte, mode uint32) {
+	t.Helper()
+	if err := s.WriteFile(t.Context(), name, bytes.NewReader(data), mode); err != nil {
 		t.Fatalf("WriteFile(%q): %v", name, err)
 	}
 }
@@ -99,7 +105,8 @@ func mustSymlink(t *testing.T, s vfs.Store, target, name string) {
 	}
 }
 
-func mustLstat(t *testing.T, s vfs.Store, name string) vfs.Info {
+// Lstat is s.Lstat(name), failing the test on an error.
+func Lstat(t *testing.T, s vfs.Store, name string) vfs.Info {
 	t.Helper()
 	info, err := s.Lstat(t.Context(), name)
 	if err != nil {
@@ -108,8 +115,9 @@ func mustLstat(t *testing.T, s vfs.Store, name string) vfs.Info {
 	return info
 }
 
-// readFile opens name at offset and reads it to the end.
-func readFile(t *testing.T, s vfs.Store, name string, offset int64) string {
+// ReadFile opens name at offset and reads it to the end, failing the
+// test on an error.
+func ReadFile(t *testing.T, s vfs.Store, name string, offset int64) []byte {
 	t.Helper()
 	r, err := s.Open(t.Context(), name, offset)
 	if err != nil {
@@ -120,7 +128,13 @@ func readFile(t *testing.T, s vfs.Store, name string, offset int64) string {
 	if err != nil {
 		t.Fatalf("reading %q: %v", name, err)
 	}
-	return string(b)
+	return b
+}
+
+// readFile is ReadFile as a string.
+func readFile(t *testing.T, s vfs.Store, name string, offset int64) string {
+	t.Helper()
+	return string(ReadFile(t, s, name, offset))
 }
 
 func listNames(t *testing.T, s vfs.Store, name string) []string {
@@ -153,7 +167,7 @@ func exists(t *testing.T, s vfs.Store, name string) bool {
 }
 
 func testLstatRoot(t *testing.T, s vfs.Store) {
-	info := mustLstat(t, s, "")
+	info := Lstat(t, s, "")
 	if info.Type != vfs.TypeDir {
 		t.Errorf("Lstat(root).Type = %v, want dir", info.Type)
 	}
@@ -184,7 +198,7 @@ func testCreate(t *testing.T, s vfs.Store) {
 	if err := s.Create(t.Context(), "new", 0o640); err != nil {
 		t.Fatalf("Create(new): %v", err)
 	}
-	info := mustLstat(t, s, "new")
+	info := Lstat(t, s, "new")
 	if info.Type != vfs.TypeFile || info.Mode != 0o640 || info.Size != 0 {
 		t.Errorf("created file: type %v mode %#o size %d, want an empty file 0640", info.Type, info.Mode, info.Size)
 	}
@@ -207,7 +221,7 @@ func testCreate(t *testing.T, s vfs.Store) {
 	if got := readFile(t, s, "f", 0); got != "content" {
 		t.Errorf("a refused Create changed f to %q", got)
 	}
-	if info := mustLstat(t, s, "dangling"); info.Type != vfs.TypeSymlink {
+	if info := Lstat(t, s, "dangling"); info.Type != vfs.TypeSymlink {
 		t.Errorf("a refused Create replaced the link: %v", info.Type)
 	}
 	// The created file takes content like any other.
@@ -248,7 +262,7 @@ func testMkdir(t *testing.T, s vfs.Store) {
 		name string
 		mode uint32
 	}{{"a", 0o755}, {"a/b", 0o700}, {"a/b/c", 0o755}} {
-		info := mustLstat(t, s, tt.name)
+		info := Lstat(t, s, tt.name)
 		if info.Type != vfs.TypeDir || info.Mode != tt.mode {
 			t.Errorf("Lstat(%q) = type %v mode %#o, want dir %#o", tt.name, info.Type, info.Mode, tt.mode)
 		}
@@ -283,7 +297,7 @@ func testMkdirErrors(t *testing.T, s vfs.Store) {
 	if got := readFile(t, s, "f", 0); got != "content" {
 		t.Errorf("file after failed Mkdir = %q, want %q", got, "content")
 	}
-	if info := mustLstat(t, s, "l"); info.Type != vfs.TypeSymlink || info.Target != "d" {
+	if info := Lstat(t, s, "l"); info.Type != vfs.TypeSymlink || info.Target != "d" {
 		t.Errorf("link after failed Mkdir = %+v, want a link to d", info)
 	}
 	if got, want := listNames(t, s, ""), []string{"d", "f", "l"}; !slices.Equal(got, want) {
@@ -305,7 +319,7 @@ func testWriteFile(t *testing.T, s vfs.Store) {
 	}
 	for _, tt := range tests {
 		mustWrite(t, s, tt.name, tt.data, tt.mode)
-		info := mustLstat(t, s, tt.name)
+		info := Lstat(t, s, tt.name)
 		if info.Type != vfs.TypeFile || info.Mode != tt.mode || info.Size != int64(len(tt.data)) {
 			t.Errorf("Lstat(%q) = type %v mode %#o size %d, want file %#o %d",
 				tt.name, info.Type, info.Mode, info.Size, tt.mode, len(tt.data))
@@ -347,7 +361,7 @@ func testWriteFileReplace(t *testing.T, s vfs.Store) {
 			if got := readFile(t, s, tt.name, 0); got != tt.new {
 				t.Errorf("content after replace = %q, want %q", got, tt.new)
 			}
-			info := mustLstat(t, s, tt.name)
+			info := Lstat(t, s, tt.name)
 			if info.Size != int64(len(tt.new)) || info.Mode != tt.newMode {
 				t.Errorf("after replace: size %d mode %#o, want %d %#o", info.Size, info.Mode, len(tt.new), tt.newMode)
 			}
@@ -393,7 +407,7 @@ func testWriteFileErrors(t *testing.T, s vfs.Store) {
 			wantCode(t, fmt.Sprintf("WriteFile(%q)", tt.name), err, tt.code)
 		}
 	}
-	if info := mustLstat(t, s, "d"); info.Type != vfs.TypeDir {
+	if info := Lstat(t, s, "d"); info.Type != vfs.TypeDir {
 		t.Errorf("d after a failed WriteFile over it is %v, want dir", info.Type)
 	}
 	if got, want := listNames(t, s, "d"), []string{"keep"}; !slices.Equal(got, want) {
@@ -411,7 +425,7 @@ func testFileModes(t *testing.T, s vfs.Store) {
 	for _, mode := range []uint32{0o600, 0o644, 0o640, 0o755, 0o777, 0o700, 0o666, 0o400} {
 		name := fmt.Sprintf("f%04o", mode)
 		mustWrite(t, s, name, "x", mode)
-		if got := mustLstat(t, s, name).Mode; got != mode {
+		if got := Lstat(t, s, name).Mode; got != mode {
 			t.Errorf("WriteFile mode %#o: Lstat reports %#o", mode, got)
 		}
 	}
@@ -421,7 +435,7 @@ func testDirModes(t *testing.T, s vfs.Store) {
 	for _, mode := range []uint32{0o700, 0o755, 0o750, 0o777, 0o711} {
 		name := fmt.Sprintf("d%04o", mode)
 		mustMkdir(t, s, name, mode)
-		if got := mustLstat(t, s, name).Mode; got != mode {
+		if got := Lstat(t, s, name).Mode; got != mode {
 			t.Errorf("Mkdir mode %#o: Lstat reports %#o", mode, got)
 		}
 	}
@@ -460,7 +474,7 @@ func testSpecialModes(t *testing.T, s vfs.Store) {
 			} else {
 				mustWrite(t, s, "n", "x", tt.mode)
 			}
-			checkSpecial(t, tt.name, mustLstat(t, s, "n").Mode, tt.mode)
+			checkSpecial(t, tt.name, Lstat(t, s, "n").Mode, tt.mode)
 		})
 		if t.Failed() {
 			return
@@ -493,7 +507,7 @@ func testChmod(t *testing.T, s vfs.Store) {
 		if err := s.Chmod(t.Context(), tt.name, tt.mode); err != nil {
 			t.Fatalf("Chmod(%q, %#o): %v", tt.name, tt.mode, err)
 		}
-		info := mustLstat(t, s, tt.name)
+		info := Lstat(t, s, tt.name)
 		if info.Mode != tt.mode || info.Type != tt.typ {
 			t.Errorf("after Chmod(%q, %#o): type %v mode %#o", tt.name, tt.mode, info.Type, info.Mode)
 		}
@@ -577,7 +591,7 @@ func testReadDirEntries(t *testing.T, s vfs.Store) {
 			t.Errorf("entry %q: mode %#o, want %#o", e.Name, e.Mode, want[i].mode)
 		}
 		// An entry describes the node as Lstat does.
-		l := mustLstat(t, s, e.Name)
+		l := Lstat(t, s, e.Name)
 		if l.Type != e.Type || l.Target != e.Target || l.MTime != e.MTime ||
 			(e.Type != vfs.TypeSymlink && l.Mode != e.Mode) ||
 			(e.Type == vfs.TypeFile && l.Size != e.Size) {
@@ -694,14 +708,14 @@ func testNoFollow(t *testing.T, s vfs.Store) {
 	}
 	_ = s.Chmod(t.Context(), "filelink", 0o600) // may fail or change the link itself
 	_ = s.Chmod(t.Context(), "dirlink", 0o700)
-	if got := mustLstat(t, s, "d/f").Mode; got != 0o644 {
+	if got := Lstat(t, s, "d/f").Mode; got != 0o644 {
 		t.Errorf("Chmod of a link changed its target file to %#o, want 0644", got)
 	}
-	if got := mustLstat(t, s, "d").Mode; got != 0o755 {
+	if got := Lstat(t, s, "d").Mode; got != 0o755 {
 		t.Errorf("Chmod of a link changed its target directory to %#o, want 0755", got)
 	}
 	for _, name := range []string{"filelink", "dirlink"} {
-		if info := mustLstat(t, s, name); info.Type != vfs.TypeSymlink {
+		if info := Lstat(t, s, name); info.Type != vfs.TypeSymlink {
 			t.Errorf("%s is now %v, want it still a link", name, info.Type)
 		}
 	}
@@ -779,7 +793,7 @@ func testSymlink(t *testing.T, s vfs.Store) {
 	for i, target := range targets {
 		name := fmt.Sprintf("d/l%02d", i)
 		mustSymlink(t, s, target, name)
-		info := mustLstat(t, s, name)
+		info := Lstat(t, s, name)
 		if info.Type != vfs.TypeSymlink || info.Target != target {
 			t.Errorf("Lstat(%q) = type %v target %q, want symlink %q", name, info.Type, info.Target, target)
 		}
@@ -821,10 +835,10 @@ func testSymlinkErrors(t *testing.T, s vfs.Store) {
 		err := s.Symlink(t.Context(), "target", tt.name)
 		wantCode(t, fmt.Sprintf("Symlink(target, %q)", tt.name), err, tt.code)
 	}
-	if info := mustLstat(t, s, "l"); info.Target != "f" {
+	if info := Lstat(t, s, "l"); info.Target != "f" {
 		t.Errorf("existing link now targets %q, want f", info.Target)
 	}
-	if info := mustLstat(t, s, "f"); info.Type != vfs.TypeFile {
+	if info := Lstat(t, s, "f"); info.Type != vfs.TypeFile {
 		t.Errorf("f is now %v, want file", info.Type)
 	}
 }
