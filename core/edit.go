@@ -50,13 +50,23 @@ func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error)
 	if err != nil {
 		return failure(err)
 	}
-	// Read, match and write as one step: atomic against other processes
-	// on a store that can (sqlitefs), under the path's lock on the others.
+	// A path spelled as a directory ("f.txt/") reads the file, but its
+	// write fails as the reference's does, once the edits matched.
+	var writeErr error
+	if vfs.NamesDirectory(p) {
+		writeErr = e.ws.CheckWrite(ctx, p, vfs.WriteOptions{CreateParents: true})
+	}
+	// Read, match and write without losing a change another writer (a
+	// process too) makes meanwhile: when the file changed after it was
+	// read, the edits are matched again on the new content.
 	var res edited
-	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte) ([]byte, error) {
-		r, err := applyEdits(raw, a.Edits, a.Path)
+	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) ([]byte, error) {
+		r, err := applyEdits(ctx, raw, a.Edits, a.Path)
 		if err != nil {
 			return nil, err
+		}
+		if writeErr != nil {
+			return nil, writeErr
 		}
 		res = r
 		return r.out, nil
@@ -203,12 +213,13 @@ func parseText(raw []byte) parsedText {
 }
 
 // applyEdits applies the edits to a file's bytes, or returns the
-// reference's error and changes nothing. It is pure.
-func applyEdits(raw []byte, edits []gen.Replacement, path string) (edited, error) {
+// reference's error and changes nothing. It is pure, but gives up with
+// the context's error when ctx ends.
+func applyEdits(ctx context.Context, raw []byte, edits []gen.Replacement, path string) (edited, error) {
 	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
 	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
-	spans, after, err := matchEdits(before, edits, path)
+	spans, after, err := matchEdits(ctx, before, edits, path)
 	if err != nil {
 		return edited{}, err
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func FuzzApplyEdits(f *testing.F) {
 		if old2 != "" {
 			edits = append(edits, gen.Replacement{OldText: old2, NewText: new2})
 		}
-		res, err := applyEdits(content, edits, "/workspace/f")
+		res, err := applyEdits(context.Background(), content, edits, "/workspace/f")
 		if err != nil {
 			if res.out != nil {
 				t.Fatalf("a failed edit returned bytes to write: %v", err)
@@ -123,7 +124,7 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := applyEdits([]byte(c.content), c.edits, "/f")
+			res, err := applyEdits(context.Background(), []byte(c.content), c.edits, "/f")
 			if c.err != "" {
 				if err == nil || err.Error() != c.err {
 					t.Fatalf("error %v, want %q", err, c.err)

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -265,8 +266,10 @@ func (e editError) Error() string { return string(e) }
 
 // matchEdits matches every edit against the original LF content, as the
 // reference does, and returns the spans sorted by position with the new
-// content, or the reference's error for the first edit that fails.
-func matchEdits(content string, edits []gen.Replacement, path string) ([]span, string, error) {
+// content, or the reference's error for the first edit that fails. It
+// gives up with the context's error when ctx ends, checked before each
+// edit (a call may carry thousands of edits over megabytes).
+func matchEdits(ctx context.Context, content string, edits []gen.Replacement, path string) ([]span, string, error) {
 	total := len(edits)
 	for i, e := range edits {
 		if toLF(e.OldText) == "" {
@@ -285,6 +288,9 @@ func matchEdits(content string, edits []gen.Replacement, path string) ([]span, s
 	}
 	spans := make([]span, 0, total)
 	for i, e := range edits {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
 		oldText := toLF(e.OldText)
 		m := find(content, oldText, fc)
 		switch {

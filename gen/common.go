@@ -488,6 +488,13 @@ func MsgNotHostDirectory(path string) string {
 	return "not in a host directory: " + path
 }
 
+// MsgUpdateConflict renders: Ours: each time an edit was matched and about to
+// be written, another writer (another process) had changed the file; nothing
+// was written. The reference has one writer per workspace.
+func MsgUpdateConflict(attempts int64, path string) string {
+	return "file kept changing while it was being updated (" + strconv.FormatInt(attempts, 10) + " attempts, none written): " + path
+}
+
 // MsgOutsideRoot renders "Path is outside {root}: {path}".
 func MsgOutsideRoot(root string, path string) string {
 	return "Path is outside " + root + ": " + path
@@ -551,6 +558,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgInvalidGlob", Template: "Invalid glob pattern: {reason}", Sample: MsgInvalidGlob("<reason>")},
 	{Name: "MsgGlobTooDeep", Template: "braces nest more than {max} deep", Sample: MsgGlobTooDeep(12345)},
 	{Name: "MsgNotHostDirectory", Template: "not in a host directory: {path}", Sample: MsgNotHostDirectory("<path>")},
+	{Name: "MsgUpdateConflict", Template: "file kept changing while it was being updated ({attempts} attempts, none written): {path}", Sample: MsgUpdateConflict(12345, "<path>")},
 	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},

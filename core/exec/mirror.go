@@ -454,13 +454,13 @@ func (s *syncer) record(rel string, e vfs.Info) error {
 }
 
 func withHost(st syncState, fi fs.FileInfo) syncState {
-	st.HostNS, st.HostCT, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), changeTime(fi), fi.Size(), uint32(fi.Mode().Perm())
+	st.HostNS, st.HostCT, st.HostSz, st.HostMd = fi.ModTime().UnixNano(), vfs.ChangeTime(fi), fi.Size(), uint32(fi.Mode().Perm())
 	return st
 }
 
 // hostSame reports whether a host node is as the last sync left it.
 func hostSame(fi fs.FileInfo, st syncState) bool {
-	return vfs.HostType(fi) == st.Type && fi.ModTime().UnixNano() == st.HostNS && changeTime(fi) == st.HostCT &&
+	return vfs.HostType(fi) == st.Type && fi.ModTime().UnixNano() == st.HostNS && vfs.ChangeTime(fi) == st.HostCT &&
 		fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd
 }
 

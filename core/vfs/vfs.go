@@ -122,14 +122,36 @@ type Store interface {
 }
 
 // Updater is a Store that replaces a file's content with what fn makes
-// of it, atomically with the read: no write by anyone (another process
-// sharing the store included) lands between the read and the write, so
-// concurrent read-modify-writes never lose an update. fn gets the
-// current content and node; when it returns an error, nothing is
-// written and Update returns that error. The file keeps its mode.
-// Errors as for Open and WriteFile (ENOENT, EISDIR, ...).
+// of it without losing a concurrent change: fn's result is written only
+// if the file is still the version fn was given. One call is one
+// attempt. When anyone sharing the store (another process included)
+// changed the file between the read and the write, nothing is written
+// and Update fails with EAGAIN; the caller reads again
+// (Workspace.Update retries). fn runs outside any lock that would hold
+// up changes to other files, and may be slow.
+//
+// fn gets the current content and node. A file longer than limit bytes
+// is not read: Update returns a *TooLargeError. When fn returns an
+// error, nothing is written and Update returns that error. The file
+// keeps its mode (and, on a host, its owner). Errors as for Open and
+// WriteFile (ENOENT, EISDIR, ...).
 type Updater interface {
-	Update(ctx context.Context, name string, fn func(old []byte, info Info) ([]byte, error)) error
+	Update(ctx context.Context, name string, limit int64, fn func(old []byte, info Info) ([]byte, error)) error
+}
+
+// RevWriter is a Store that numbers its changes (Info.Rev) and can make
+// a change only while a node is still at a revision, the check and the
+// change one atomic step, even against other processes: a sync that
+// copies what it saw at revision rev never overwrites a newer change.
+// When the node moved on, the call fails with EAGAIN and changes
+// nothing.
+type RevWriter interface {
+	// WriteFileIf is WriteFile done only while the node at name is at
+	// revision rev; rev 0 means nothing may be at name.
+	WriteFileIf(ctx context.Context, name string, rev int64, r io.Reader, mode uint32) error
+	// RemoveIf is Remove (a file, a link or an empty directory) done
+	// only while the node at name is at revision rev.
+	RemoveIf(ctx context.Context, name string, rev int64) error
 }
 
 // HostDirStore is a Store over a directory of the host. A symbolic link

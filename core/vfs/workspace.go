@@ -2,13 +2,16 @@ package vfs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/gen"
@@ -431,18 +434,60 @@ func (w *Workspace) WriteFile(ctx context.Context, path string, data []byte, opt
 // never has to be held in memory (by a store that does not keep it there).
 // When r fails, nothing changes and its error is returned.
 func (w *Workspace) WriteFrom(ctx context.Context, path string, r io.Reader, opts WriteOptions) error {
-	canon, parts, err := Canonical(path)
+	plan, err := w.planWrite(ctx, path, opts)
 	if err != nil {
 		return err
 	}
-	if len(parts) == 0 {
-		return errno.New(errno.EISDIR, gen.MsgWriteRoot(canon), canon)
+	undo, err := w.createDirs(ctx, plan.dir, plan.create, 0o755)
+	if err != nil {
+		return err
 	}
-	if namesDirectory(path) {
-		return errno.New(errno.EISDIR, gen.MsgIsDirectory(canon), canon)
+	m, name := w.locate(plan.target)
+	if err := m.store.WriteFile(ctx, name, r, plan.mode); err != nil {
+		undo()
+		return hostError("write", plan.target, err)
+	}
+	return nil
+}
+
+// CheckWrite returns the error WriteFile of path with opts would fail
+// with before writing anything (the path, its parents, its target), or
+// nil; it changes nothing.
+func (w *Workspace) CheckWrite(ctx context.Context, path string, opts WriteOptions) error {
+	_, err := w.planWrite(ctx, path, opts)
+	return err
+}
+
+// writePlan is where a write lands: the directories to create (create,
+// each in the one before, under dir), the link-free target and its mode.
+type writePlan struct {
+	dir    string
+	create []string
+	target string
+	mode   uint32
+}
+
+func (w *Workspace) planWrite(ctx context.Context, path string, opts WriteOptions) (writePlan, error) {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return writePlan{}, err
+	}
+	if len(parts) == 0 {
+		return writePlan{}, errno.New(errno.EISDIR, gen.MsgWriteRoot(canon), canon)
+	}
+	if NamesDirectory(path) {
+		if opts.CreateParents {
+			// As the reference, the parent made first is the path up to
+			// its last "/", spelled as given: "f.txt/" asks for a
+			// directory f.txt, which fails when f.txt is a file.
+			if err := w.checkMkdirAll(ctx, path[:strings.LastIndexByte(path, '/')]); err != nil {
+				return writePlan{}, err
+			}
+		}
+		return writePlan{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(canon), canon)
 	}
 	if err := w.checkWritable(canon, false); err != nil {
-		return err
+		return writePlan{}, err
 	}
 	parent := "/" + strings.Join(parts[:len(parts)-1], "/")
 	errPath := parent
@@ -451,43 +496,47 @@ func (w *Workspace) WriteFrom(ctx context.Context, path string, r io.Reader, opt
 	}
 	dir, create, err := w.planDir(ctx, parts[:len(parts)-1], opts.CreateParents, errPath)
 	if err != nil {
-		return err
+		return writePlan{}, err
 	}
-	mode := uint32(0o644)
-	target := Join(dir, parts[len(parts)-1])
+	plan := writePlan{dir: dir, create: create, mode: 0o644}
 	if len(create) > 0 {
-		target = Join(Join(dir, strings.Join(create, "/")), parts[len(parts)-1])
+		plan.target = Join(Join(dir, strings.Join(create, "/")), parts[len(parts)-1])
 	} else {
 		t, existing, err := w.writeTarget(ctx, dir, parts[len(parts)-1], canon)
 		if err != nil {
-			return err
+			return writePlan{}, err
 		}
-		target = t
+		plan.target = t
 		if existing != nil {
-			mode = existing.Mode
+			plan.mode = existing.Mode
 		}
 	}
 	if opts.Mode != nil {
-		mode = *opts.Mode & 0o7777
+		plan.mode = *opts.Mode & 0o7777
 	}
-	if err := w.checkWritable(target, false); err != nil {
-		return err
+	if err := w.checkWritable(plan.target, false); err != nil {
+		return writePlan{}, err
 	}
-	undo, err := w.createDirs(ctx, dir, create, 0o755)
+	return plan, nil
+}
+
+// checkMkdirAll returns the error a recursive Mkdir of dir would fail
+// with, without creating anything.
+func (w *Workspace) checkMkdirAll(ctx context.Context, dir string) error {
+	canon, parts, err := Canonical(cmp.Or(dir, "/"))
 	if err != nil {
 		return err
 	}
-	m, name := w.locate(target)
-	if err := m.store.WriteFile(ctx, name, r, mode); err != nil {
-		undo()
-		return hostError("write", target, err)
+	if len(parts) == 0 {
+		return nil
 	}
-	return nil
+	_, _, err = w.planDir(ctx, parts, true, canon)
+	return err
 }
 
-// namesDirectory reports whether a path's spelling names a directory:
+// NamesDirectory reports whether a path's spelling names a directory:
 // it ends in "/", "/." or "/..".
-func namesDirectory(p string) bool {
+func NamesDirectory(p string) bool {
 	last := p[strings.LastIndexByte(p, '/')+1:]
 	return last == "" || last == "." || last == ".."
 }
@@ -524,7 +573,7 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 		if err := w.checkWritable(targetCanon, false); err != nil {
 			return "", nil, err
 		}
-		if namesDirectory(next) {
+		if NamesDirectory(next) {
 			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
 		}
 		_, tparts, _ := Canonical(targetCanon)
@@ -854,18 +903,26 @@ type fnError struct{ err error }
 func (e fnError) Error() string { return e.err.Error() }
 func (e fnError) Unwrap() error { return e.err }
 
+// UpdateAttempts is how many times Update reads, transforms and tries to
+// write a file that another writer keeps changing before it gives up.
+const UpdateAttempts = 8
+
 // Update replaces the content of the file at path (links followed) with
-// what fn makes of it. On a store that can (a vfs.Updater, such as
-// sqlitefs) the read and the write are one atomic step, even against
-// other processes; on the others they are a read then an atomic write,
-// which callers serialize with Lock. The file keeps its mode. A file
-// longer than limit bytes is not handed to fn: Update returns a
-// *TooLargeError. fn's error is returned as is, and then nothing is
-// written.
+// what fn makes of it, and never loses a change made meanwhile. On a
+// store that can (a vfs.Updater: memfs, hostfs, sqlitefs), fn's result
+// is written only if the file is still the version fn was given, even
+// against other processes; when it is not, fn runs again on the new
+// content, up to UpdateAttempts times, then Update fails with EAGAIN
+// (gen.MsgUpdateConflict) and nothing is written. fn may therefore run
+// more than once and must depend on its arguments only. On other stores
+// the read and the write are two steps, which callers serialize with
+// Lock. The file keeps its mode. A file longer than limit bytes is not
+// handed to fn: Update returns a *TooLargeError. fn's error is returned
+// as is, and then nothing is written.
 //
 // Errors: ENOENT "no such path"; EINVAL "not a regular file" when path is
-// not a file; EROFS; a store's failure as a host I/O error.
-func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn func(old []byte) ([]byte, error)) error {
+// not a file; EROFS; EAGAIN; a store's failure as a host I/O error.
+func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn func(old []byte, info Info) ([]byte, error)) error {
 	loc, err := w.Resolve(ctx, path)
 	if err != nil {
 		return err
@@ -880,26 +937,57 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		return err
 	}
 	m, name := w.locate(loc.Real)
-	if u, ok := m.store.(Updater); ok {
-		err := u.Update(ctx, name, func(old []byte, _ Info) ([]byte, error) {
-			if int64(len(old)) > limit {
-				return nil, fnError{&TooLargeError{Size: int64(len(old))}}
-			}
-			out, err := fn(old)
-			if err != nil {
-				return nil, fnError{err}
-			}
-			return out, nil
-		})
-		var fe fnError
-		if errors.As(err, &fe) {
-			return fe.err
-		}
+	u, ok := m.store.(Updater)
+	if !ok {
+		return w.updateInSteps(ctx, m, name, loc, limit, fn)
+	}
+	wrapped := func(old []byte, info Info) ([]byte, error) {
+		out, err := fn(old, info)
 		if err != nil {
-			return hostError("update", loc.Real, err)
+			return nil, fnError{err}
 		}
+		return out, nil
+	}
+	for attempt := 1; ; attempt++ {
+		err := u.Update(ctx, name, limit, wrapped)
+		var fe fnError
+		var tooLarge *TooLargeError
+		switch {
+		case errors.As(err, &fe):
+			return fe.err
+		case errors.As(err, &tooLarge):
+			return tooLarge
+		case err == nil:
+			return nil
+		case errno.CodeOf(err) != errno.EAGAIN:
+			return hostError("update", loc.Real, err)
+		case attempt == UpdateAttempts:
+			return &errno.Error{Code: errno.EAGAIN, Message: gen.MsgUpdateConflict(UpdateAttempts, loc.Path), Path: loc.Path, Err: err}
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff waits before attempt+1 of a change that lost a race: a random
+// time up to 2^attempt ms (at most 256 ms), so that writers racing for
+// one file spread out. It returns the context's error if it ends first.
+func backoff(ctx context.Context, attempt int) error {
+	wait := time.Duration(rand.Int64N(int64(time.Millisecond)<<min(attempt, 8))) + time.Millisecond
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
 		return nil
 	}
+}
+
+// updateInSteps is Update on a store that is no Updater: a read, then an
+// atomic write, serialized by the caller's Lock.
+func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, loc Location, limit int64, fn func(old []byte, info Info) ([]byte, error)) error {
 	r, err := m.store.Open(ctx, name, 0)
 	if err != nil {
 		return hostError("open", loc.Real, err)
@@ -912,7 +1000,7 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 	if int64(len(old)) > limit {
 		return &TooLargeError{Size: int64(len(old))}
 	}
-	out, err := fn(old)
+	out, err := fn(old, loc.Info)
 	if err != nil {
 		return err
 	}
@@ -920,6 +1008,77 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		return hostError("write", loc.Real, err)
 	}
 	return nil
+}
+
+// WriteFromIf creates or replaces the regular file at path with what r
+// holds and permission bits mode, only while the node at path is still
+// at revision rev (Info.Rev; 0 means nothing may be there): a copy of
+// what was seen at rev never overwrites a newer change. A link in the
+// last component is not followed; links on the way are. On a store that
+// is a RevWriter (sqlitefs, memfs) the check and the write are one
+// atomic step; on others they are two.
+//
+// Errors: EAGAIN when the node moved on (nothing is written); those of
+// WriteFrom otherwise.
+func (w *Workspace) WriteFromIf(ctx context.Context, path string, rev int64, r io.Reader, mode uint32) error {
+	canon, p, err := w.newEntry(ctx, path)
+	if err != nil {
+		return err
+	}
+	m, name := w.locate(p)
+	if rw, ok := m.store.(RevWriter); ok {
+		err = rw.WriteFileIf(ctx, name, rev, r, mode&0o7777)
+	} else if err = w.checkRev(ctx, p, rev); err == nil {
+		err = m.store.WriteFile(ctx, name, r, mode&0o7777)
+	}
+	return revError("write", canon, p, err)
+}
+
+// RemoveIf removes the file, symbolic link or empty directory at path (a
+// link in the last component is not followed) only while it is still at
+// revision rev, as WriteFromIf writes. Errors: EAGAIN when it moved on
+// (nothing is removed); ENOENT, ENOTEMPTY, EROFS as for Remove.
+func (w *Workspace) RemoveIf(ctx context.Context, path string, rev int64) error {
+	canon, p, err := w.newEntry(ctx, path)
+	if err != nil {
+		return err
+	}
+	if root := w.mountWithin(p); root != "" {
+		return errno.New(errno.EBUSY, gen.MsgMountPoint(root), root)
+	}
+	m, name := w.locate(p)
+	if rw, ok := m.store.(RevWriter); ok {
+		err = rw.RemoveIf(ctx, name, rev)
+	} else if err = w.checkRev(ctx, p, rev); err == nil {
+		err = m.store.Remove(ctx, name)
+	}
+	return revError("remove", canon, p, err)
+}
+
+// checkRev fails with EAGAIN unless the node at the link-free path p is
+// at revision rev (0: nothing is there).
+func (w *Workspace) checkRev(ctx context.Context, p string, rev int64) error {
+	info, err := w.lstatReal(ctx, p)
+	switch {
+	case isNotExist(err) && rev == 0:
+		return nil
+	case err == nil && rev != 0 && info.Rev == rev:
+		return nil
+	case err != nil && !isNotExist(err):
+		return err
+	}
+	return errno.EAGAIN
+}
+
+// revError words a failure of a conditional change.
+func revError(op, canon, p string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errno.CodeOf(err) == errno.EAGAIN:
+		return &errno.Error{Code: errno.EAGAIN, Message: gen.MsgUpdateConflict(1, canon), Path: canon, Err: err}
+	}
+	return hostError(op, p, err)
 }
 
 // newEntry resolves where a new entry at path goes: its canonical

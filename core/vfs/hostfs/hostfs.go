@@ -4,15 +4,44 @@
 //
 // The workspace resolves symbolic links itself, in workspace path space,
 // and hands hostfs link-free names only, so hostfs never asks the
-// operating system to follow a link. Writes go through a temporary file
-// in the same directory and a rename, so a reader sees the old content or
-// the new one, never a mix; the file's permission bits are set explicitly
-// (new files 0644, directories 0755, whatever the umask).
+// operating system to follow a link.
+//
+// Writes go through a temporary file in the same directory and a rename,
+// so a reader sees the old content or the new one, never a mix; the
+// file's permission bits are set explicitly (new files 0644, directories
+// 0755, whatever the umask). Replacing a file honours the file's own
+// permissions and owner, as a shell's "echo x > f" does: the file is
+// first opened for writing, so a file the process may not write is
+// refused with EACCES whatever the directory allows; a file owned by
+// someone else that the process may write is rewritten in place (its
+// owner and mode kept, no longer atomic for readers) when the temporary
+// file cannot be given its owner.
+//
+// Writers in different processes do not lose each other's changes: a
+// writer holds an exclusive flock(2) lock on the file it replaces (and
+// checks the name still refers to it), and Update reads, transforms and
+// replaces under that lock, so two agenttools processes editing one file
+// take turns. Against other programs (an editor, sed) it is best effort:
+// right before replacing, Update checks that the file is still the one
+// it read (inode, size, modification and change times, content) and
+// otherwise fails with EAGAIN; a program that writes between that check
+// and the rename is not seen.
+//
+// A temporary file is named .agenttools-<token>.tmp, marked with the
+// extended attribute user.agenttools.tmp (holding the token) and locked
+// by its writer while it lives. A listing hides a marked temporary file,
+// and removes it when its writer is gone (killed): a file is hidden or
+// removed only when it is provably a temporary file of this package,
+// whatever its name, and a live writer in another process is never
+// disturbed. Where the filesystem has no user extended attributes,
+// temporary files are unmarked: a killed writer's file stays, visible.
 package hostfs
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -35,7 +64,10 @@ type FS struct {
 	dirs []string
 }
 
-var _ vfs.HostDirStore = (*FS)(nil)
+var (
+	_ vfs.HostDirStore = (*FS)(nil)
+	_ vfs.Updater      = (*FS)(nil)
+)
 
 // Open opens the host directory dir. Close releases it.
 func Open(dir string) (*FS, error) {
@@ -59,15 +91,22 @@ func Open(dir string) (*FS, error) {
 // a path inside the mount.
 func (f *FS) HostDirs() []string { return f.dirs }
 
-// A write's temporary file is named tempPrefix, random hex, tempSuffix.
-// Listings leave such files out: they are another write half done.
+// A write's temporary file is named tempPrefix, a random token,
+// tempSuffix.
 const (
 	tempPrefix = ".agenttools-"
 	tempSuffix = ".tmp"
 )
 
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix)
+// tempToken returns the token of a temporary file's name, or "" when the
+// name is not one.
+func tempToken(name string) string {
+	if t, ok := strings.CutPrefix(name, tempPrefix); ok {
+		if t, ok := strings.CutSuffix(t, tempSuffix); ok {
+			return t
+		}
+	}
+	return ""
 }
 
 // Dir is the host directory the store was opened on.
@@ -158,6 +197,16 @@ func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 	return i, nil
 }
 
+// notRegular is the error for opening a node that is no regular file:
+// EISDIR for a directory, EINVAL otherwise.
+func notRegular(name string, fi fs.FileInfo) error {
+	code := errno.EINVAL
+	if fi.IsDir() {
+		code = errno.EISDIR
+	}
+	return &errno.Error{Code: code, Message: "not a regular file", Path: name}
+}
+
 // refuseLink fails with ELOOP when name is a symbolic link: os.Root
 // follows a link in the last component (inside the root) even when asked
 // not to with O_NOFOLLOW, and a store never follows one.
@@ -191,7 +240,7 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 	if err != nil {
 		return nil, hostErr(name, err)
 	}
-	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return isTemp(e.Name()) })
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return f.ownTemp(path.Join(name, e.Name())) })
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	offset = min(max(offset, 0), len(entries))
 	entries = entries[offset:]
@@ -235,11 +284,7 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	}
 	if !fi.Mode().IsRegular() {
 		file.Close()
-		code := errno.EINVAL
-		if fi.IsDir() {
-			code = errno.EISDIR
-		}
-		return nil, &errno.Error{Code: code, Message: "not a regular file", Path: name}
+		return nil, notRegular(name, fi)
 	}
 	if offset > 0 {
 		if _, err := file.Seek(offset, io.SeekStart); err != nil {
@@ -255,47 +300,286 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	return file, nil
 }
 
-// WriteFile replaces name atomically: the data goes to a temporary file
-// in the same directory, which is synced, given its mode (and, when the
-// process may, the old file's owner) and renamed over name. Like every
-// atomic replace, it gives the name a new inode: a hard link to the old
-// file keeps the old content.
-func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32) error {
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(path.Dir(name), tempPrefix+hex.EncodeToString(rnd[:])+tempSuffix)
-	file, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+// WriteFile replaces name atomically with what r holds and gives it
+// mode: the data goes to a temporary file in the same directory, which
+// is synced, given the old file's owner and mode, and renamed over name.
+// An existing file is first opened for writing and locked (see the
+// package doc): a file the process may not write is refused (EACCES) and
+// left as it was, and a file whose owner the temporary file cannot be
+// given is rewritten in place instead. Like every atomic replace, it
+// gives the name a new inode: a hard link to the old file keeps the old
+// content.
+func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
+	old, _, err := f.lockTarget(ctx, name, os.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		defer old.Close()
+	}
+	tmp, err := f.stage(name, r)
+	if err != nil {
+		return err
+	}
+	defer tmp.discard()
+	return f.replace(name, tmp, old, mode, nil)
+}
+
+// Update replaces the content of the regular file at name with what fn
+// makes of it, holding the file's lock from the read to the replace, so
+// writers of this package in any process take turns on it. Right before
+// replacing it checks that the file is still the one it read (inode,
+// size, times, content), which catches most changes by other programs:
+// then nothing is written and Update fails with EAGAIN. The file keeps
+// its mode and owner. A file longer than limit bytes is not read
+// (*vfs.TooLargeError). Errors as for WriteFile; EACCES when the file is
+// not readable and writable.
+func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
+	if err := f.refuseLink(name); err != nil {
+		return err
+	}
+	file, fi, err := f.lockTarget(ctx, name, os.O_RDWR)
+	if err != nil {
+		return err
+	}
+	if file == nil {
+		if fi, err := f.root.Lstat(name); err == nil {
+			return notRegular(name, fi)
+		}
+		return &errno.Error{Code: errno.ENOENT, Message: "no such file or directory", Path: name}
+	}
+	defer file.Close()
+	if fi.Size() > limit {
+		return &vfs.TooLargeError{Size: fi.Size()}
+	}
+	old, err := io.ReadAll(io.LimitReader(io.NewSectionReader(file, 0, limit+1), limit+1))
 	if err != nil {
 		return hostErr(name, err)
 	}
-	fail := func(err error) error {
+	if int64(len(old)) > limit {
+		return &vfs.TooLargeError{Size: int64(len(old))}
+	}
+	seen := versionOf(fi, old)
+	info, err := f.info(name, fi)
+	if err != nil {
+		return err
+	}
+	out, err := fn(old, info)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tmp, err := f.stage(name, bytes.NewReader(out))
+	if err != nil {
+		return err
+	}
+	defer tmp.discard()
+	return f.replace(name, tmp, file, vfs.UnixMode(fi.Mode()), &seen)
+}
+
+// lockTarget opens the regular file at name with flag (os.O_WRONLY or
+// os.O_RDWR: opening for writing is where the host applies the file's
+// own permissions), takes its lock, and checks that name still refers to
+// it (a writer that replaced it meanwhile gave the name a new file: that
+// one is opened in turn). It returns a nil file when no regular file is
+// at name: nothing, or a node a write replaces (a symbolic link, never
+// followed) or fails on (a directory). A program
+// that is running cannot be opened for writing (ETXTBSY); it is locked
+// through a read-only descriptor and replaced by rename.
+func (f *FS) lockTarget(ctx context.Context, name string, flag int) (*os.File, fs.FileInfo, error) {
+	for {
+		lfi, err := f.root.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && !lfi.Mode().IsRegular() {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, hostErr(name, err)
+		}
+		file, err := f.root.OpenFile(name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if textBusy(err) {
+			file, err = f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the Lstat
+		}
+		if err != nil {
+			return nil, nil, hostErr(name, err)
+		}
+		fi, err := file.Stat()
+		if err == nil && !os.SameFile(fi, lfi) {
+			file.Close()
+			continue // replaced since the Lstat
+		}
+		if err == nil {
+			err = lockFile(ctx, file)
+		}
+		if err != nil {
+			file.Close()
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, hostErr(name, err)
+		}
+		// The lock is the file's; the name may meanwhile hold another.
+		if cur, err := f.root.Lstat(name); err == nil && os.SameFile(cur, fi) {
+			if fi, err = file.Stat(); err == nil {
+				return file, fi, nil
+			}
+		}
 		file.Close()
-		_ = f.root.Remove(tmp)
-		return hostErr(name, err)
+	}
+}
+
+// version is what Update read: the file's identity and attributes, and a
+// digest of its content.
+type version struct {
+	fi                 fs.FileInfo
+	size, mtime, ctime int64
+	sum                [sha256.Size]byte
+}
+
+func versionOf(fi fs.FileInfo, content []byte) version {
+	return version{fi: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: vfs.ChangeTime(fi), sum: sha256.Sum256(content)}
+}
+
+// still reports whether the file at name, open as file, is the version
+// seen: the same file, not changed since (attributes and content).
+func (f *FS) still(name string, file *os.File, seen version) bool {
+	cur, err := f.root.Lstat(name)
+	if err != nil || !os.SameFile(cur, seen.fi) {
+		return false
+	}
+	fi, err := file.Stat()
+	if err != nil || fi.Size() != seen.size || fi.ModTime().UnixNano() != seen.mtime || vfs.ChangeTime(fi) != seen.ctime {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(file, 0, seen.size+1)); err != nil {
+		return false
+	}
+	return bytes.Equal(h.Sum(nil), seen.sum[:])
+}
+
+// staged is a temporary file holding a write's new content, locked and
+// marked as this package's (see the package doc) while it lives.
+type staged struct {
+	f     *FS
+	file  *os.File
+	name  string // its name in the store
+	moved bool   // renamed over the target, or its content copied there
+}
+
+// stage writes what r holds to a new temporary file beside name.
+func (f *FS) stage(name string, r io.Reader) (*staged, error) {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	token := hex.EncodeToString(rnd[:])
+	tmp := path.Join(path.Dir(name), tempPrefix+token+tempSuffix)
+	file, err := f.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, hostErr(name, err)
+	}
+	s := &staged{f: f, file: file, name: tmp}
+	// Locked before it is marked: a marked file that is not locked is
+	// one whose writer is gone.
+	if tryLock(file) {
+		mark(file, token)
 	}
 	if _, err := io.Copy(file, r); err != nil {
-		return fail(err)
+		s.discard()
+		return nil, hostErr(name, err)
 	}
-	// The owner first: changing it clears the setuid and setgid bits,
-	// which the mode then sets.
-	if old, err := f.root.Lstat(name); err == nil {
-		keepOwner(file, old)
+	return s, nil
+}
+
+// discard removes the temporary file unless it was moved; it always
+// closes it (which releases its lock).
+func (s *staged) discard() {
+	if !s.moved {
+		_ = s.f.root.Remove(s.name)
 	}
-	if err := file.Chmod(vfs.GoMode(mode)); err != nil {
-		return fail(err)
+	s.file.Close()
+}
+
+// replace puts the staged content at name with permission bits mode. old
+// is the locked file at name (nil when there is none): the replacement
+// gets its owner, or, when the process cannot give it that owner, old is
+// rewritten in place. When seen is given, the file at name must still be
+// that version (EAGAIN otherwise, nothing written).
+func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *version) error {
+	inPlace := false
+	if old != nil {
+		// The owner first: changing it clears the setuid and setgid
+		// bits, which the mode then sets.
+		if uid, gid, own := owner(old); !own && tmp.file.Chown(uid, gid) != nil {
+			inPlace = true
+		}
 	}
-	if err := file.Sync(); err != nil {
-		return fail(err)
+	if !inPlace {
+		if err := tmp.file.Chmod(vfs.GoMode(mode)); err != nil {
+			return hostErr(name, err)
+		}
 	}
-	if err := file.Close(); err != nil {
-		_ = f.root.Remove(tmp)
+	if err := tmp.file.Sync(); err != nil {
 		return hostErr(name, err)
 	}
-	if err := f.root.Rename(tmp, name); err != nil {
-		_ = f.root.Remove(tmp)
+	if seen != nil && !f.still(name, old, *seen) {
+		return &errno.Error{Code: errno.EAGAIN, Message: "changed by another program", Path: name}
+	}
+	if inPlace {
+		return tmp.copyInto(name, old, mode)
+	}
+	if err := f.root.Rename(tmp.name, name); err != nil {
 		return hostErr(name, err)
 	}
+	tmp.moved = true
+	unmark(tmp.file)
 	return nil
+}
+
+// copyInto rewrites the file old (at name) with the staged content, in
+// place: its owner stays.
+func (s *staged) copyInto(name string, old *os.File, mode uint32) error {
+	if fi, err := old.Stat(); err == nil && vfs.UnixMode(fi.Mode()) != mode {
+		if err := old.Chmod(vfs.GoMode(mode)); err != nil {
+			return hostErr(name, err)
+		}
+	}
+	if err := old.Truncate(0); err != nil {
+		return hostErr(name, err)
+	}
+	if _, err := io.Copy(io.NewOffsetWriter(old, 0), io.NewSectionReader(s.file, 0, 1<<62)); err != nil {
+		return hostErr(name, err)
+	}
+	return hostErr(name, old.Sync())
+}
+
+// ownTemp reports whether the node at name is a temporary file of this
+// package's (named and marked so, see the package doc), which listings
+// leave out; when its writer is gone (it is not locked), it is removed.
+func (f *FS) ownTemp(name string) bool {
+	token := tempToken(path.Base(name))
+	if token == "" {
+		return false
+	}
+	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !marked(file, token) {
+		return false
+	}
+	if tryLock(file) {
+		// Its writer is gone, killed before it could remove it.
+		if cur, err := f.root.Lstat(name); err == nil && os.SameFile(cur, fi) {
+			_ = f.root.Remove(name)
+		}
+	}
+	return true
 }
 
 // Create creates an empty file with exactly mode, only if nothing is at
@@ -330,10 +614,20 @@ func (f *FS) Symlink(_ context.Context, target, name string) error {
 	return hostErr(name, f.root.Symlink(target, name))
 }
 
-// Remove removes a file, a link or an empty directory.
-func (f *FS) Remove(_ context.Context, name string) error {
+// Remove removes a file, a link or an empty directory. A regular file is
+// removed holding its lock, so a writer of this package replacing it
+// meanwhile (in any process) does not bring it back.
+func (f *FS) Remove(ctx context.Context, name string) error {
 	if name == "" {
 		return &errno.Error{Code: errno.EBUSY, Message: "cannot remove the mounted directory", Path: name}
+	}
+	if fi, err := f.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		if file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+			defer file.Close()
+			if err := lockFile(ctx, file); err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
 	}
 	return hostErr(name, f.root.Remove(name))
 }

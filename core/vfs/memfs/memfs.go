@@ -19,10 +19,14 @@ import (
 
 // FS is an in-memory tree. File contents are never changed in place (a
 // write replaces them), so an open reader keeps seeing what it opened.
+// It numbers its changes as sqlitefs does (vfs.Info.Rev): every change
+// gives the nodes it touches (and a directory whose entries it changes)
+// the next number.
 type FS struct {
 	mu   sync.RWMutex
 	root *node
 	now  func() time.Time
+	rev  int64 // the last number given
 }
 
 type node struct {
@@ -31,6 +35,7 @@ type node struct {
 	mtime    int64
 	data     []byte
 	target   string
+	rev      int64
 	children map[string]*node
 }
 
@@ -48,11 +53,21 @@ func New(opts ...Option) *FS {
 	for _, o := range opts {
 		o(f)
 	}
-	f.root = &node{typ: vfs.TypeDir, mode: 0o755, mtime: f.stamp(), children: map[string]*node{}}
+	f.root = &node{typ: vfs.TypeDir, mode: 0o755, mtime: f.stamp(), rev: f.next(), children: map[string]*node{}}
 	return f
 }
 
-var _ vfs.Store = (*FS)(nil)
+var (
+	_ vfs.Store     = (*FS)(nil)
+	_ vfs.Updater   = (*FS)(nil)
+	_ vfs.RevWriter = (*FS)(nil)
+)
+
+// next returns the next change number; f.mu is held for writing.
+func (f *FS) next() int64 {
+	f.rev++
+	return f.rev
+}
 
 func (f *FS) stamp() int64 { return f.now().UnixMilli() }
 
@@ -94,7 +109,7 @@ func (f *FS) parentOf(name string) (*node, string, error) {
 }
 
 func info(name string, n *node) vfs.Info {
-	i := vfs.Info{Name: name, Type: n.typ, Mode: n.mode, MTime: n.mtime, Target: n.target}
+	i := vfs.Info{Name: name, Type: n.typ, Mode: n.mode, MTime: n.mtime, Target: n.target, Rev: n.rev}
 	if n.typ == vfs.TypeFile {
 		i.Size = int64(len(n.data))
 	}
@@ -166,20 +181,75 @@ func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.write(name, content, mode, -1)
+}
+
+// WriteFileIf is WriteFile done only while the node at name is at
+// revision rev (0: nothing is there); EAGAIN otherwise.
+func (f *FS) WriteFileIf(_ context.Context, name string, rev int64, r io.Reader, mode uint32) error {
+	content, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.write(name, content, mode, rev)
+}
+
+// write stores a file's content; with rev >= 0, only while the node at
+// name is at that revision (0: absent). f.mu is held for writing.
+func (f *FS) write(name string, content []byte, mode uint32, rev int64) error {
 	p, base, err := f.parentOf(name)
 	if err != nil {
 		return err
 	}
 	now := f.stamp()
-	if n, ok := p.children[base]; ok {
-		if n.typ != vfs.TypeFile {
-			return errno.New(errno.EISDIR, "is a directory", name)
-		}
-		n.data, n.mode, n.mtime = content, mode&0o7777, now
+	n, ok := p.children[base]
+	switch {
+	case rev == 0 && ok, rev > 0 && (!ok || n.rev != rev):
+		return errno.EAGAIN
+	case ok && n.typ != vfs.TypeFile:
+		return errno.New(errno.EISDIR, "is a directory", name)
+	case ok:
+		n.data, n.mode, n.mtime, n.rev = content, mode&0o7777, now, f.next()
 		return nil
 	}
-	p.children[base] = &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: now, data: content}
-	p.mtime = now
+	p.children[base] = &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: now, data: content, rev: f.next()}
+	p.mtime, p.rev = now, f.rev
+	return nil
+}
+
+// Update replaces a file's content with what fn makes of it. fn runs
+// without the tree's lock; the result is stored only if the file was not
+// changed meanwhile, else Update fails with EAGAIN.
+func (f *FS) Update(_ context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
+	f.mu.RLock()
+	n, _, err := f.lookup(name)
+	if err == nil && n.typ != vfs.TypeFile {
+		err = errno.New(errno.EISDIR, "is a directory", name)
+	}
+	var data []byte
+	var seen vfs.Info
+	if err == nil {
+		data, seen = n.data, info(name[strings.LastIndexByte(name, '/')+1:], n)
+	}
+	f.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > limit {
+		return &vfs.TooLargeError{Size: int64(len(data))}
+	}
+	out, err := fn(data, seen)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if now, _, err := f.lookup(name); err != nil || now != n || n.rev != seen.Rev {
+		return errno.EAGAIN
+	}
+	n.data, n.mtime, n.rev = out, f.stamp(), f.next()
 	return nil
 }
 
@@ -191,8 +261,9 @@ func (f *FS) add(name string, n *node) error {
 	if _, ok := p.children[base]; ok {
 		return errno.New(errno.EEXIST, "file exists", name)
 	}
+	n.rev = f.next()
 	p.children[base] = n
-	p.mtime = n.mtime
+	p.mtime, p.rev = n.mtime, n.rev
 	return nil
 }
 
@@ -231,6 +302,21 @@ func (f *FS) RemoveAll(_ context.Context, name string) error {
 	return f.remove(name, true)
 }
 
+// RemoveIf removes a file, a link or an empty directory only while it is
+// at revision rev; EAGAIN otherwise.
+func (f *FS) RemoveIf(_ context.Context, name string, rev int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, _, err := f.lookup(name)
+	if err != nil {
+		return err
+	}
+	if n.rev != rev {
+		return errno.EAGAIN
+	}
+	return f.remove(name, false)
+}
+
 func (f *FS) remove(name string, all bool) error {
 	if name == "" {
 		return errno.New(errno.EPERM, "cannot remove the root", name)
@@ -247,7 +333,7 @@ func (f *FS) remove(name string, all bool) error {
 		return errno.New(errno.ENOTEMPTY, "directory not empty", name)
 	}
 	delete(p.children, base)
-	p.mtime = f.stamp()
+	p.mtime, p.rev = f.stamp(), f.next()
 	return nil
 }
 
@@ -259,6 +345,6 @@ func (f *FS) Chmod(_ context.Context, name string, mode uint32) error {
 	if err != nil {
 		return err
 	}
-	n.mode = mode & 0o7777
+	n.mode, n.rev = mode&0o7777, f.next()
 	return nil
 }

@@ -1,6 +1,7 @@
 package sqlitefs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"io"
@@ -179,16 +180,55 @@ func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint3
 	if _, _, _, err := writable(ctx, f.r, name); err != nil {
 		return f.fail(ctx, name, err)
 	}
+	return f.writeFile(ctx, name, r, mode&0o7777, anyRev)
+}
+
+// anyRev is writeFile's rev for a write on no condition.
+const anyRev = -1
+
+// WriteFileIf is WriteFile done only while the node at name is at
+// revision rev (0: nothing may be at name): the check and the switch to
+// the new content are one transaction. When the node moved on, it fails
+// with EAGAIN and the file is as it was. Errors otherwise as WriteFile's.
+func (f *FS) WriteFileIf(ctx context.Context, name string, rev int64, r io.Reader, mode uint32) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if _, _, _, err := writable(ctx, f.r, name); err != nil {
+		return f.fail(ctx, name, err)
+	}
+	return f.writeFile(ctx, name, r, mode&0o7777, rev)
+}
+
+// writeFile streams r into a new content, then points the file at it if
+// the node at name is at revision rev (anyRev: whatever it is).
+func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint32, rev int64) error {
 	w := &contentWriter{f: f, ctx: ctx, name: name}
 	err := w.stream(r)
 	if err == nil {
-		err = f.write(ctx, name, func(t *wtx) error { return w.commit(t, mode&0o7777) })
+		err = f.write(ctx, name, func(t *wtx) error { return w.commit(t, mode, rev) })
 	}
 	if err != nil {
 		w.abort()
 		return err
 	}
 	return nil
+}
+
+// errMoved is the error of a change whose node is no longer at the
+// revision it was asked for.
+func errMoved(name string) error {
+	return &errno.Error{Code: errno.EAGAIN, Message: "changed by another writer", Path: name}
+}
+
+// checkRev fails with errMoved unless the node n (ok: there is one) is
+// at revision rev; anyRev accepts anything, 0 only no node.
+func checkRev(name string, n node, ok bool, rev int64) error {
+	switch {
+	case rev == anyRev, rev == 0 && !ok, rev > 0 && ok && n.rev == rev:
+		return nil
+	}
+	return errMoved(name)
 }
 
 // contentWriter is a WriteFile in progress.
@@ -291,8 +331,17 @@ func (w *contentWriter) store(t *wtx, chunks [][]byte, final bool) (int64, error
 	return cid, nil
 }
 
-// commit stores the last chunks and points the file at the content.
-func (w *contentWriter) commit(t *wtx, mode uint32) error {
+// commit stores the last chunks and points the file at the content, if
+// the node at its name is at revision rev (see checkRev); a file that
+// was never there is created unless a revision is asked for.
+func (w *contentWriter) commit(t *wtx, mode uint32, rev int64) error {
+	n, ok, err := getNode(t.ctx, t, w.name)
+	if err != nil {
+		return err
+	}
+	if err := checkRev(w.name, n, ok, rev); err != nil {
+		return err
+	}
 	var cid sql.NullInt64
 	if w.size > 0 {
 		chunks := w.pending
@@ -305,7 +354,7 @@ func (w *contentWriter) commit(t *wtx, mode uint32) error {
 		}
 		cid = sql.NullInt64{Int64: id, Valid: true}
 	}
-	return t.setContent(w.name, cid, w.size, mode, true)
+	return t.setContent(w.name, cid, w.size, mode, rev <= 0)
 }
 
 // setContent points the regular file at name (created when create is
@@ -356,52 +405,83 @@ func (w *contentWriter) abort() {
 }
 
 // Update replaces the content of the regular file at name with what fn
-// makes of it, in one BEGIN IMMEDIATE transaction: it reads the whole
-// content (meant for files of a few MiB), calls fn with it and the
-// file's node, writes fn's result as a new content and commits, so no
-// write by any connection, in any process, lands between the read and
-// the write. The file keeps its mode; its mtime and Rev move. When fn
-// fails, nothing is written and its error is returned as is. fn runs
-// holding the database's write lock: it must be quick and must not
-// change this store (reading it is fine).
+// makes of it, optimistically: it reads the node and its content in one
+// read transaction (a snapshot, holding no lock), calls fn, streams fn's
+// result into a new content as WriteFile does, and only then, in one
+// short BEGIN IMMEDIATE transaction, points the file at it if the node
+// is still at the revision that was read. So fn's work (matching an
+// edit over megabytes) never holds the database's write lock, and no
+// write by any connection, in any process, is lost: when the file moved
+// on, nothing is written and Update fails with EAGAIN (the workspace
+// reads again and retries). The file keeps its mode; its mtime and Rev
+// move. A file longer than limit bytes is not read (*vfs.TooLargeError).
+// When fn fails, nothing is written and its error is returned as is.
 //
 // Errors: ENOENT, ENOTDIR, EISDIR, ELOOP (a symbolic link), EINVAL,
-// EBUSY, EIO.
-func (f *FS) Update(ctx context.Context, name string, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
+// EAGAIN, EBUSY, EIO.
+func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	n, old, err := f.readFile(ctx, name, limit)
+	if err != nil {
+		return err
+	}
+	_, base := split(name)
+	out, err := fn(old, n.info(base))
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return f.writeFile(ctx, name, bytes.NewReader(out), n.mode, n.rev)
+}
+
+// readFile reads the regular file at name, node and content, in one read
+// transaction; a file longer than limit bytes is not read.
+func (f *FS) readFile(ctx context.Context, name string, limit int64) (node, []byte, error) {
+	tx, err := f.r.begin(ctx)
+	if err != nil {
+		return node{}, nil, f.fail(ctx, name, err)
+	}
+	defer tx.Rollback()
+	n, err := lookup(ctx, tx, name)
+	if err != nil {
+		return node{}, nil, f.fail(ctx, name, err)
+	}
+	if n.typ != dbFile {
+		return node{}, nil, notFile(n, name)
+	}
+	if n.size > limit {
+		return node{}, nil, &vfs.TooLargeError{Size: n.size}
+	}
+	old, err := readAll(ctx, tx, name, n)
+	if err != nil {
+		return node{}, nil, f.fail(ctx, name, err)
+	}
+	return n, old, nil
+}
+
+// RemoveIf removes the file, symbolic link or empty directory at name
+// only while it is at revision rev, in one transaction; EAGAIN when it
+// moved on. Errors otherwise as Remove's.
+func (f *FS) RemoveIf(ctx context.Context, name string, rev int64) error {
 	return f.write(ctx, name, func(t *wtx) error {
-		n, err := lookup(ctx, t, name)
+		if err := checkName(name); err != nil {
+			return err
+		}
+		n, ok, err := getNode(t.ctx, t, name)
 		if err != nil {
 			return err
 		}
-		if n.typ != dbFile {
-			return notFile(n, name)
+		if !ok {
+			return missing(t.ctx, t, name)
 		}
-		old, err := readAll(ctx, t, name, n)
-		if err != nil {
+		if err := checkRev(name, n, true, rev); err != nil {
 			return err
 		}
-		_, base := split(name)
-		out, err := fn(old, n.info(base))
-		if err != nil {
-			return passErr{err}
-		}
-		var cid sql.NullInt64
-		if len(out) > 0 {
-			w := &contentWriter{f: f, ctx: ctx, name: name}
-			var chunks [][]byte
-			for off := 0; off < len(out); off += chunkSize {
-				chunks = append(chunks, out[off:min(off+chunkSize, len(out))])
-			}
-			id, err := w.store(t, chunks, true)
-			if err != nil {
-				return err
-			}
-			cid = sql.NullInt64{Int64: id, Valid: true}
-		}
-		return t.setContent(name, cid, int64(len(out)), n.mode, false)
+		return t.remove(name, false)
 	})
 }
 

@@ -63,7 +63,9 @@ func helper(role, path, id string) error {
 				return err
 			}
 			line := fmt.Sprintf("%s %02d\n", id, i)
-			if err := s.Update(ctx, "log", func(old []byte, _ vfs.Info) ([]byte, error) { return append(old, line...), nil }); err != nil {
+			if err := untilWritten(func() error {
+				return s.Update(ctx, "log", 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) { return append(old, line...), nil })
+			}); err != nil {
 				return err
 			}
 		}

@@ -179,8 +179,9 @@ type FS struct {
 }
 
 var (
-	_ vfs.Store   = (*FS)(nil)
-	_ vfs.Updater = (*FS)(nil)
+	_ vfs.Store     = (*FS)(nil)
+	_ vfs.Updater   = (*FS)(nil)
+	_ vfs.RevWriter = (*FS)(nil)
 )
 
 // Option configures Open.

@@ -204,7 +204,7 @@ func TestReaderSnapshot(t *testing.T) {
 	}{
 		{"replace", func(t *testing.T, s *sqlitefs.FS) { write(t, s, "f", replacement) }, true},
 		{"update", func(t *testing.T, s *sqlitefs.FS) {
-			if err := s.Update(t.Context(), "f", func([]byte, vfs.Info) ([]byte, error) { return replacement, nil }); err != nil {
+			if err := s.Update(t.Context(), "f", 1<<30, func([]byte, vfs.Info) ([]byte, error) { return replacement, nil }); err != nil {
 				t.Fatal(err)
 			}
 		}, true},
@@ -292,7 +292,7 @@ func TestRev(t *testing.T) {
 	}
 	update := func(name, content string) func() error {
 		return func() error {
-			return s.Update(ctx, name, func([]byte, vfs.Info) ([]byte, error) { return []byte(content), nil })
+			return s.Update(ctx, name, 1<<30, func([]byte, vfs.Info) ([]byte, error) { return []byte(content), nil })
 		}
 	}
 	steps := []struct {
@@ -315,7 +315,7 @@ func TestRev(t *testing.T) {
 			return nil
 		}, nil},
 		{"failed update", func() error {
-			err := s.Update(ctx, "d/f", func([]byte, vfs.Info) ([]byte, error) { return nil, errors.New("no") })
+			err := s.Update(ctx, "d/f", 1<<30, func([]byte, vfs.Info) ([]byte, error) { return nil, errors.New("no") })
 			if err == nil {
 				return errors.New("a failing Update succeeded")
 			}
@@ -389,7 +389,7 @@ func TestUpdate(t *testing.T) {
 	}
 	before := lstat(t, s, "f")
 	var seen vfs.Info
-	err := s.Update(ctx, "f", func(old []byte, info vfs.Info) ([]byte, error) {
+	err := s.Update(ctx, "f", 1<<30, func(old []byte, info vfs.Info) ([]byte, error) {
 		seen = info
 		if !bytes.Equal(old, big) {
 			t.Errorf("fn got %d bytes, want the file's %d", len(old), len(big))
@@ -410,13 +410,13 @@ func TestUpdate(t *testing.T) {
 	}
 
 	errNo := errors.New("fn refuses")
-	if err := s.Update(ctx, "f", func([]byte, vfs.Info) ([]byte, error) { return []byte("never"), errNo }); err != errNo {
+	if err := s.Update(ctx, "f", 1<<30, func([]byte, vfs.Info) ([]byte, error) { return []byte("never"), errNo }); err != errNo {
 		t.Errorf("Update with a failing fn returned %v, want fn's error itself", err)
 	}
 	if got := read(t, s, "f", 0); !bytes.Equal(got, append(big, "tail"...)) {
 		t.Errorf("a failed Update changed the file")
 	}
-	if err := s.Update(ctx, "f", func([]byte, vfs.Info) ([]byte, error) { return nil, nil }); err != nil {
+	if err := s.Update(ctx, "f", 1<<30, func([]byte, vfs.Info) ([]byte, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, s, "f", 0); len(got) != 0 {
@@ -429,7 +429,7 @@ func TestUpdate(t *testing.T) {
 		name string
 		code errno.Code
 	}{{"missing", errno.ENOENT}, {"d", errno.EISDIR}, {"f/x", errno.ENOTDIR}, {"l", errno.ELOOP}, {"", errno.EISDIR}} {
-		err := s.Update(ctx, tt.name, func(old []byte, _ vfs.Info) ([]byte, error) {
+		err := s.Update(ctx, tt.name, 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) {
 			t.Errorf("Update(%q) called fn", tt.name)
 			return old, nil
 		})
@@ -445,7 +445,7 @@ func TestUpdateInterrupted(t *testing.T) {
 	s, _ := openStore(t)
 	write(t, s, "f", []byte("old"))
 	ctx, cancel := context.WithCancel(t.Context())
-	err := s.Update(ctx, "f", func([]byte, vfs.Info) ([]byte, error) {
+	err := s.Update(ctx, "f", 1<<30, func([]byte, vfs.Info) ([]byte, error) {
 		cancel()
 		return []byte("new"), nil
 	})
@@ -454,7 +454,7 @@ func TestUpdateInterrupted(t *testing.T) {
 	}
 	func() {
 		defer func() { _ = recover() }()
-		_ = s.Update(t.Context(), "f", func([]byte, vfs.Info) ([]byte, error) { panic("fn panics") })
+		_ = s.Update(t.Context(), "f", 1<<30, func([]byte, vfs.Info) ([]byte, error) { panic("fn panics") })
 	}()
 	if got := string(read(t, s, "f", 0)); got != "old" {
 		t.Errorf("after interrupted Updates f holds %q, want %q", got, "old")
@@ -493,14 +493,27 @@ func TestUpdateConcurrent(t *testing.T) {
 	}
 }
 
+// increment adds one to the number in a file, trying again while
+// another writer changed it between the read and the write.
 func increment(ctx context.Context, s *sqlitefs.FS, name string) error {
-	return s.Update(ctx, name, func(old []byte, _ vfs.Info) ([]byte, error) {
-		n, err := strconv.Atoi(string(old))
-		if err != nil {
-			return nil, err
-		}
-		return []byte(strconv.Itoa(n + 1)), nil
+	return untilWritten(func() error {
+		return s.Update(ctx, name, 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) {
+			n, err := strconv.Atoi(string(old))
+			if err != nil {
+				return nil, err
+			}
+			return []byte(strconv.Itoa(n + 1)), nil
+		})
 	})
+}
+
+// untilWritten calls update until it does not fail with EAGAIN.
+func untilWritten(update func() error) error {
+	for {
+		if err := update(); errno.CodeOf(err) != errno.EAGAIN {
+			return err
+		}
+	}
 }
 
 // failingReader yields n bytes of data, then fails with err.
@@ -690,7 +703,7 @@ func TestClock(t *testing.T) {
 		{"chmod keeps mtime", func() error { return fs.Chmod(ctx, "d/f", 0o600) },
 			map[string]int64{"d": start + 4, "d/f": start + 3}},
 		{"update stamps the file", func() error {
-			return fs.Update(ctx, "d/f", func(old []byte, _ vfs.Info) ([]byte, error) { return old, nil })
+			return fs.Update(ctx, "d/f", 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) { return old, nil })
 		}, map[string]int64{"d": start + 4, "d/f": start + 6}},
 		{"remove stamps the parent", func() error { return fs.Remove(ctx, "d/l") },
 			map[string]int64{"": start + 1, "d": start + 7, "d/f": start + 6}},
