@@ -23,7 +23,11 @@ const diffContext = 4
 // matchEdits), all edits apply together or none does, and the result
 // carries a numbered display diff and a unified patch (4 lines of
 // context). The file keeps its mode, its byte order mark and its line
-// endings; it is read, matched and written under the path's lock.
+// endings. It is read, matched and written under the path's lock, and
+// never overwrites a change another writer (another process too) made
+// after the read: the edits are then matched again on the new content
+// (vfs.Workspace.Update), and the call fails with updateConflict when the
+// file keeps changing.
 //
 // Where ours is better than the reference (declared deviations): bytes
 // that are not UTF-8 are never rewritten (an edit whose span covers them

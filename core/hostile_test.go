@@ -357,20 +357,6 @@ func TestWriteKeepsSpecialModeBits(t *testing.T) {
 	}
 }
 
-func TestTempFilesAreNotListed(t *testing.T) {
-	ex, dir := hostTools(t)
-	if err := os.WriteFile(filepath.Join(dir, ".agenttools-0123456789abcdef.tmp"), []byte("half"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := ex.Call(t.Context(), "ls", []byte(`{"path":"/workspace"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(out.JSON), ".agenttools-") {
-		t.Errorf("ls shows another write's temporary file: %s", out.JSON)
-	}
-}
-
 func mustJSON(t *testing.T, data []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(data, v); err != nil {

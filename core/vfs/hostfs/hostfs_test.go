@@ -44,7 +44,13 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) vfs.Store {
 		s, _ := openStore(t)
 		return s
-	})
+	}, storetest.ChangeBehind(func(t *testing.T, s vfs.Store, name string, data []byte) {
+		// As another program (an editor, sed) would: its writes take no
+		// lock of ours.
+		if err := os.WriteFile(filepath.Join(s.(*hostfs.FS).Dir(), name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}))
 }
 
 func TestOpenMissingDir(t *testing.T) {

@@ -1,7 +1,7 @@
-// Package sqlitefs is a vfs.Store (and vfs.Updater) kept in one SQLite
-// file, the embedded default workspace: pure Go (modernc.org/sqlite), so
-// it needs no C toolchain, and safe for many goroutines and several
-// processes sharing one file.
+// Package sqlitefs is a vfs.Store (a vfs.Updater and a vfs.RevWriter too)
+// kept in one SQLite file, the embedded default workspace: pure Go
+// (modernc.org/sqlite), so it needs no C toolchain, and safe for many
+// goroutines and several processes sharing one file.
 //
 // Every node is one row keyed by its store name; a file's content is a
 // list of 64 KiB chunks under a content id that is never reused, so a
@@ -10,9 +10,13 @@
 // streams its input into a new content id in small transactions of its
 // own and only then, in one more, points the file at it, so a slow writer
 // never holds the database's write lock for long and a failed or killed
-// one leaves the old content. A counter in the database numbers the
-// changes: every node a transaction changes (and a directory whose
-// entries it changes) gets the counter's new value as its Rev.
+// one leaves the old content. Update (an edit) reads a snapshot, runs its
+// function outside any lock, stores the result the same way and switches
+// the file over only if its revision did not move meanwhile (EAGAIN
+// otherwise), so an edit never holds the write lock while it works. A
+// counter in the database numbers the changes: every node a transaction
+// changes (and a directory whose entries it changes) gets the counter's
+// new value as its Rev.
 //
 // The file's layout is versioned with PRAGMA user_version (see
 // SchemaVersion). Open initializes a new or empty file and refuses,

@@ -13,9 +13,11 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,12 +26,35 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 )
 
+// Option configures Run.
+type Option func(*config)
+
+type config struct {
+	changeBehind func(t *testing.T, s vfs.Store, name string, data []byte)
+}
+
+// ChangeBehind sets how the Update tests change a file behind the back of
+// an Update in progress (from inside its fn): as another writer of the
+// store would. By default it is the store's own WriteFile, which must
+// not wait for the Update; a store whose Update holds a lock that
+// WriteFile waits for (hostfs) changes the file as another program does.
+func ChangeBehind(fn func(t *testing.T, s vfs.Store, name string, data []byte)) Option {
+	return func(c *config) { c.changeBehind = fn }
+}
+
 // Run checks that the stores newStore returns behave as the vfs.Store
-// interface documents. newStore is called once per subtest and must
-// return an empty store (a root directory and nothing else); it registers
-// its own cleanup with t.
-func Run(t *testing.T, newStore func(t *testing.T) vfs.Store) {
+// interface documents, and vfs.Updater and vfs.RevWriter for stores that
+// implement them. newStore is called once per subtest and must return an
+// empty store (a root directory and nothing else); it registers its own
+// cleanup with t.
+func Run(t *testing.T, newStore func(t *testing.T) vfs.Store, opts ...Option) {
 	t.Helper()
+	c := config{changeBehind: func(t *testing.T, s vfs.Store, name string, data []byte) {
+		WriteFile(t, s, name, data, 0o644)
+	}}
+	for _, o := range opts {
+		o(&c)
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s vfs.Store)
@@ -68,6 +93,33 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store) {
 			tt.fn(t, newStore(t))
 		})
 	}
+	updates := []struct {
+		name string
+		fn   func(t *testing.T, s vfs.Updater, c config)
+	}{
+		{"Update", testUpdate},
+		{"UpdateErrors", testUpdateErrors},
+		{"UpdateLosesNoRace", testUpdateLosesNoRace},
+		{"UpdateConcurrent", testUpdateConcurrent},
+	}
+	for _, tt := range updates {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t)
+			u, ok := s.(vfs.Updater)
+			if !ok {
+				t.Skip("not a vfs.Updater")
+			}
+			tt.fn(t, u, c)
+		})
+	}
+	t.Run("RevWriter", func(t *testing.T) {
+		s := newStore(t)
+		rw, ok := s.(vfs.RevWriter)
+		if !ok {
+			t.Skip("not a vfs.RevWriter")
+		}
+		testRevWriter(t, s, rw)
+	})
 }
 
 // wantCode fails the test unless err carries code (errno.CodeOf).
@@ -1020,6 +1072,154 @@ func readWhole(ctx context.Context, s vfs.Store, versions [][]byte) error {
 		return fmt.Errorf("a reader saw %d bytes that are no whole version (starts %q)", len(b), b[:min(len(b), 16)])
 	}
 	return nil
+}
+
+// testUpdate: fn gets the content and the node, its result replaces the
+// content, the mode stays; fn's error writes nothing and is returned.
+func testUpdate(t *testing.T, u vfs.Updater, _ config) {
+	s := u.(vfs.Store)
+	ctx := t.Context()
+	mustMkdir(t, s, "d", 0o755)
+	mustWrite(t, s, "d/f", "one\n", 0o640)
+	var seen vfs.Info
+	err := u.Update(ctx, "d/f", 1<<20, func(old []byte, info vfs.Info) ([]byte, error) {
+		if string(old) != "one\n" {
+			t.Errorf("fn got %q, want %q", old, "one\n")
+		}
+		seen = info
+		return append(old, "two\n"...), nil
+	})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if seen.Name != "f" || seen.Type != vfs.TypeFile || seen.Size != 4 || seen.Mode != 0o640 {
+		t.Errorf("fn got info %+v, want f, a file of 4 bytes, mode 0640", seen)
+	}
+	if got := readFile(t, s, "d/f", 0); got != "one\ntwo\n" {
+		t.Errorf("after Update: %q", got)
+	}
+	if info := Lstat(t, s, "d/f"); info.Mode != 0o640 || info.Size != 8 {
+		t.Errorf("after Update: mode %#o size %d, want 0640 and 8", info.Mode, info.Size)
+	}
+	refused := errors.New("fn refuses")
+	if err := u.Update(ctx, "d/f", 1<<20, func([]byte, vfs.Info) ([]byte, error) { return []byte("never"), refused }); err != refused {
+		t.Errorf("Update whose fn fails: %v, want fn's error itself", err)
+	}
+	if got := readFile(t, s, "d/f", 0); got != "one\ntwo\n" {
+		t.Errorf("a failed Update left %q", got)
+	}
+	if got := listNames(t, s, "d"); !slices.Equal(got, []string{"f"}) {
+		t.Errorf("after Updates d lists %q, want only f", got)
+	}
+}
+
+func testUpdateErrors(t *testing.T, u vfs.Updater, _ config) {
+	s := u.(vfs.Store)
+	mustMkdir(t, s, "d", 0o755)
+	mustWrite(t, s, "big", "0123456789", 0o644)
+	called := func(name string) func([]byte, vfs.Info) ([]byte, error) {
+		return func(old []byte, _ vfs.Info) ([]byte, error) {
+			t.Errorf("Update(%q) called fn", name)
+			return old, nil
+		}
+	}
+	for name, code := range map[string]errno.Code{"missing": errno.ENOENT, "d": errno.EISDIR, "d/missing": errno.ENOENT} {
+		wantCode(t, "Update("+name+")", u.Update(t.Context(), name, 1<<20, called(name)), code)
+	}
+	err := u.Update(t.Context(), "big", 9, called("big"))
+	var tooLarge *vfs.TooLargeError
+	if !errors.As(err, &tooLarge) || tooLarge.Size != 10 {
+		t.Errorf("Update of 10 bytes with limit 9: %v, want a TooLargeError of size 10", err)
+	}
+}
+
+// testUpdateLosesNoRace: when the file changes between the content fn
+// got and the write of fn's result, nothing is written, Update fails
+// with EAGAIN, and the other writer's change stays.
+func testUpdateLosesNoRace(t *testing.T, u vfs.Updater, c config) {
+	s := u.(vfs.Store)
+	mustWrite(t, s, "f", "base\n", 0o644)
+	err := u.Update(t.Context(), "f", 1<<20, func(old []byte, _ vfs.Info) ([]byte, error) {
+		c.changeBehind(t, s, "f", []byte("theirs\n"))
+		return []byte("mine\n"), nil
+	})
+	wantCode(t, "Update of a file changed meanwhile", err, errno.EAGAIN)
+	if got := readFile(t, s, "f", 0); got != "theirs\n" {
+		t.Errorf("after an Update that lost the race the file holds %q, want the other writer's %q", got, "theirs\n")
+	}
+}
+
+// testUpdateConcurrent: writers incrementing one counter with Update,
+// each trying again after EAGAIN, lose no increment.
+func testUpdateConcurrent(t *testing.T, u vfs.Updater, _ config) {
+	const writers, rounds = 4, 25
+	s := u.(vfs.Store)
+	mustWrite(t, s, "n", "0", 0o644)
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range rounds {
+				for {
+					err := u.Update(t.Context(), "n", 64, func(old []byte, _ vfs.Info) ([]byte, error) {
+						n, err := strconv.Atoi(string(old))
+						return []byte(strconv.Itoa(n + 1)), err
+					})
+					if errno.CodeOf(err) == errno.EAGAIN {
+						continue
+					}
+					if err != nil {
+						t.Errorf("Update: %v", err)
+						return
+					}
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := readFile(t, s, "n", 0); got != strconv.Itoa(writers*rounds) {
+		t.Errorf("%d writers x %d increments left %s", writers, rounds, got)
+	}
+}
+
+// testRevWriter: WriteFileIf and RemoveIf change a node only while it is
+// at the revision given (0: absent), else EAGAIN and nothing changes.
+func testRevWriter(t *testing.T, s vfs.Store, rw vfs.RevWriter) {
+	ctx := t.Context()
+	mustWrite(t, s, "f", "one", 0o644)
+	rev := Lstat(t, s, "f").Rev
+	if rev == 0 {
+		t.Fatal("a RevWriter store gave a file revision 0")
+	}
+	write := func(name string, rev int64, data string) error {
+		return rw.WriteFileIf(ctx, name, rev, bytes.NewReader([]byte(data)), 0o600)
+	}
+	wantCode(t, "WriteFileIf at an old revision", write("f", rev-1, "stale"), errno.EAGAIN)
+	wantCode(t, "WriteFileIf(rev 0) of an existing file", write("f", 0, "stale"), errno.EAGAIN)
+	wantCode(t, "WriteFileIf(rev) of a missing file", write("g", rev, "stale"), errno.EAGAIN)
+	if got := readFile(t, s, "f", 0); got != "one" || exists(t, s, "g") {
+		t.Errorf("refused conditional writes changed the store: f = %q, g exists %v", got, exists(t, s, "g"))
+	}
+	if err := write("f", rev, "two"); err != nil {
+		t.Fatalf("WriteFileIf at the current revision: %v", err)
+	}
+	info := Lstat(t, s, "f")
+	if got := readFile(t, s, "f", 0); got != "two" || info.Mode != 0o600 || info.Rev == rev {
+		t.Errorf("after WriteFileIf: %q mode %#o rev %d (was %d)", got, info.Mode, info.Rev, rev)
+	}
+	if err := write("g", 0, "new"); err != nil || readFile(t, s, "g", 0) != "new" {
+		t.Errorf("WriteFileIf(rev 0) of a missing file: %v", err)
+	}
+	wantCode(t, "RemoveIf at an old revision", rw.RemoveIf(ctx, "f", rev), errno.EAGAIN)
+	if !exists(t, s, "f") {
+		t.Error("a refused RemoveIf removed the file")
+	}
+	if err := rw.RemoveIf(ctx, "f", info.Rev); err != nil || exists(t, s, "f") {
+		t.Errorf("RemoveIf at the current revision: %v, file exists %v", err, exists(t, s, "f"))
+	}
+	mustMkdir(t, s, "d", 0o755)
+	mustWrite(t, s, "d/x", "x", 0o644)
+	wantCode(t, "RemoveIf of a directory with entries", rw.RemoveIf(ctx, "d", Lstat(t, s, "d").Rev), errno.ENOTEMPTY)
 }
 
 // Clock is a settable clock for a store's WithClock option.

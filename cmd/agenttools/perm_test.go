@@ -1,0 +1,159 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agenttools/agenttools/gen"
+)
+
+// nobody is the user the permission tests run the command as, when they
+// run as root (root ignores a file's permission bits).
+const nobody = 65534
+
+// asUser runs the built command as uid (its own group too): the current
+// user when uid is -1.
+func asUser(t *testing.T, uid int, args ...string) result {
+	t.Helper()
+	cmd := osexec.Command(publicBinary(t), args...)
+	if uid >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*osexec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// publicBinary is the built command in a directory every user can
+// enter.
+func publicBinary(t *testing.T) string {
+	t.Helper()
+	bin := agenttoolsBinary(t)
+	for _, d := range []string{filepath.Dir(bin)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// publicDir is a new directory owned by uid (when the test may give it
+// away), mode 0755, in a parent every user can enter.
+func publicDir(t *testing.T, uid int) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "agenttools-perm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if uid >= 0 {
+		if err := os.Chown(dir, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func ownerOf(t *testing.T, p string) int {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(fi.Sys().(*syscall.Stat_t).Uid)
+}
+
+// write and edit honour a file's own permissions and owner, as the
+// shell's "echo x > f" does, whatever the directory allows: a file the
+// user may not write is refused (EACCES) and left byte for byte with
+// its owner; a file of another user's that the user may write keeps
+// that owner.
+func TestWritesHonourFilePermissions(t *testing.T) {
+	uid, self := nobody, os.Geteuid()
+	if self != 0 {
+		uid = -1 // already not root: run as ourselves
+	}
+	dir := publicDir(t, uid)
+	dbDir := publicDir(t, uid)
+	type file struct {
+		mode  os.FileMode
+		owner int // -1: the user running the command
+	}
+	files := map[string]file{
+		"readonly.txt": {0o444, -1},
+		"mine.txt":     {0o644, -1},
+	}
+	if self == 0 {
+		files["roots.txt"] = file{0o644, 0}
+		files["shared.txt"] = file{0o666, 0}
+	}
+	for name, f := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("alpha\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		owner := f.owner
+		if owner < 0 {
+			owner = max(uid, self)
+		}
+		if err := os.Chown(p, owner, owner); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := func(tool, args string) result {
+		return asUser(t, uid, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", tool, args)
+	}
+	for name, f := range files {
+		p := filepath.Join(dir, name)
+		owner := ownerOf(t, p)
+		writable := f.mode&0o200 != 0 && (f.owner < 0 || f.mode&0o002 != 0)
+		wsPath := "/workspace/" + name
+		for _, c := range []struct{ tool, args, want string }{
+			{"write", `{"path":"` + wsPath + `","content":"beta\n"}`, "beta\n"},
+			{"edit", `{"path":"` + wsPath + `","edits":[{"oldText":"beta","newText":"gamma"}]}`, "gamma\n"},
+		} {
+			before, _ := os.ReadFile(p)
+			got := call(c.tool, c.args)
+			after, _ := os.ReadFile(p)
+			if writable {
+				if got.code != 0 || string(after) != c.want {
+					t.Errorf("%s %s (mode %v): exit %d %s%s; file %q, want %q", c.tool, name, f.mode, got.code, got.stdout, got.stderr, after, c.want)
+				}
+			} else {
+				want, _ := json.Marshal(map[string]string{"error": gen.MsgHostIO("write", wsPath, "permission denied")})
+				if c.tool == "edit" {
+					want, _ = json.Marshal(map[string]string{"error": gen.MsgHostIO("update", wsPath, "permission denied")})
+				}
+				if got.code != 1 || strings.TrimSpace(got.stdout) != string(want) || string(after) != string(before) {
+					t.Errorf("%s %s (mode %v, owner %d): exit %d %q; file %q (was %q); want exit 1 %s and the file unchanged", c.tool, name, f.mode, owner, got.code, got.stdout, after, before, want)
+				}
+			}
+			if now := ownerOf(t, p); now != owner {
+				t.Errorf("%s %s: the file's owner is now %d, was %d", c.tool, name, now, owner)
+			}
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != f.mode {
+				t.Errorf("%s %s: mode now %v, was %v", c.tool, name, fi.Mode().Perm(), f.mode)
+			}
+		}
+	}
+}
