@@ -6,6 +6,7 @@
 //	agenttools import [--db FILE] [--to PATH] DIR
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
+//	agenttools check [--db FILE]
 //
 // The workspace is the SQLite database --db (agenttools.db in the
 // current directory by default, created on first use): "/" and
@@ -32,6 +33,12 @@
 // replay runs the reference oracle's cases (its case format) and prints
 // one JSON line per case with the oracle's field names, for the oracle's
 // score.py and compare.mjs.
+//
+// check examines the database for damage without changing it (SQLite's
+// integrity check, then every chunk of file content against its
+// checksum) and prints what it found: exit status 0 when it is sound, 1
+// when it is damaged, 2 for a usage error or a file that is not a
+// workspace database.
 //
 // tools prints the tool definitions (name, description, input schema) as
 // one JSON array.
@@ -80,6 +87,7 @@ Commands:
   import  copy a host directory into the workspace
   export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
+  check   check the workspace database for damage
 
 Run "agenttools <command> --help" for a command's flags.
 `
@@ -119,6 +127,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = copyTree(ctx, "import", args[1:], stdout, stderr)
 	case "export":
 		code, err = copyTree(ctx, "export", args[1:], stdout, stderr)
+	case "check":
+		code, err = checkDB(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -498,6 +508,57 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "%sed %d nodes\n", command, n)
+	return 0, nil
+}
+
+// integrityLines is how many lines of SQLite's integrity report check
+// prints.
+const integrityLines = 20
+
+// checkDB examines the workspace database: exit status 0 when it is
+// sound, 1 when it is damaged.
+func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fl := flags("check", "[--db FILE]",
+		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every chunk of file content against its\nchecksum and every file's chunks against its size. Prints what it found. Exit status 0\nwhen the database is sound, 1 when it is damaged, 2 for a usage error or a file that is\nnot a workspace database.", stderr)
+	db := fl.String("db", "agenttools.db", "the workspace database (SQLite)")
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 0 {
+		fmt.Fprintf(stderr, "agenttools check: takes no arguments, got %d\n", fl.NArg())
+		fl.Usage()
+		return 0, errUsage
+	}
+	path, err := filepath.Abs(*db)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := sqlitefs.Check(ctx, path)
+	if err != nil {
+		return 0, fmt.Errorf("--db: %w", err)
+	}
+	switch n := len(rep.Integrity); {
+	case n == 0:
+	case rep.Integrity[0] == "ok" && n == 1:
+		fmt.Fprintln(stdout, "integrity_check: ok")
+	default:
+		fmt.Fprintln(stdout, "integrity_check:")
+		for _, line := range rep.Integrity[:min(n, integrityLines)] {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
+		if n > integrityLines {
+			fmt.Fprintf(stdout, "  (and %d more)\n", n-integrityLines)
+		}
+	}
+	fmt.Fprintf(stdout, "content: %d files, %d chunks read (%d without a checksum)\n", rep.Files, rep.Chunks, rep.Unverified)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(stdout, p)
+	}
+	if !rep.OK() {
+		fmt.Fprintf(stdout, "%s: damaged\n", path)
+		return 1, nil
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", path)
 	return 0, nil
 }
 
