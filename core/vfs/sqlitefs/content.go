@@ -66,6 +66,11 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
 	n, err := lookup(ctx, f.r, name)
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
@@ -95,7 +100,11 @@ func (r *reader) fetch() error {
 	var data []byte
 	var sum sql.NullInt64
 	r.f.chunkReads.Add(1)
-	err := r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
+	done, err := r.f.fresh(r.ctx)
+	defer done()
+	if err == nil {
+		err = r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
+	}
 	if err == sql.ErrNoRows {
 		err = r.gone()
 	}

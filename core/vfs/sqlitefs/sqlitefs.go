@@ -30,6 +30,12 @@
 // every change. agenttools check runs PRAGMA integrity_check and verifies
 // every chunk.
 //
+// A database this process cannot write (a read-only mount, another
+// user's file, a directory where SQLite could not keep its -wal and -shm
+// files), or one opened with ReadOnly, is opened read-only: reads work,
+// changes fail with EROFS and a message naming the database and why (see
+// Open for how it is read without creating a file beside it).
+//
 // sqlitefs imports vfs, errno, the standard library and the SQLite
 // driver; it must not import core or any adapter.
 package sqlitefs
@@ -204,6 +210,10 @@ func (e *openError) Unwrap() error { return e.err }
 
 // FS is a workspace tree in an SQLite file. Close releases it.
 //
+// A read-only FS (see Open) answers every change with EROFS whose
+// message is gen.MsgDatabaseReadOnly, naming the file and why it is
+// read-only.
+//
 // An FS that meets damage (SQLite finds the file corrupt, or a chunk of
 // file content fails its checksum or is missing) fails that operation
 // with an EIO *errno.Error whose message is gen.MsgDatabaseDamaged and
@@ -213,10 +223,19 @@ func (e *openError) Unwrap() error { return e.err }
 type FS struct {
 	path  string // as given to Open, for messages
 	abs   string // absolute, for the model's messages
-	w     *pool  // writes: one connection, transactions BEGIN IMMEDIATE
+	w     *pool  // writes: one connection, transactions BEGIN IMMEDIATE; nil when read-only
 	r     *pool  // reads
 	now   func() time.Time
 	gcAge time.Duration
+
+	// readOnly is why the FS is read-only (a gen.MsgDatabase* reason),
+	// "" when it is not; canWrite whether this process may write the file
+	// and its directory.
+	readOnly string
+	canWrite bool
+	// snap watches the file while the FS reads it immutable (read-only
+	// FS only).
+	snap *snapshot
 
 	// damage is the first damage an operation met, nil while none was.
 	damage atomic.Pointer[damage]
@@ -240,6 +259,14 @@ func WithClock(now func() time.Time) Option {
 	return func(f *FS) { f.now = now }
 }
 
+// ReadOnly opens the database read-only, as Open does on its own when
+// this process cannot write the file or its directory (see Open): the FS
+// reads and refuses every change. A database that does not exist is not
+// created.
+func ReadOnly() Option {
+	return func(f *FS) { f.readOnly = gen.MsgDatabaseReadOnlyRequested }
+}
+
 // withGCAge sets how old unreferenced content must be before Open
 // collects it (tests).
 func withGCAge(d time.Duration) Option {
@@ -249,6 +276,31 @@ func withGCAge(d time.Duration) Option {
 // Open opens the workspace database at path, creating and initializing
 // it when the file does not exist or is empty (a root directory 0o755
 // and nothing else). The directory holding path must exist.
+//
+// When this process cannot write the file or its directory (a read-only
+// mount, or permissions: SQLite needs to create its -wal and -shm files
+// beside the database), or with the ReadOnly option, Open opens it
+// read-only (see ReadOnly and FS.ReadOnly): reads work, every change
+// fails with EROFS and the message gen.MsgDatabaseReadOnly saying why,
+// and nothing is collected or migrated. How it reads: while a writer has
+// the database open (its -wal and -shm files beside it), through SQLite's
+// shared memory, seeing every commit; otherwise the file alone, opened
+// immutable, so that reading it creates no file beside it (a directory
+// this process cannot write could not hold one). Immutable means SQLite
+// takes no lock and trusts that nobody writes the file: every operation
+// first checks that the file is as it was (its identity, size and
+// modification time) and that no -wal file appeared, and when either
+// changed, opens the database again in whichever way now fits, so a
+// later writer's commits are seen; on Linux it also holds the shared lock
+// SQLite's readers hold, so that a writer that closes leaves its -wal
+// rather than rewriting the file under it. (A writer that checkpoints a
+// long WAL, 1000 pages, while an operation reads the file alone can still
+// fail that one operation, saying the database changed while it was
+// read.) A database with a -wal but no -shm
+// file in a directory this process cannot write cannot be read (SQLite
+// would need to create the -shm): Open says so and how to fix it. A file
+// that does not exist in a directory this process cannot write is not
+// created: Open says why.
 //
 // Open refuses, and leaves byte-identical with no file created beside
 // it: a file that does not start with the 16-byte SQLite header
@@ -279,6 +331,17 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if err := f.precheck(abs); err != nil {
 		return nil, err
 	}
+	ctx := context.Background()
+	why := notWritable(abs)
+	if f.canWrite = why == ""; f.readOnly == "" {
+		f.readOnly = why
+	}
+	if f.readOnly != "" {
+		if err := f.openReadOnly(ctx, abs); err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
 	// The writing pool has one connection: the writers of this process
 	// queue for it (honouring their contexts) instead of polling SQLite's
 	// lock, and every transaction on it begins IMMEDIATE, taking the
@@ -300,7 +363,6 @@ func Open(path string, opts ...Option) (*FS, error) {
 	}
 	rdb.SetMaxOpenConns(readConns)
 	rdb.SetMaxIdleConns(readConns)
-	ctx := context.Background()
 	err = f.initialize(ctx, wdb)
 	if err == nil {
 		f.w, err = newPool(ctx, wdb)
@@ -334,6 +396,9 @@ func dsn(abs string, params ...string) string {
 
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
+	if f.snap != nil {
+		defer f.snap.close()
+	}
 	return errors.Join(f.r.Close(), f.w.Close())
 }
 
@@ -382,8 +447,11 @@ func (f *FS) damaged(name string, d *damage) error {
 }
 
 // refuseChange is the error of a change to name when none may be made:
-// the damage met before, or nil.
+// EROFS on a read-only FS, the damage met before, or nil.
 func (f *FS) refuseChange(name string) error {
+	if f.readOnly != "" {
+		return &errno.Error{Code: errno.EROFS, Message: gen.MsgDatabaseReadOnly(f.abs, f.readOnly), Path: name}
+	}
 	if d := f.damage.Load(); d != nil {
 		return f.damaged(name, d)
 	}
@@ -698,6 +766,10 @@ func (f *FS) fail(ctx context.Context, name string, err error) error {
 		return ctx.Err()
 	}
 	if isCorrupt(err) {
+		if f.snap != nil && f.snap.changed() {
+			// Read immutable while another process wrote it: no damage.
+			return &errno.Error{Code: errno.EIO, Message: "workspace database changed while it was being read", Path: name, Err: err}
+		}
 		return f.damaged(name, &damage{reason: sqliteReason(err), err: err})
 	}
 	code, msg := errno.EIO, err.Error()
