@@ -11,7 +11,10 @@
 // The workspace is the SQLite database --db (agenttools.db in the
 // current directory by default, created on first use): "/" and
 // everything in it, /workspace included, unless --dir mounts a host
-// directory at /workspace. Several processes can share one database.
+// directory at /workspace. Several processes can share one database. A
+// database this user cannot write (a read-only mount, another user's
+// file) is opened read-only: the tools read it, and their changes fail
+// saying why. --readonly opens it read-only too, and creates none.
 //
 // call runs one tool call and prints what the model would receive: text
 // and error text as the raw string, a json result compact, a content
@@ -58,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -185,13 +189,13 @@ type workspaceFlags struct {
 
 // registerStore registers the flags that choose the workspace.
 func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory): / and\neverything not mounted")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory, unless\n--readonly): / and everything not mounted. One this user cannot write is opened\nread-only")
 	fl.StringVar(&w.dir, "dir", "", "host directory mounted at /workspace (default: /workspace lives in --db)")
 }
 
 func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 	w.registerStore(fl)
-	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only")
+	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
 	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db) or none")
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
 	fl.StringVar(&w.mirror, "mirror", "", "host directory where exec runs on a workspace in --db, synced before and after\neach command (default: one per --db under the user cache directory)")
@@ -213,27 +217,45 @@ func (w *workspace) Close() {
 
 // openStore opens the workspace: "/" in the --db database, the --dir
 // host directory at /workspace (else /workspace in the database, made
-// on first use unless readonly).
+// on first use unless the database is read-only).
+//
+// readonly opens the database read-only (sqlitefs.ReadOnly), and a
+// database that does not exist is not created: "/" is then an empty tree
+// in memory. Without it, a database this process cannot write is opened
+// read-only all the same (sqlitefs.Open), and its tools' changes fail
+// saying so.
 func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspace, error) {
 	dbPath, err := filepath.Abs(w.db)
 	if err != nil {
 		return nil, err
 	}
-	// "Created on first use" includes its directory (a client's
-	// configuration often names a database in a directory not made yet).
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
-		return nil, fmt.Errorf("--db: %w", err)
-	}
-	db, err := sqlitefs.Open(dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("--db: %w", err)
+	var root vfs.Store
+	var closers []io.Closer
+	dbReadOnly := readonly
+	if _, err := os.Stat(dbPath); readonly && errors.Is(err, fs.ErrNotExist) {
+		root = memfs.New()
+	} else {
+		var opts []sqlitefs.Option
+		if readonly {
+			opts = append(opts, sqlitefs.ReadOnly())
+		} else if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+			// "Created on first use" includes its directory (a client's
+			// configuration often names a database in a directory not
+			// made yet).
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+		db, err := sqlitefs.Open(dbPath, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+		root, closers, dbReadOnly = db, []io.Closer{db}, db.ReadOnly()
 	}
 	// The database through a link is the file it names (one mirror for
 	// both, and import leaves it out however it is reached).
 	if real, err := filepath.EvalSymlinks(dbPath); err == nil {
 		dbPath = real
 	}
-	out := &workspace{ws: vfs.New(db), dbPath: dbPath, closers: []io.Closer{db}}
+	out := &workspace{ws: vfs.New(root), dbPath: dbPath, closers: closers}
 	if w.dir != "" {
 		dir, err := filepath.Abs(w.dir)
 		if err != nil {
@@ -250,7 +272,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 			out.Close()
 			return nil, err
 		}
-	} else if !readonly {
+	} else if !dbReadOnly {
 		if err := out.ws.Mkdir(ctx, gen.WorkspaceRoot, vfs.MkdirOptions{Recursive: true}); err != nil {
 			out.Close()
 			return nil, fmt.Errorf("--db: %w", err)
