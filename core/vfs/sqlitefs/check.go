@@ -72,6 +72,9 @@ func Check(ctx context.Context, path string) (*Report, error) {
 	params := []string{"mode=ro"}
 	if immutable {
 		params = append(params, "immutable=1")
+		// As a read-only FS does (see openReader): a writer that closes
+		// meanwhile keeps its -wal, which fails the check below.
+		defer closeLock(holdSharedLock(abs))
 	}
 	before, err := stampOf(abs)
 	if err != nil {
