@@ -36,8 +36,9 @@
 // changes fail with EROFS and a message naming the database and why (see
 // Open for how it is read without creating a file beside it).
 //
-// sqlitefs imports vfs, errno, the standard library and the SQLite
-// driver; it must not import core or any adapter.
+// sqlitefs imports vfs, errno, gen (the messages a model sees), the
+// standard library, golang.org/x/sys/unix and the SQLite driver; it must
+// not import core or any adapter.
 package sqlitefs
 
 import (
