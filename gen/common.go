@@ -464,6 +464,40 @@ func MsgHostIO(op string, path string, reason string) string {
 	return op + " " + path + ": " + reason
 }
 
+// MsgDatabaseDamaged renders: Ours: SQLite found the database file corrupt, or
+// file content failed its checksum. Once one call meets damage, every later
+// change in that process is refused with this message too.
+func MsgDatabaseDamaged(db string, reason string) string {
+	return "the workspace database " + db + " is damaged (" + reason + "); nothing was changed; check it with: agenttools check --db " + db
+}
+
+// MsgDatabaseChecksum: Ours: the reason given with databaseDamaged when a
+// chunk of file content fails its CRC-32C.
+const MsgDatabaseChecksum = "file content does not match its checksum"
+
+// MsgDatabaseChunkMissing: Ours: the reason given with databaseDamaged when a
+// file's chunks do not add up to its size.
+const MsgDatabaseChunkMissing = "file content is missing a chunk or has one of the wrong length"
+
+// MsgDatabaseReadOnly renders: Ours: a change asked of a workspace database
+// that is opened read-only.
+func MsgDatabaseReadOnly(db string, reason string) string {
+	return "the workspace database " + db + " is read-only (" + reason + "); nothing was changed"
+}
+
+// MsgDatabaseMountReadOnly: Ours: the reason given with databaseReadOnly when
+// the database's file system is mounted read-only.
+const MsgDatabaseMountReadOnly = "it is on a read-only mount"
+
+// MsgDatabaseNotWritable: Ours: the reason given with databaseReadOnly when
+// the operating system denies this user writing the file or its directory.
+const MsgDatabaseNotWritable = "this user may not write the file or its directory"
+
+// MsgDatabaseReadOnlyRequested: Ours: the reason given with databaseReadOnly
+// when the program asked for a read-only database (agenttools --readonly,
+// sqlitefs.ReadOnly).
+const MsgDatabaseReadOnlyRequested = "it was opened read-only on request"
+
 // MsgPathTooLong renders: Ours: a path longer than the workspace allows (POSIX
 // PATH_MAX); the path is shown shortened.
 func MsgPathTooLong(max int64, path string) string {
@@ -554,6 +588,13 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgReadOnlyMount", Template: "read-only mount at {root}: cannot modify: {path}", Sample: MsgReadOnlyMount("<root>", "<path>")},
 	{Name: "MsgMountPoint", Template: "cannot remove a mount point: {path}", Sample: MsgMountPoint("<path>")},
 	{Name: "MsgHostIO", Template: "{op} {path}: {reason}", Sample: MsgHostIO("<op>", "<path>", "<reason>")},
+	{Name: "MsgDatabaseDamaged", Template: "the workspace database {db} is damaged ({reason}); nothing was changed; check it with: agenttools check --db {db}", Sample: MsgDatabaseDamaged("<db>", "<reason>")},
+	{Name: "MsgDatabaseChecksum", Template: "file content does not match its checksum", Sample: MsgDatabaseChecksum},
+	{Name: "MsgDatabaseChunkMissing", Template: "file content is missing a chunk or has one of the wrong length", Sample: MsgDatabaseChunkMissing},
+	{Name: "MsgDatabaseReadOnly", Template: "the workspace database {db} is read-only ({reason}); nothing was changed", Sample: MsgDatabaseReadOnly("<db>", "<reason>")},
+	{Name: "MsgDatabaseMountReadOnly", Template: "it is on a read-only mount", Sample: MsgDatabaseMountReadOnly},
+	{Name: "MsgDatabaseNotWritable", Template: "this user may not write the file or its directory", Sample: MsgDatabaseNotWritable},
+	{Name: "MsgDatabaseReadOnlyRequested", Template: "it was opened read-only on request", Sample: MsgDatabaseReadOnlyRequested},
 	{Name: "MsgPathTooLong", Template: "Invalid path (longer than {max} bytes): {path}", Sample: MsgPathTooLong(12345, "<path>")},
 	{Name: "MsgInvalidGlob", Template: "Invalid glob pattern: {reason}", Sample: MsgInvalidGlob("<reason>")},
 	{Name: "MsgGlobTooDeep", Template: "braces nest more than {max} deep", Sample: MsgGlobTooDeep(12345)},

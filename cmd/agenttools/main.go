@@ -6,11 +6,15 @@
 //	agenttools import [--db FILE] [--to PATH] DIR
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
+//	agenttools check [--db FILE]
 //
 // The workspace is the SQLite database --db (agenttools.db in the
 // current directory by default, created on first use): "/" and
 // everything in it, /workspace included, unless --dir mounts a host
-// directory at /workspace. Several processes can share one database.
+// directory at /workspace. Several processes can share one database. A
+// database this user cannot write (a read-only mount, another user's
+// file) is opened read-only: the tools read it, and their changes fail
+// saying why. --readonly opens it read-only too, and creates none.
 //
 // call runs one tool call and prints what the model would receive: text
 // and error text as the raw string, a json result compact, a content
@@ -33,6 +37,12 @@
 // one JSON line per case with the oracle's field names, for the oracle's
 // score.py and compare.mjs.
 //
+// check examines the database for damage without changing it (SQLite's
+// integrity check, then every chunk of file content against its
+// checksum) and prints what it found: exit status 0 when it is sound, 1
+// when it is damaged, 2 for a usage error or a file that is not a
+// workspace database.
+//
 // tools prints the tool definitions (name, description, input schema) as
 // one JSON array.
 //
@@ -51,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -80,6 +91,7 @@ Commands:
   import  copy a host directory into the workspace
   export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
+  check   check the workspace database for damage
 
 Run "agenttools <command> --help" for a command's flags.
 `
@@ -119,6 +131,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = copyTree(ctx, "import", args[1:], stdout, stderr)
 	case "export":
 		code, err = copyTree(ctx, "export", args[1:], stdout, stderr)
+	case "check":
+		code, err = checkDB(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -175,13 +189,13 @@ type workspaceFlags struct {
 
 // registerStore registers the flags that choose the workspace.
 func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory): / and\neverything not mounted")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory, unless\n--readonly): / and everything not mounted. One this user cannot write is opened\nread-only")
 	fl.StringVar(&w.dir, "dir", "", "host directory mounted at /workspace (default: /workspace lives in --db)")
 }
 
 func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 	w.registerStore(fl)
-	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only")
+	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
 	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db) or none")
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
 	fl.StringVar(&w.mirror, "mirror", "", "host directory where exec runs on a workspace in --db, synced before and after\neach command (default: one per --db under the user cache directory)")
@@ -203,27 +217,45 @@ func (w *workspace) Close() {
 
 // openStore opens the workspace: "/" in the --db database, the --dir
 // host directory at /workspace (else /workspace in the database, made
-// on first use unless readonly).
+// on first use unless the database is read-only).
+//
+// readonly opens the database read-only (sqlitefs.ReadOnly), and a
+// database that does not exist is not created: "/" is then an empty tree
+// in memory. Without it, a database this process cannot write is opened
+// read-only all the same (sqlitefs.Open), and its tools' changes fail
+// saying so.
 func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspace, error) {
 	dbPath, err := filepath.Abs(w.db)
 	if err != nil {
 		return nil, err
 	}
-	// "Created on first use" includes its directory (a client's
-	// configuration often names a database in a directory not made yet).
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
-		return nil, fmt.Errorf("--db: %w", err)
-	}
-	db, err := sqlitefs.Open(dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("--db: %w", err)
+	var root vfs.Store
+	var closers []io.Closer
+	dbReadOnly := readonly
+	if _, err := os.Stat(dbPath); readonly && errors.Is(err, fs.ErrNotExist) {
+		root = memfs.New()
+	} else {
+		var opts []sqlitefs.Option
+		if readonly {
+			opts = append(opts, sqlitefs.ReadOnly())
+		} else if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+			// "Created on first use" includes its directory (a client's
+			// configuration often names a database in a directory not
+			// made yet).
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+		db, err := sqlitefs.Open(dbPath, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+		root, closers, dbReadOnly = db, []io.Closer{db}, db.ReadOnly()
 	}
 	// The database through a link is the file it names (one mirror for
 	// both, and import leaves it out however it is reached).
 	if real, err := filepath.EvalSymlinks(dbPath); err == nil {
 		dbPath = real
 	}
-	out := &workspace{ws: vfs.New(db), dbPath: dbPath, closers: []io.Closer{db}}
+	out := &workspace{ws: vfs.New(root), dbPath: dbPath, closers: closers}
 	if w.dir != "" {
 		dir, err := filepath.Abs(w.dir)
 		if err != nil {
@@ -240,7 +272,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 			out.Close()
 			return nil, err
 		}
-	} else if !readonly {
+	} else if !dbReadOnly {
 		if err := out.ws.Mkdir(ctx, gen.WorkspaceRoot, vfs.MkdirOptions{Recursive: true}); err != nil {
 			out.Close()
 			return nil, fmt.Errorf("--db: %w", err)
@@ -498,6 +530,57 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "%sed %d nodes\n", command, n)
+	return 0, nil
+}
+
+// integrityLines is how many lines of SQLite's integrity report check
+// prints.
+const integrityLines = 20
+
+// checkDB examines the workspace database: exit status 0 when it is
+// sound, 1 when it is damaged.
+func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fl := flags("check", "[--db FILE]",
+		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every chunk of file content against its\nchecksum and every file's chunks against its size. Prints what it found. Exit status 0\nwhen the database is sound, 1 when it is damaged, 2 for a usage error or a file that is\nnot a workspace database.", stderr)
+	db := fl.String("db", "agenttools.db", "the workspace database (SQLite)")
+	if err := parse(fl, args); err != nil {
+		return 0, err
+	}
+	if fl.NArg() != 0 {
+		fmt.Fprintf(stderr, "agenttools check: takes no arguments, got %d\n", fl.NArg())
+		fl.Usage()
+		return 0, errUsage
+	}
+	path, err := filepath.Abs(*db)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := sqlitefs.Check(ctx, path)
+	if err != nil {
+		return 0, fmt.Errorf("--db: %w", err)
+	}
+	switch n := len(rep.Integrity); {
+	case n == 0:
+	case rep.Integrity[0] == "ok" && n == 1:
+		fmt.Fprintln(stdout, "integrity_check: ok")
+	default:
+		fmt.Fprintln(stdout, "integrity_check:")
+		for _, line := range rep.Integrity[:min(n, integrityLines)] {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
+		if n > integrityLines {
+			fmt.Fprintf(stdout, "  (and %d more)\n", n-integrityLines)
+		}
+	}
+	fmt.Fprintf(stdout, "content: %d files, %d chunks read (%d without a checksum)\n", rep.Files, rep.Chunks, rep.Unverified)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(stdout, p)
+	}
+	if !rep.OK() {
+		fmt.Fprintf(stdout, "%s: damaged\n", path)
+		return 1, nil
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", path)
 	return 0, nil
 }
 

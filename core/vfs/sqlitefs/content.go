@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
 )
 
 // notFile is the error for a node that is no regular file.
@@ -29,8 +30,24 @@ func errChanged(name string) error {
 	return errno.New(errno.EIO, "file changed while it was being read", name)
 }
 
-func errDamaged(name string) error {
-	return errno.New(errno.EIO, "workspace database is corrupt: a chunk of the file is missing or has the wrong length", name)
+// errChunkMissing and errChecksum are the damage a reader finds in a
+// file's chunks: one missing or of the wrong length, one whose bytes do
+// not match their checksum.
+var (
+	errChunkMissing = &damage{reason: gen.MsgDatabaseChunkMissing}
+	errChecksum     = &damage{reason: gen.MsgDatabaseChecksum}
+)
+
+// checkChunk checks a chunk read back: its length is want bytes and its
+// bytes match sum (unless it has none, written by layout 1).
+func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
+	if int64(len(data)) != want {
+		return errChunkMissing
+	}
+	if sum.Valid && chunkSum(data) != sum.Int64 {
+		return errChecksum
+	}
+	return nil
 }
 
 // Open returns a reader of the regular file at name from byte offset to
@@ -39,13 +56,21 @@ func errDamaged(name string) error {
 // the end of a large file touches only its last chunks. It reads the
 // content the file had when opened; when that content is replaced or
 // removed before the reader has fetched all it needs, Read fails with an
-// EIO error saying so: it never returns a mix. Reads honour ctx.
+// EIO error saying so: it never returns a mix. Every chunk is checked
+// against its checksum and length: a chunk that fails, or is missing
+// while the file still refers to its content, fails Read with the
+// damaged error (see FS). Reads honour ctx.
 //
 // Errors: ENOENT, ENOTDIR, EISDIR (a directory), ELOOP (a symbolic link,
 // never followed), EINVAL, EIO.
 func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
+	}
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
 	}
 	n, err := lookup(ctx, f.r, name)
 	if err != nil {
@@ -74,19 +99,44 @@ func (r *reader) fetch() error {
 	idx := r.off / chunkSize
 	want := min(chunkSize, r.size-idx*chunkSize)
 	var data []byte
+	var sum sql.NullInt64
 	r.f.chunkReads.Add(1)
-	err := r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data)
+	done, err := r.f.fresh(r.ctx)
+	defer done()
+	if err == nil {
+		err = r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
+	}
 	if err == sql.ErrNoRows {
-		return errChanged(r.name)
+		err = r.gone()
+	}
+	if err == nil {
+		err = checkChunk(data, sum, want)
 	}
 	if err != nil {
 		return r.f.fail(r.ctx, r.name, err)
 	}
-	if int64(len(data)) != want {
-		return errDamaged(r.name)
-	}
 	r.buf = data[r.off-idx*chunkSize:]
 	return nil
+}
+
+// gone explains a chunk of the reader's content that is not in the
+// database: the content was replaced or removed (the file changed), or,
+// when the file still refers to it, the chunk is missing (damage). A
+// content is deleted in the transaction that stops the file referring
+// to it, and its id is never reused, so a file that refers to it after
+// the chunk was found missing referred to it all along.
+func (r *reader) gone() error {
+	var cid sql.NullInt64
+	err := r.f.r.QueryRowContext(r.ctx, qNodeContent, r.name).Scan(&cid)
+	switch {
+	case err == sql.ErrNoRows:
+		return errChanged(r.name)
+	case err != nil:
+		return err
+	case cid.Valid && cid.Int64 == r.cid:
+		return errChunkMissing
+	}
+	return errChanged(r.name)
 }
 
 func (r *reader) Read(p []byte) (int, error) {
@@ -177,6 +227,9 @@ func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint3
 		return err
 	}
 	// Refuse before reading anything when the file cannot be written.
+	if err := f.refuseChange(name); err != nil {
+		return err
+	}
 	if _, _, _, err := writable(ctx, f.r, name); err != nil {
 		return f.fail(ctx, name, err)
 	}
@@ -324,7 +377,7 @@ func (w *contentWriter) store(t *wtx, chunks [][]byte, final bool) (int64, error
 		}
 	}
 	for i, c := range chunks {
-		if _, err := t.ExecContext(t.ctx, qAddChunk, cid, w.next+int64(i), c); err != nil {
+		if _, err := t.ExecContext(t.ctx, qAddChunk, cid, w.next+int64(i), c, chunkSum(c)); err != nil {
 			return 0, err
 		}
 	}
@@ -485,7 +538,8 @@ func (f *FS) RemoveIf(ctx context.Context, name string, rev int64) error {
 	})
 }
 
-// readAll reads the whole content of the file n at name through q.
+// readAll reads the whole content of the file n at name through q,
+// checking every chunk as reader.fetch does (a failure is a *damage).
 func readAll(ctx context.Context, q querier, name string, n node) ([]byte, error) {
 	out := make([]byte, 0, n.size)
 	if !n.cid.Valid {
@@ -499,11 +553,15 @@ func readAll(ctx context.Context, q querier, name string, n node) ([]byte, error
 	for want := int64(0); rows.Next(); want++ {
 		var idx int64
 		var data sql.RawBytes
-		if err := rows.Scan(&idx, &data); err != nil {
+		var sum sql.NullInt64
+		if err := rows.Scan(&idx, &data, &sum); err != nil {
 			return nil, err
 		}
-		if idx != want || int64(len(data)) != min(chunkSize, n.size-idx*chunkSize) {
-			return nil, errDamaged(name)
+		if idx != want {
+			return nil, errChunkMissing
+		}
+		if err := checkChunk(data, sum, min(chunkSize, n.size-idx*chunkSize)); err != nil {
+			return nil, err
 		}
 		out = append(out, data...)
 	}
@@ -511,7 +569,7 @@ func readAll(ctx context.Context, q querier, name string, n node) ([]byte, error
 		return nil, err
 	}
 	if int64(len(out)) != n.size {
-		return nil, errDamaged(name)
+		return nil, errChunkMissing
 	}
 	return out, nil
 }

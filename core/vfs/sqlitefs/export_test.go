@@ -1,6 +1,8 @@
 package sqlitefs
 
 import (
+	"io"
+	"testing"
 	"time"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -18,4 +20,18 @@ const ChunkSize = chunkSize
 
 // Unprepared is how many statements f ran unprepared: 0 unless a
 // statement is missing from queries.
-func (f *FS) Unprepared() int64 { return f.w.unprepared.Load() + f.r.unprepared.Load() }
+func (f *FS) Unprepared() int64 {
+	n := f.r.unprepared.Load()
+	if f.w != nil {
+		n += f.w.unprepared.Load()
+	}
+	return n
+}
+
+// NoSharedLock makes read-only FSs opened until the test ends read the
+// immutable file without holding SQLite's shared lock.
+func NoSharedLock(t *testing.T) {
+	old := holdSharedLock
+	holdSharedLock = func(string) io.Closer { return nil }
+	t.Cleanup(func() { holdSharedLock = old })
+}

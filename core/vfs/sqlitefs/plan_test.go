@@ -32,7 +32,7 @@ func TestQueryPlans(t *testing.T) {
 		{"garbage", qDelGarbageChunks, []any{1}, "content_pending"},
 	}
 	for _, tt := range tests {
-		rows, err := f.r.DB.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
+		rows, err := f.r.db().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -3,6 +3,8 @@ package sqlitefs
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"sync"
 	"sync/atomic"
 )
 
@@ -17,27 +19,83 @@ type querier interface {
 // (queries) prepared: compiling SQL costs more than running the small
 // statements of this store. database/sql prepares each on every
 // connection that runs it, once. Any other statement runs unprepared.
+//
+// A read-only FS that reads an immutable snapshot of the file replaces
+// the pool's connections when the file changes (see FS.fresh); the
+// connections it replaced stay open, for the transactions still using
+// them, until the pool is closed.
 type pool struct {
-	*sql.DB
-	stmts      map[string]*sql.Stmt // read-only after newPool
-	unprepared atomic.Int64         // statements run unprepared (tests)
+	cur        atomic.Pointer[conns]
+	unprepared atomic.Int64 // statements run unprepared (tests)
+
+	mu      sync.Mutex
+	retired []*conns
+}
+
+// conns is a database handle and the store's statements prepared on it.
+type conns struct {
+	db    *sql.DB
+	stmts map[string]*sql.Stmt // read-only after prepare
 }
 
 // newPool prepares the store's statements on db; it needs the schema.
 func newPool(ctx context.Context, db *sql.DB) (*pool, error) {
-	p := &pool{DB: db, stmts: map[string]*sql.Stmt{}}
-	for _, q := range queries {
-		s, err := db.PrepareContext(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		p.stmts[q] = s
+	c, err := prepare(ctx, db, nil)
+	if err != nil {
+		return nil, err
 	}
+	p := &pool{}
+	p.cur.Store(c)
 	return p, nil
 }
 
-func (p *pool) stmt(query string) *sql.Stmt {
-	s := p.stmts[query]
+// prepare prepares the store's statements on db, each replaced by
+// instead[q] when there is one (skipped when that is "").
+func prepare(ctx context.Context, db *sql.DB, instead map[string]string) (*conns, error) {
+	c := &conns{db: db, stmts: map[string]*sql.Stmt{}}
+	for _, q := range queries {
+		text, ok := instead[q]
+		if !ok {
+			text = q
+		}
+		if text == "" {
+			continue
+		}
+		s, err := db.PrepareContext(ctx, text)
+		if err != nil {
+			return nil, err
+		}
+		c.stmts[q] = s
+	}
+	return c, nil
+}
+
+// swap makes c the pool's connections.
+func (p *pool) swap(c *conns) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.retired = append(p.retired, p.cur.Swap(c))
+}
+
+// Close closes the pool's connections; nil for no pool.
+func (p *pool) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	errs := []error{p.cur.Load().db.Close()}
+	for _, c := range p.retired {
+		errs = append(errs, c.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// db is the pool's current database handle.
+func (p *pool) db() *sql.DB { return p.cur.Load().db }
+
+func (p *pool) stmt(c *conns, query string) *sql.Stmt {
+	s := c.stmts[query]
 	if s == nil {
 		p.unprepared.Add(1)
 	}
@@ -45,58 +103,63 @@ func (p *pool) stmt(query string) *sql.Stmt {
 }
 
 func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if s := p.stmt(query); s != nil {
+	c := p.cur.Load()
+	if s := p.stmt(c, query); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
-	return p.DB.ExecContext(ctx, query, args...)
+	return c.db.ExecContext(ctx, query, args...)
 }
 
 func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if s := p.stmt(query); s != nil {
+	c := p.cur.Load()
+	if s := p.stmt(c, query); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
-	return p.DB.QueryContext(ctx, query, args...)
+	return c.db.QueryContext(ctx, query, args...)
 }
 
 func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if s := p.stmt(query); s != nil {
+	c := p.cur.Load()
+	if s := p.stmt(c, query); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
-	return p.DB.QueryRowContext(ctx, query, args...)
+	return c.db.QueryRowContext(ctx, query, args...)
 }
 
 // begin starts a transaction: BEGIN IMMEDIATE on the writing pool,
 // BEGIN (deferred) on the reading one.
 func (p *pool) begin(ctx context.Context) (*tx, error) {
-	t, err := p.BeginTx(ctx, nil)
+	c := p.cur.Load()
+	t, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &tx{Tx: t, p: p}, nil
+	return &tx{Tx: t, p: p, c: c}, nil
 }
 
 // tx is a transaction that runs its pool's prepared statements.
 type tx struct {
 	*sql.Tx
 	p *pool
+	c *conns // the connections it began on
 }
 
 func (t *tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if s := t.p.stmt(query); s != nil {
+	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).ExecContext(ctx, args...)
 	}
 	return t.Tx.ExecContext(ctx, query, args...)
 }
 
 func (t *tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if s := t.p.stmt(query); s != nil {
+	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).QueryContext(ctx, args...)
 	}
 	return t.Tx.QueryContext(ctx, query, args...)
 }
 
 func (t *tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if s := t.p.stmt(query); s != nil {
+	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).QueryRowContext(ctx, args...)
 	}
 	return t.Tx.QueryRowContext(ctx, query, args...)

@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 }
 
 func helper(role, path, id string) error {
+	if role == "reader" {
+		return readerHelper(path, id)
+	}
 	ctx := context.Background()
 	s, err := sqlitefs.Open(path)
 	if err != nil {

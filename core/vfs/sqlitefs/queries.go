@@ -29,9 +29,10 @@ var (
 	qDelContentBelow = query(`DELETE FROM content WHERE id IN (SELECT cid FROM node WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
 	qDelNodesBelow   = query(`DELETE FROM node WHERE path >= ?1 AND path < ?2`)
 
-	qChunk        = query(`SELECT data FROM chunk WHERE cid = ? AND idx = ?`)
-	qChunks       = query(`SELECT idx, data FROM chunk WHERE cid = ? ORDER BY idx`)
-	qAddChunk     = query(`INSERT INTO chunk (cid, idx, data) VALUES (?, ?, ?)`)
+	qChunk        = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
+	qChunks       = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
+	qAddChunk     = query(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
+	qNodeContent  = query(`SELECT cid FROM node WHERE path = ?`)
 	qNextContent  = query(`UPDATE meta SET value = value + 1 WHERE key = 'content' RETURNING value`)
 	qNewContent   = query(`INSERT INTO content (id, created, touched) VALUES (?, ?, ?)`)
 	qTouchContent = query(`UPDATE content SET touched = ? WHERE id = ? AND touched IS NOT NULL`)

@@ -24,8 +24,25 @@
 // not an SQLite database, a corrupt one, one of another program, and one
 // of a newer layout than this package knows.
 //
-// sqlitefs imports vfs, errno, the standard library and the SQLite
-// driver; it must not import core or any adapter.
+// Damage to the file is reported, never served: every connection runs
+// with PRAGMA cell_size_check on, so a damaged b-tree page fails with
+// SQLITE_CORRUPT instead of silently yielding fewer rows, and every chunk
+// of file content carries a CRC-32C checked whenever it is read (SQLite
+// keeps no checksums of its own). An operation that meets damage fails
+// with an error that says the database is damaged and names it
+// (gen.MsgDatabaseDamaged, errors.Is ErrCorrupt), and the FS then refuses
+// every change. agenttools check runs PRAGMA integrity_check and verifies
+// every chunk.
+//
+// A database this process cannot write (a read-only mount, another
+// user's file, a directory where SQLite could not keep its -wal and -shm
+// files), or one opened with ReadOnly, is opened read-only: reads work,
+// changes fail with EROFS and a message naming the database and why (see
+// Open for how it is read without creating a file beside it).
+//
+// sqlitefs imports vfs, errno, gen (the messages a model sees), the
+// standard library, golang.org/x/sys/unix and the SQLite driver; it must
+// not import core or any adapter.
 package sqlitefs
 
 import (
@@ -34,10 +51,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -47,12 +66,16 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
 )
 
 // SchemaVersion is the layout of the database this package reads and
 // writes, kept in PRAGMA user_version. A database with a larger number is
-// refused (ErrNewerSchema) and never modified.
-const SchemaVersion = 1
+// refused (ErrNewerSchema) and never modified. Layout 1 lacked the
+// chunks' checksums: Open migrates a layout-1 database to this one (one
+// transaction adding the column; the chunks written before keep no
+// checksum and are read unverified).
+const SchemaVersion = 2
 
 const (
 	// chunkSize is the length in bytes of every chunk of a file's
@@ -107,7 +130,9 @@ const (
 //     NULL once a file refers to it. Content whose touched is old is what
 //     a failed or killed write left: garbage.
 //   - chunk holds the bytes: chunk idx of content cid is bytes
-//     [idx*64 KiB, (idx+1)*64 KiB) of the file.
+//     [idx*64 KiB, (idx+1)*64 KiB) of the file; sum is the CRC-32C
+//     (Castagnoli) of data, checked on every read, NULL for a chunk a
+//     layout-1 program wrote (not checked).
 const schema = `
 CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
@@ -136,15 +161,33 @@ CREATE TABLE chunk (
 	cid  INTEGER NOT NULL,
 	idx  INTEGER NOT NULL,
 	data BLOB NOT NULL,
+	sum  INTEGER,
 	PRIMARY KEY (cid, idx)
 );
 `
+
+// migrate1 turns a layout-1 database into this layout; the caller sets
+// user_version in the same transaction.
+const migrate1 = `ALTER TABLE chunk ADD COLUMN sum INTEGER`
+
+// castagnoli is the table of the chunks' checksums (CRC-32C).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// chunkSum is the checksum stored with a chunk of data.
+func chunkSum(data []byte) int64 { return int64(crc32.Checksum(data, castagnoli)) }
+
+// connParams are the parameters of every connection. cell_size_check
+// makes SQLite check each b-tree page's cells as it reads the page, so a
+// page damaged on disk fails with SQLITE_CORRUPT instead of yielding
+// fewer rows.
+var connParams = []string{"_pragma=cell_size_check(1)"}
 
 // tables are the tables a database of this layout has.
 var tables = []string{"chunk", "content", "meta", "node"}
 
 // Errors of Open, for errors.Is. The errors Open returns carry a message
-// that names the file and says why.
+// that names the file and says why. ErrCorrupt is also in the chain of
+// every error of an FS that met damage (see FS).
 var (
 	// ErrNotDatabase: the file is not an SQLite database.
 	ErrNotDatabase = errors.New("not an SQLite database")
@@ -171,12 +214,36 @@ func (e *openError) Is(target error) bool { return target == e.kind }
 func (e *openError) Unwrap() error { return e.err }
 
 // FS is a workspace tree in an SQLite file. Close releases it.
+//
+// A read-only FS (see Open) answers every change with EROFS whose
+// message is gen.MsgDatabaseReadOnly, naming the file and why it is
+// read-only.
+//
+// An FS that meets damage (SQLite finds the file corrupt, or a chunk of
+// file content fails its checksum or is missing) fails that operation
+// with an EIO *errno.Error whose message is gen.MsgDatabaseDamaged and
+// whose chain holds ErrCorrupt, and from then on refuses every change
+// with that error, so nothing more is written into a database known to
+// be damaged. agenttools check examines such a file.
 type FS struct {
 	path  string // as given to Open, for messages
-	w     *pool  // writes: one connection, transactions BEGIN IMMEDIATE
+	abs   string // absolute, for the model's messages
+	w     *pool  // writes: one connection, transactions BEGIN IMMEDIATE; nil when read-only
 	r     *pool  // reads
 	now   func() time.Time
 	gcAge time.Duration
+
+	// readOnly is why the FS is read-only (a gen.MsgDatabase* reason),
+	// "" when it is not; canWrite whether this process may write the file
+	// and its directory.
+	readOnly string
+	canWrite bool
+	// snap watches the file while the FS reads it immutable (read-only
+	// FS only).
+	snap *snapshot
+
+	// damage is the first damage an operation met, nil while none was.
+	damage atomic.Pointer[damage]
 
 	// chunkReads counts the chunks readers fetched (for tests).
 	chunkReads atomic.Int64
@@ -198,6 +265,14 @@ func WithClock(now func() time.Time) Option {
 	return func(f *FS) { f.now = now }
 }
 
+// ReadOnly opens the database read-only, as Open does on its own when
+// this process cannot write the file or its directory (see Open): the FS
+// reads and refuses every change. A database that does not exist is not
+// created.
+func ReadOnly() Option {
+	return func(f *FS) { f.readOnly = gen.MsgDatabaseReadOnlyRequested }
+}
+
 // withGCAge sets how old unreferenced content must be before Open
 // collects it (tests).
 func withGCAge(d time.Duration) Option {
@@ -208,13 +283,39 @@ func withGCAge(d time.Duration) Option {
 // it when the file does not exist or is empty (a root directory 0o755
 // and nothing else). The directory holding path must exist.
 //
+// When this process cannot write the file or its directory (a read-only
+// mount, or permissions: SQLite needs to create its -wal and -shm files
+// beside the database), or with the ReadOnly option, Open opens it
+// read-only (see ReadOnly and FS.ReadOnly): reads work, every change
+// fails with EROFS and the message gen.MsgDatabaseReadOnly saying why,
+// and nothing is collected or migrated. How it reads: while a writer has
+// the database open (its -wal and -shm files beside it), through SQLite's
+// shared memory, seeing every commit; otherwise the file alone, opened
+// immutable, so that reading it creates no file beside it (a directory
+// this process cannot write could not hold one). Immutable means SQLite
+// takes no lock and trusts that nobody writes the file: every operation
+// first checks that the file is as it was (its identity, size and
+// modification time) and that no -wal file appeared, and when either
+// changed, opens the database again in whichever way now fits, so a
+// later writer's commits are seen; on Linux it also holds the shared lock
+// SQLite's readers hold, so that a writer that closes leaves its -wal
+// rather than rewriting the file under it. (A writer that checkpoints a
+// long WAL, 1000 pages, while an operation reads the file alone can still
+// fail that one operation, saying the database changed while it was
+// read.) A database with a -wal but no -shm
+// file in a directory this process cannot write cannot be read (SQLite
+// would need to create the -shm): Open says so and how to fix it. A file
+// that does not exist in a directory this process cannot write is not
+// created: Open says why.
+//
 // Open refuses, and leaves byte-identical with no file created beside
 // it: a file that does not start with the 16-byte SQLite header
 // (ErrNotDatabase), a database SQLite finds corrupt (ErrCorrupt), an
 // SQLite database of another program (ErrForeign), and a workspace
 // database whose schema version is newer than SchemaVersion
 // (ErrNewerSchema). Corruption deep inside a database SQLite has not read
-// yet shows later, as EIO errors of the operations that meet it.
+// yet shows later, as the damaged error of the operations that meet it
+// (see FS). A database of layout 1 is migrated (see SchemaVersion).
 //
 // Open also collects the content of writes that failed or were killed
 // (unreferenced content untouched for 15 minutes).
@@ -227,6 +328,7 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.abs = abs
 	// Through a link, the database is the file it names: its -wal and
 	// -shm files are beside that file, not beside the link.
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -234,6 +336,17 @@ func Open(path string, opts ...Option) (*FS, error) {
 	}
 	if err := f.precheck(abs); err != nil {
 		return nil, err
+	}
+	ctx := context.Background()
+	why := notWritable(abs)
+	if f.canWrite = why == ""; f.readOnly == "" {
+		f.readOnly = why
+	}
+	if f.readOnly != "" {
+		if err := f.openReadOnly(ctx, abs); err != nil {
+			return nil, err
+		}
+		return f, nil
 	}
 	// The writing pool has one connection: the writers of this process
 	// queue for it (honouring their contexts) instead of polling SQLite's
@@ -256,7 +369,6 @@ func Open(path string, opts ...Option) (*FS, error) {
 	}
 	rdb.SetMaxOpenConns(readConns)
 	rdb.SetMaxIdleConns(readConns)
-	ctx := context.Background()
 	err = f.initialize(ctx, wdb)
 	if err == nil {
 		f.w, err = newPool(ctx, wdb)
@@ -283,12 +395,16 @@ func Open(path string, opts ...Option) (*FS, error) {
 // abs: a file: URI (so that SQLite's own parameters, such as immutable,
 // apply) with params.
 func dsn(abs string, params ...string) string {
+	params = append(slices.Clip(connParams), params...)
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: strings.Join(params, "&")}
 	return u.String()
 }
 
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
+	if f.snap != nil {
+		defer f.snap.close()
+	}
 	return errors.Join(f.r.Close(), f.w.Close())
 }
 
@@ -297,6 +413,12 @@ func (f *FS) refuse(kind error, err error, format string, args ...any) error {
 }
 
 func (f *FS) corrupt(err error) error {
+	return f.refuse(ErrCorrupt, err, "the workspace database is corrupt (%s); refusing to use it", sqliteReason(err))
+}
+
+// sqliteReason is SQLite's words for the failure err, such as "the
+// database disk image is malformed", or err's text.
+func sqliteReason(err error) string {
 	reason := err.Error()
 	var se *sqlite.Error
 	if errors.As(err, &se) {
@@ -305,7 +427,41 @@ func (f *FS) corrupt(err error) error {
 			reason = reason[:i]
 		}
 	}
-	return f.refuse(ErrCorrupt, err, "the workspace database is corrupt (%s); refusing to use it", strings.ToLower(reason))
+	return strings.ToLower(reason)
+}
+
+// damage is an operation's finding that the database is damaged: reason
+// is what is given with gen.MsgDatabaseDamaged; err is SQLite's error,
+// if any. Its chain holds ErrCorrupt.
+type damage struct {
+	reason string
+	err    error
+}
+
+func (d *damage) Error() string { return d.reason }
+
+func (d *damage) Is(target error) bool { return target == ErrCorrupt }
+
+func (d *damage) Unwrap() error { return d.err }
+
+// damaged records d as damage this FS met (the first one is kept, and
+// refuses every later change) and returns the error of the operation on
+// name that met it.
+func (f *FS) damaged(name string, d *damage) error {
+	f.damage.CompareAndSwap(nil, d)
+	return &errno.Error{Code: errno.EIO, Message: gen.MsgDatabaseDamaged(f.abs, d.reason), Path: name, Err: d}
+}
+
+// refuseChange is the error of a change to name when none may be made:
+// EROFS on a read-only FS, the damage met before, or nil.
+func (f *FS) refuseChange(name string) error {
+	if f.readOnly != "" {
+		return &errno.Error{Code: errno.EROFS, Message: gen.MsgDatabaseReadOnly(f.abs, f.readOnly), Path: name}
+	}
+	if d := f.damage.Load(); d != nil {
+		return f.damaged(name, d)
+	}
+	return nil
 }
 
 // isCorrupt reports whether err is SQLite's finding that a file is no
@@ -401,8 +557,8 @@ func inUse(abs string) bool {
 
 // checkVersion reads the schema version and the tables through q and
 // refuses what is no workspace database of a layout this package knows.
-// It returns nil for a workspace database of SchemaVersion and for an
-// empty one (version 0, no tables).
+// It returns nil for a workspace database of a layout from 1 to
+// SchemaVersion and for an empty one (version 0, no tables).
 func (f *FS) checkVersion(ctx context.Context, q querier) error {
 	version, names, err := readVersion(ctx, q)
 	if isCorrupt(err) {
@@ -416,9 +572,10 @@ func (f *FS) checkVersion(ctx context.Context, q querier) error {
 		return f.refuse(ErrNewerSchema, nil, "workspace database schema version %d is newer than this program's (%d)", version, SchemaVersion)
 	case version == 0 && len(names) == 0:
 		return nil
-	case version == SchemaVersion && strings.Join(names, ",") == strings.Join(tables, ","):
+	case version >= 1 && strings.Join(names, ",") == strings.Join(tables, ","):
+		// This layout, or one Open migrates.
 		return nil
-	case version == SchemaVersion:
+	case version >= 1:
 		return f.corrupt(fmt.Errorf("it has the tables %q, want %q", names, tables))
 	}
 	return f.refuse(ErrForeign, nil, "an SQLite database that is not an agenttools workspace (schema version %d, tables %q); refusing to use it", version, names)
@@ -444,9 +601,10 @@ func readVersion(ctx context.Context, q querier) (version int, names []string, e
 }
 
 // initialize checks the database through the writing connection, which
-// reads the WAL too, and creates the schema in an empty one, in one
-// transaction, so that of processes initializing one file at once exactly
-// one creates it. It then turns WAL on (a no-op when it is already).
+// reads the WAL too, and creates the schema in an empty one, or migrates
+// one of an older layout, in one transaction, so that of processes
+// initializing one file at once exactly one does it. It then turns WAL on
+// (a no-op when it is already).
 func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -460,10 +618,12 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 	if err := conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return err
 	}
-	if version == 0 {
-		// Takes effect only on a database with no page yet.
-		if _, err := conn.ExecContext(ctx, `PRAGMA page_size = 4096`); err != nil {
-			return err
+	if version < SchemaVersion {
+		if version == 0 {
+			// Takes effect only on a database with no page yet.
+			if _, err := conn.ExecContext(ctx, `PRAGMA page_size = 4096`); err != nil {
+				return err
+			}
 		}
 		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
@@ -476,21 +636,8 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return err
 		}
-		if version == 0 {
-			now := f.stamp()
-			for _, stmt := range []string{
-				schema,
-				fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion),
-				`INSERT INTO meta (key, value) VALUES ('rev', 1), ('content', 0)`,
-			} {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO node (path, parent, name, type, mode, mtime, rev) VALUES ('', NULL, '', ?, ?, ?, 1)`,
-				dbDir, 0o755, now); err != nil {
-				return err
-			}
+		if err := f.upgrade(ctx, tx, version); err != nil {
+			return err
 		}
 		if err := tx.Commit(); err != nil {
 			return err
@@ -504,6 +651,32 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("%s: journal mode is %q, want wal", f.path, mode)
 	}
 	return nil
+}
+
+// upgrade brings a database of layout version (0: an empty file) to
+// SchemaVersion in tx.
+func (f *FS) upgrade(ctx context.Context, tx *sql.Tx, version int) error {
+	switch version {
+	case SchemaVersion:
+		return nil
+	case 0:
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('rev', 1), ('content', 0)`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO node (path, parent, name, type, mode, mtime, rev) VALUES ('', NULL, '', ?, ?, ?, 1)`,
+			dbDir, 0o755, f.stamp()); err != nil {
+			return err
+		}
+	case 1:
+		if _, err := tx.ExecContext(ctx, migrate1); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion))
+	return err
 }
 
 // collect deletes content no file refers to whose writer has not
@@ -542,8 +715,12 @@ func (t *wtx) bump() (int64, error) {
 
 // write runs fn, about name, in one write transaction and commits it when fn returns
 // nil. fn's error is returned as is; a database failure as an
-// *errno.Error; a done context as ctx.Err().
+// *errno.Error; a done context as ctx.Err(). Once the FS met damage, it
+// refuses, running nothing.
 func (f *FS) write(ctx context.Context, name string, fn func(t *wtx) error) error {
+	if err := f.refuseChange(name); err != nil {
+		return err
+	}
 	tx, err := f.w.begin(ctx)
 	if err != nil {
 		return f.fail(ctx, name, err)
@@ -567,9 +744,11 @@ type passErr struct{ err error }
 func (e passErr) Error() string { return e.err.Error() }
 
 // fail turns a failure into the store's error: *errno.Error values and
-// passErr pass unchanged; a done context is ctx.Err(); SQLite's
-// failures get a code (EBUSY when the database stayed locked for the
-// busy timeout, ENOSPC, EROFS, EIO otherwise).
+// passErr pass unchanged; a done context is ctx.Err(); damage (a
+// *damage, SQLite's SQLITE_CORRUPT or SQLITE_NOTADB) is the damaged
+// error, and refuses every later change; SQLite's other failures get a
+// code (EBUSY when the database stayed locked for the busy timeout,
+// ENOSPC, EROFS, EIO otherwise).
 func (f *FS) fail(ctx context.Context, name string, err error) error {
 	if err == nil {
 		return nil
@@ -585,8 +764,19 @@ func (f *FS) fail(ctx context.Context, name string, err error) error {
 		}
 		return ee
 	}
+	var d *damage
+	if errors.As(err, &d) {
+		return f.damaged(name, d)
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if isCorrupt(err) {
+		if f.snap != nil && f.snap.changed() {
+			// Read immutable while another process wrote it: no damage.
+			return &errno.Error{Code: errno.EIO, Message: "workspace database changed while it was being read", Path: name, Err: err}
+		}
+		return f.damaged(name, &damage{reason: sqliteReason(err), err: err})
 	}
 	code, msg := errno.EIO, err.Error()
 	var se *sqlite.Error
@@ -598,8 +788,6 @@ func (f *FS) fail(ctx context.Context, name string, err error) error {
 			code, msg = errno.ENOSPC, "no space left on device"
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
 			code, msg = errno.EROFS, "workspace database is read-only"
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			msg = "workspace database is corrupt"
 		}
 	}
 	return &errno.Error{Code: code, Message: msg, Path: name, Err: err}

@@ -128,6 +128,11 @@ func (f *FS) Lstat(ctx context.Context, name string) (vfs.Info, error) {
 	if err := checkName(name); err != nil {
 		return vfs.Info{}, err
 	}
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return vfs.Info{}, f.fail(ctx, name, err)
+	}
 	n, err := lookup(ctx, f.r, name)
 	if err != nil {
 		return vfs.Info{}, f.fail(ctx, name, err)
@@ -143,6 +148,11 @@ func (f *FS) Lstat(ctx context.Context, name string) (vfs.Info, error) {
 func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
+	}
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
 	}
 	tx, err := f.r.begin(ctx)
 	if err != nil {

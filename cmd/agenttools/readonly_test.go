@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// nobodyUID is the user the read-only tests run the command as.
+const nobodyUID = 65534
+
+// sharedTempDir makes a directory every user can enter and read, and
+// only this one write (a temporary directory's parents are private).
+func sharedTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "agenttools-shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// sharedWorkspace makes a database in a shared directory holding
+// /workspace/a.txt = "hello", and one holding only "/".
+func sharedWorkspace(t *testing.T) (db, bare string) {
+	t.Helper()
+	dir := sharedTempDir(t)
+	db = filepath.Join(dir, "ws.db")
+	if got := runCLI(t, "", "call", "--db", db, "write", `{"path":"/workspace/a.txt","content":"hello"}`); got.code != 0 {
+		t.Fatalf("write: %+v", got)
+	}
+	bare = filepath.Join(dir, "bare.db")
+	s, err := sqlitefs.Open(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, p := range []string{db, bare} {
+		if err := os.Chmod(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, bare
+}
+
+// listDir names the files in dir.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// cliRun runs the built command as prep makes it, in a scratch
+// directory every user can write, and returns what it did.
+func cliRun(t *testing.T, prep func(*osexec.Cmd), args ...string) result {
+	t.Helper()
+	scratch := sharedTempDir(t)
+	if err := os.Chmod(scratch, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cmd := osexec.Command(args[0], args[1:]...)
+	cmd.Dir = scratch
+	cmd.Env = append(os.Environ(), "HOME="+scratch, "XDG_CACHE_HOME="+scratch)
+	prep(cmd)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*osexec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// readOnlyCalls checks the calls on a read-only database db (and bare,
+// one with "/" only): reads work, changes answer the read-only message
+// with reason, nothing is written, and a database that does not exist in
+// its directory is not created.
+func readOnlyCalls(t *testing.T, run func(args ...string) result, db, bare, reason string) {
+	t.Helper()
+	dir := filepath.Dir(db)
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := listDir(t, dir)
+	roError := func(op, path string) string {
+		return marshal(t, gen.ErrorResult{Error: gen.MsgHostIO(op, path, gen.MsgDatabaseReadOnly(db, reason))}) + "\n"
+	}
+	tests := []struct {
+		name string
+		args []string
+		want result
+	}{
+		{"read", []string{"call", "--db", db, "read", `{"path":"/workspace/a.txt"}`}, result{0, "hello\n", ""}},
+		{"grep, --readonly", []string{"call", "--readonly", "--db", db, "grep", `{"query":"hel"}`},
+			result{0, `{"path":"/workspace","query":"hel","count":1,"matches":[{"path":"/workspace/a.txt","line":1,"text":"hello"}]}` + "\n", ""}},
+		{"write", []string{"call", "--db", db, "write", `{"path":"/workspace/b.txt","content":"b"}`}, result{1, roError("write", "/workspace/b.txt"), ""}},
+		{"delete", []string{"call", "--db", db, "delete", `{"path":"/workspace/a.txt"}`}, result{1, roError("remove", "/workspace/a.txt"), ""}},
+		{"no /workspace is made", []string{"call", "--db", bare, "ls", `{"path":"/"}`}, result{0, `{"path":"/","count":0,"entries":[]}` + "\n", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := run(tt.args...)
+			if got != tt.want {
+				t.Errorf("agenttools %q:\n got %+v\nwant %+v", tt.args, got, tt.want)
+			}
+		})
+	}
+	missing := filepath.Join(dir, "new.db")
+	if got := run("call", "--db", missing, "ls", `{"path":"/"}`); got.code != 2 || !strings.Contains(got.stderr, "cannot be created") {
+		t.Errorf("call on a database that does not exist: %+v", got)
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(after, before) {
+		t.Error("the database changed")
+	}
+	if got := listDir(t, dir); got != files {
+		t.Errorf("files beside the database: %q, were %q", got, files)
+	}
+}
+
+// TestReadOnlyDatabaseOtherUser: a database, and its directory, that the
+// user running the command may read and not write: every call failed
+// with "attempt to write a readonly database", even with --readonly. Now
+// the reading tools work and the changes say why they cannot.
+func TestReadOnlyDatabaseOtherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running the command as another user (nobody) needs root")
+	}
+	bin := filepath.Join(sharedTempDir(t), "agenttools")
+	data, err := os.ReadFile(agenttoolsBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, bare := sharedWorkspace(t)
+	asNobody := func(cmd *osexec.Cmd) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobodyUID, Gid: nobodyUID}}
+	}
+	run := func(args ...string) result { return cliRun(t, asNobody, append([]string{bin}, args...)...) }
+	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseNotWritable)
+}
+
+// TestReadOnlyDatabaseMount: a database on a read-only mount: every call
+// failed with "unable to open database file", even with --readonly. Now
+// the reading tools work and the changes say it is on a read-only mount.
+func TestReadOnlyDatabaseMount(t *testing.T) {
+	db, bare := sharedWorkspace(t)
+	dir := filepath.Dir(db)
+	args := []string{"-m", "--propagation", "private"}
+	if os.Geteuid() != 0 {
+		args = append([]string{"-r"}, args...)
+	}
+	if out, err := osexec.Command("unshare", append(args, "true")...).CombinedOutput(); err != nil {
+		t.Skipf("no mount namespace (unshare %s): %v %s", strings.Join(args, " "), err, out)
+	}
+	bin := agenttoolsBinary(t)
+	run := func(cliArgs ...string) result {
+		all := append(append(args, "sh", "-c", `mount --bind -o ro "$1" "$1" && shift && exec "$@"`, "sh", dir, bin), cliArgs...)
+		return cliRun(t, func(*osexec.Cmd) {}, append([]string{"unshare"}, all...)...)
+	}
+	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseMountReadOnly)
+}

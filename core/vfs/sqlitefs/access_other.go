@@ -1,0 +1,6 @@
+//go:build !unix
+
+package sqlitefs
+
+// notWritable cannot tell here: SQLite finds out.
+func notWritable(string) string { return "" }

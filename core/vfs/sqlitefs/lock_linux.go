@@ -1,0 +1,40 @@
+package sqlitefs
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// SQLite's lock bytes in a database file (os_unix.c): a connection that
+// reads holds a read lock on the shared range, and one that would
+// checkpoint the WAL into the file and delete it, when the last
+// connection closes, needs a write lock on that range.
+const (
+	pendingByte = 0x40000000
+	sharedFirst = pendingByte + 2
+	sharedSize  = 510
+)
+
+// holdShared takes a read lock on the shared range of the database file
+// at abs, as a reading connection does, and keeps it until the returned
+// Closer is closed. It is an open file description lock, which closing
+// another descriptor of the file in this process does not release, and
+// which conflicts with the POSIX locks SQLite takes. While it is held, a
+// writer that closes leaves its -wal file rather than checkpointing it
+// into the file and deleting it, so a reader of the immutable file sees
+// the -wal and opens the database again. Nil when the lock cannot be
+// taken (the check of the file's stamp still applies).
+func holdShared(abs string) io.Closer {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil
+	}
+	lk := unix.Flock_t{Type: unix.F_RDLCK, Whence: io.SeekStart, Start: sharedFirst, Len: sharedSize}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
