@@ -8,6 +8,7 @@ require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/dave/jennifer v1.7.1
 	github.com/eino-contrib/jsonschema v1.0.3
+	github.com/epiclabs-io/diff3 v0.0.0-20260520111523-3b1669897fb1
 	github.com/firebase/genkit/go v1.4.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0

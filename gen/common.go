@@ -646,6 +646,12 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecMirrorBackend", Template: "Runs bash on this machine, in a copy of {dir} that is synced before and after each command.", Sample: MsgExecMirrorBackend("<dir>")},
 	{Name: "MsgExecMirrorCopyInFailed", Template: "[Some of the workspace could not be copied to where the command runs, and is missing there: {reason}]\n", Sample: MsgExecMirrorCopyInFailed("<reason>")},
 	{Name: "MsgExecMirrorSyncFailed", Template: "\n[The command's changes could not all be copied back into the workspace: {reason}]", Sample: MsgExecMirrorSyncFailed("<reason>")},
+	{Name: "MsgExecMirrorConflicts", Template: "\n[These paths changed in the workspace while the command ran, and the command's changes to them could not be merged in, so the workspace's version was kept:{paths}]", Sample: MsgExecMirrorConflicts("<paths>")},
+	{Name: "MsgExecMirrorConflictSaved", Template: "\n{path}: the command's version is at {saved}", Sample: MsgExecMirrorConflictSaved("<path>", "<saved>")},
+	{Name: "MsgExecMirrorConflictNotSaved", Template: "\n{path}: the command's version could not be saved: {reason}", Sample: MsgExecMirrorConflictNotSaved("<path>", "<reason>")},
+	{Name: "MsgExecMirrorConflictNotDeleted", Template: "\n{path}: the command deleted it", Sample: MsgExecMirrorConflictNotDeleted("<path>")},
+	{Name: "MsgExecMirrorConflictMore", Template: "\nand {count} more", Sample: MsgExecMirrorConflictMore(12345)},
+	{Name: "MsgExecMirrorConflictDir", Template: "/.computer/conflicts/{run}", Sample: MsgExecMirrorConflictDir("<run>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 }
 

@@ -193,6 +193,9 @@ const (
 	// ExecSnapshotIntervalDefault: Running snapshots are coalesced to one per
 	// interval. In milliseconds.
 	ExecSnapshotIntervalDefault int64 = 100
+	// ExecConflictLinesDefault: Ours: paths the mirror's note on conflicting
+	// changes names one by one (mirrorConflicts); the rest are counted. In lines.
+	ExecConflictLinesDefault int64 = 10
 )
 
 // MsgExecNameBackend is the text "Name a backend to run on.".
@@ -272,6 +275,49 @@ func MsgExecMirrorCopyInFailed(reason string) string {
 // command's changes back failed.
 func MsgExecMirrorSyncFailed(reason string) string {
 	return "\n[The command's changes could not all be copied back into the workspace: " + reason + "]"
+}
+
+// MsgExecMirrorConflicts renders: Ours: ends stderr (before mirrorSyncFailed)
+// when a mirrored command changed what the workspace changed meanwhile and the
+// two could not be merged line by line (both changed the same lines, a file
+// that is not text or has no base copy, a deleted or replaced node). paths is
+// one mirrorConflictSaved, mirrorConflictNotSaved or mirrorConflictNotDeleted
+// line per workspace path, at most limits.conflictLines of them, then
+// mirrorConflictMore.
+func MsgExecMirrorConflicts(paths string) string {
+	return "\n[These paths changed in the workspace while the command ran, and the command's changes to them could not be merged in, so the workspace's version was kept:" + paths + "]"
+}
+
+// MsgExecMirrorConflictSaved renders: Ours: a line of mirrorConflicts; saved
+// is below mirrorConflictDir.
+func MsgExecMirrorConflictSaved(path string, saved string) string {
+	return "\n" + path + ": the command's version is at " + saved
+}
+
+// MsgExecMirrorConflictNotSaved renders: Ours: a line of mirrorConflicts.
+func MsgExecMirrorConflictNotSaved(path string, reason string) string {
+	return "\n" + path + ": the command's version could not be saved: " + reason
+}
+
+// MsgExecMirrorConflictNotDeleted renders: Ours: a line of mirrorConflicts,
+// for a node the command deleted that the workspace changed meanwhile (or a
+// directory that holds such a node or a new one).
+func MsgExecMirrorConflictNotDeleted(path string) string {
+	return "\n" + path + ": the command deleted it"
+}
+
+// MsgExecMirrorConflictMore renders: Ours: ends the lines of mirrorConflicts
+// when there are more than limits.conflictLines.
+func MsgExecMirrorConflictMore(count int64) string {
+	return "\nand " + strconv.FormatInt(count, 10) + " more"
+}
+
+// MsgExecMirrorConflictDir renders: Ours: the workspace directory that keeps
+// the command's versions of one run's conflicting nodes, at their paths below
+// the mirrored directory; run is the exec run's id, with -2, -3, ... added
+// when that directory exists already, so no earlier copy is ever overwritten.
+func MsgExecMirrorConflictDir(run string) string {
+	return "/.computer/conflicts/" + run
 }
 
 // MsgExecBadEnvName renders: Ours: the host backend refuses an env name that

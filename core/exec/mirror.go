@@ -2,13 +2,15 @@ package exec
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,9 +29,11 @@ type MirrorOptions struct {
 	// the call gives no cwd; gen.WorkspaceRoot when empty.
 	HostOptions
 	// Mirror is the host directory that holds the copy; created when
-	// missing. The tree is kept in Mirror/tree and what was last synced
-	// in Mirror/state.json, so a later process (the next agenttools
-	// call) copies only what changed since.
+	// missing. The tree is kept in Mirror/tree, what was last synced in
+	// Mirror/state.json, so a later process (the next agenttools call)
+	// copies only what changed since, and a base copy of each file up to
+	// MaxMergeBytes (what the command starts from, for merges) in
+	// Mirror/base.
 	Mirror string
 }
 
@@ -42,6 +46,26 @@ type MirrorOptions struct {
 // size or time moved since the last one, so a command on a large,
 // unchanged tree copies nothing; what is in the copy but not in the
 // workspace (left by a command that was cancelled) is removed first.
+//
+// The workspace may change while a command runs (another call, another
+// process): the sync back writes only what the command changed, and
+// never over a change made meanwhile. A file both changed is merged line
+// by line against the content the command started from (a base copy kept
+// in the mirror for every file up to MaxMergeBytes); where both changed
+// the same lines, or the file is not text or has no base copy, or the
+// workspace deleted or replaced what the command changed, the
+// workspace's version stays and the command's is saved under
+// gen.MsgExecMirrorConflictDir(run id), named in a note on stderr
+// (gen.MsgExecMirrorConflicts). A node the command deleted that the
+// workspace changed meanwhile is kept, and named too; so is a directory
+// it deleted that the workspace added to. A link is removed and made
+// again only while it is as the command found it (else a conflict); a
+// mode the command changed is applied without rewriting the content; a
+// directory the workspace deleted is not made again (what the command
+// wrote in it is saved as conflicts). After a merge or a conflict the
+// next command sees the workspace's version. On a store that does not
+// number changes (Rev 0) a file without a base copy is written over,
+// and deletions are not conditional.
 //
 // Commands on one mirror directory run one at a time, across processes
 // too (a lock file in it). A node that cannot be copied (a name the host
@@ -94,10 +118,19 @@ func (m *Mirror) LastSync() SyncStats {
 
 // SyncStats counts what the syncs around one command did: nodes copied
 // into the mirror and removed from it before the command, nodes copied
-// back into the workspace and removed from it after.
+// back into the workspace and removed from it after, files merged with
+// a change the workspace made meanwhile, and conflicts (nodes whose
+// workspace version was kept over the command's).
 type SyncStats struct {
 	CopiedIn, RemovedIn, CopiedOut, RemovedOut int
+	Merged, Conflicts                          int
 }
+
+// MaxMergeBytes is the largest file, in bytes, the mirror keeps a base
+// copy of (the content a command started from) and merges: a larger
+// file that the command and the workspace both changed is a conflict
+// (8 MiB).
+const MaxMergeBytes = 8 << 20
 
 // Start syncs the workspace into the mirror, then runs the command there
 // (cwd, a directory at or below the mirrored one, maps to its copy).
@@ -129,8 +162,8 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		m.mu.Unlock()
 	}
 	tree := filepath.Join(m.dir, "tree")
-	s := &syncer{ws: m.host.ws, tree: tree, stateFile: filepath.Join(m.dir, "state.json"),
-		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}}
+	s := &syncer{ws: m.host.ws, tree: tree, dir: m.dir, baseDir: filepath.Join(m.dir, "base"), stateFile: filepath.Join(m.dir, "state.json"),
+		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}, run: req.ID}
 	skipped, err := s.in(ctx)
 	if err != nil {
 		release()
@@ -219,11 +252,14 @@ func (r *mirrorRun) Next(ctx context.Context) (Event, error) {
 	skipped := r.s.out(context.WithoutCancel(ctx))
 	r.m.last = r.s.stats
 	r.done()
-	if skipped != nil {
-		r.queue = append(r.queue, ev)
-		return Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorSyncFailed(skipped.Error()))}, nil
+	if note := r.s.conflictNote(); note != "" {
+		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(note)})
 	}
-	return ev, nil
+	if skipped != nil {
+		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorSyncFailed(skipped.Error()))})
+	}
+	r.queue = append(r.queue, ev)
+	return r.Next(ctx)
 }
 
 // Kill kills the command as Host does.
@@ -248,17 +284,23 @@ type syncState struct {
 	HostCT int64        `json:"hostCt"` // its status change time (ns)
 	HostSz int64        `json:"hostSize"`
 	HostMd uint32       `json:"hostMode"`
+	Base   bool         `json:"base,omitempty"` // a file's base copy is kept
 }
 
 // syncer copies between a workspace directory and the host tree.
 type syncer struct {
 	ws        *vfs.Workspace
 	tree      string
+	dir       string // the mirror directory
+	baseDir   string // base copies of the files, by hash of their path
 	copy      vfs.HostCopy
 	stateFile string
 	state     map[string]syncState // by path relative to both
 	stats     SyncStats
 	skipped   skips
+	run       string     // the run's id, for its conflict directory
+	conflicts []conflict // what the sync back kept over the command's version
+	saveDir   string     // the run's conflict directory, once made
 }
 
 // skips collects the nodes a sync passed over.
@@ -300,6 +342,28 @@ func (s *syncer) load() error {
 	data, err := os.ReadFile(s.stateFile)
 	if err == nil && json.Unmarshal(data, &s.state) != nil {
 		s.state = map[string]syncState{}
+		err = errors.New("unreadable state")
+	}
+	// The base copies are as private as the tree. Without the state
+	// that lists them, or with anything else in their place, they start
+	// afresh (each file gets its base copy at its next copy in).
+	if fi, berr := os.Lstat(s.baseDir); err != nil || berr != nil || !fi.IsDir() {
+		_ = vfs.RemoveHostAll(s.baseDir)
+		for rel, st := range s.state {
+			st.Base = false
+			s.state[rel] = st
+		}
+	}
+	if err := os.MkdirAll(s.baseDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(s.baseDir, 0o700); err != nil {
+		return err
+	}
+	// Base copies an interrupted sync was writing.
+	tmps, _ := filepath.Glob(filepath.Join(s.dir, baseTmpPattern))
+	for _, p := range tmps {
+		_ = os.Remove(p)
 	}
 	return nil
 }
@@ -345,7 +409,7 @@ func (s *syncer) in(ctx context.Context) (skipped, err error) {
 					return ctx.Err()
 				}
 				s.skipped.add(child, err)
-				delete(s.state, child)
+				s.forget(child)
 				continue
 			}
 			seen[child] = true
@@ -373,7 +437,7 @@ func (s *syncer) in(ctx context.Context) (skipped, err error) {
 		rel := s.relOf(hp)
 		if !seen[rel] {
 			extra = append(extra, hp)
-			delete(s.state, rel)
+			s.forget(rel)
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -389,7 +453,7 @@ func (s *syncer) in(ctx context.Context) (skipped, err error) {
 	}
 	for rel := range s.state {
 		if !seen[rel] {
-			delete(s.state, rel)
+			s.forget(rel)
 		}
 	}
 	s.settleDirs()
@@ -417,13 +481,16 @@ func (s *syncer) settleDirs() {
 	}
 }
 
-// copyIn makes the host copy of one workspace node current.
+// copyIn makes the host copy of one workspace node current, and a file's
+// base copy with it.
 func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 	old, known := s.state[rel]
 	// A store that does not number changes (Rev 0) may change a file and
 	// keep its size and time: its files are always copied.
 	numbered := e.Rev != 0 || e.Type != vfs.TypeFile
-	if known && numbered && old.Type == e.Type && old.Rev == e.Rev && old.Size == e.Size && old.MTime == e.MTime && old.Mode == e.Mode && old.Target == e.Target {
+	// A file that should have a base copy and has none gets one.
+	based := e.Type != vfs.TypeFile || old.Base || e.Size > MaxMergeBytes
+	if known && numbered && based && old.Type == e.Type && old.Rev == e.Rev && old.Size == e.Size && old.MTime == e.MTime && old.Mode == e.Mode && old.Target == e.Target {
 		if fi, err := os.Lstat(s.hostPath(rel)); err == nil && hostSame(fi, old) {
 			if e.Type == vfs.TypeDir {
 				// Its entries are copied in; SetHostMode closes it again.
@@ -433,6 +500,29 @@ func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 		}
 	}
 	s.stats.CopiedIn++
+	if e.Type == vfs.TypeFile {
+		// One read of the workspace makes both copies.
+		var b *baseCopy
+		var tee io.Writer
+		if e.Size <= MaxMergeBytes {
+			b = s.newBase()
+			tee = b
+		}
+		if err := s.copy.ToHostTee(ctx, rel, e, tee); err != nil {
+			b.discard()
+			return err
+		}
+		kept := b.keep(s.basePath(rel))
+		if err := s.record(rel, e); err != nil {
+			return err
+		}
+		if kept {
+			st := s.state[rel]
+			st.Base = true
+			s.state[rel] = st
+		}
+		return nil
+	}
 	if err := s.copy.ToHost(ctx, rel, e); err != nil {
 		return err
 	}
@@ -464,87 +554,80 @@ func hostSame(fi fs.FileInfo, st syncState) bool {
 		fi.Size() == st.HostSz && uint32(fi.Mode().Perm()) == st.HostMd
 }
 
-// out brings the workspace up to the host tree after a command: what
-// the command created, changed or removed is written, made or removed
-// in the workspace. Nodes it cannot copy are passed over and returned as
-// a non-nil error naming them; the rest is synced.
-func (s *syncer) out(ctx context.Context) error {
-	seen := map[string]bool{}
-	_ = filepath.WalkDir(s.tree, func(hp string, d fs.DirEntry, err error) error {
-		if hp == s.tree {
-			return nil
-		}
-		rel := s.relOf(hp)
-		seen[rel] = true
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				// An unreadable directory: its entries are kept as they were.
-				s.skipped.add(rel, err)
-				s.keepBelow(rel, seen)
-			}
-			return nil
-		}
-		fi, err := os.Lstat(hp)
-		if err != nil {
-			return nil // gone meanwhile
-		}
-		if st, ok := s.state[rel]; ok && hostSame(fi, st) {
-			return nil
-		}
-		if err := s.copyOut(ctx, rel, fi); err != nil {
-			s.skipped.add(rel, err)
-			if d.IsDir() {
-				s.keepBelow(rel, seen)
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	var gone []string
-	for rel := range s.state {
-		if !seen[rel] {
-			gone = append(gone, rel)
-		}
+// forget drops what the last sync recorded of rel, and its base copy:
+// the next sync in copies it again.
+func (s *syncer) forget(rel string) {
+	if st, ok := s.state[rel]; ok && st.Base {
+		_ = os.Remove(s.basePath(rel))
 	}
-	// Longest paths first: a directory's entries go before it.
-	slices.SortFunc(gone, func(a, b string) int { return len(b) - len(a) })
-	for _, rel := range gone {
-		if err := s.ws.Remove(ctx, s.wsPath(rel), vfs.RemoveOptions{Recursive: true, Force: true}); err != nil {
-			s.skipped.add(rel, err)
-			continue
-		}
-		delete(s.state, rel)
-		s.stats.RemovedOut++
-	}
-	if err := s.save(); err != nil {
-		s.skipped.add("", err)
-	}
-	return s.skipped.err()
+	delete(s.state, rel)
 }
 
-// keepBelow marks everything recorded below rel as seen, so that a
-// directory the sync could not read does not lose its entries.
-func (s *syncer) keepBelow(rel string, seen map[string]bool) {
-	for r := range s.state {
-		if strings.HasPrefix(r, rel+"/") {
-			seen[r] = true
-		}
-	}
+// basePath is where the base copy of the file at rel is kept: named by
+// a hash of rel, so the base directory holds no tree.
+func (s *syncer) basePath(rel string) string {
+	sum := sha256.Sum256([]byte(rel))
+	return filepath.Join(s.baseDir, hex.EncodeToString(sum[:]))
 }
 
-// copyOut writes one host node the command made or changed into the
-// workspace.
-func (s *syncer) copyOut(ctx context.Context, rel string, fi fs.FileInfo) error {
-	if vfs.HostType(fi) == vfs.TypeOther {
-		return nil // a pipe or socket the command left: not workspace content
+// baseTmpPattern names the base copies being written, in the mirror
+// directory.
+const baseTmpPattern = "base-tmp-*"
+
+// baseCopy is a base copy being written. Its Write never fails: past
+// MaxMergeBytes, or after an error, it stops keeping and keep says so.
+// A nil *baseCopy keeps nothing.
+type baseCopy struct {
+	f   *os.File
+	n   int64
+	err error
+}
+
+func (s *syncer) newBase() *baseCopy {
+	f, err := os.CreateTemp(s.dir, baseTmpPattern)
+	return &baseCopy{f: f, err: err}
+}
+
+func (b *baseCopy) Write(p []byte) (int, error) {
+	if b.err == nil {
+		b.n += int64(len(p))
+		if b.n > MaxMergeBytes {
+			b.err = errors.New("too large")
+		} else if _, err := b.f.Write(p); err != nil {
+			b.err = err
+		}
 	}
-	s.stats.CopiedOut++
-	if err := s.copy.FromHost(ctx, rel, fi); err != nil {
-		return err
+	return len(p), nil
+}
+
+// keep puts the copy at dst and reports whether it could; when it could
+// not, no base copy is left at dst.
+func (b *baseCopy) keep(dst string) bool {
+	if b == nil || b.err != nil {
+		b.discard()
+		_ = os.Remove(dst)
+		return false
 	}
-	info, err := s.ws.Lstat(ctx, s.wsPath(rel))
+	err := b.f.Close()
+	if err == nil {
+		err = os.Rename(b.f.Name(), dst)
+	}
 	if err != nil {
-		return err
+		_ = os.Remove(b.f.Name())
+		_ = os.Remove(dst)
+		return false
 	}
-	return s.record(rel, info)
+	return true
+}
+
+// discard drops the copy.
+func (b *baseCopy) discard() {
+	if b != nil && b.f != nil {
+		b.f.Close()
+		_ = os.Remove(b.f.Name())
+		b.f = nil
+		if b.err == nil {
+			b.err = os.ErrClosed
+		}
+	}
 }

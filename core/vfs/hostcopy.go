@@ -42,6 +42,13 @@ func (c HostCopy) WSPath(rel string) string {
 // nor link are passed over. The host directory that holds rel is opened
 // to its owner for the change, if it must be, and closed again.
 func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
+	return c.ToHostTee(ctx, rel, info, nil)
+}
+
+// ToHostTee is ToHost that also writes a file's content, as it copies
+// it, to tee (nil for nowhere), so a caller can keep a second copy
+// without reading the workspace twice. An error of tee fails the copy.
+func (c HostCopy) ToHostTee(ctx context.Context, rel string, info Info, tee io.Writer) error {
 	hp := c.HostPath(rel)
 	restore := openParent(hp)
 	defer restore()
@@ -68,7 +75,11 @@ func (c HostCopy) ToHost(ctx context.Context, rel string, info Info) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.Copy(f, r); err != nil {
+		var src io.Reader = r
+		if tee != nil {
+			src = io.TeeReader(r, tee)
+		}
+		if _, err := io.Copy(f, src); err != nil {
 			f.Close()
 			return err
 		}
@@ -301,6 +312,11 @@ func (c HostCopy) hostTarget(target string) string {
 	}
 	return target
 }
+
+// WSTarget is the workspace target of a host link whose target is
+// target: an absolute one inside Dir maps to the same place inside Root;
+// any other is kept verbatim (as FromHost copies links).
+func (c HostCopy) WSTarget(target string) string { return c.wsTarget(target) }
 
 // wsTarget maps an absolute host target inside Dir into Root.
 func (c HostCopy) wsTarget(target string) string {
