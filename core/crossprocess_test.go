@@ -206,7 +206,7 @@ func (r role) execs(ex *core.Executor) error {
 		case res.ExitCode == nil || *res.ExitCode != 0:
 			return fmt.Errorf("exec: %s", out.JSON)
 		case res.Stderr != "":
-			fmt.Println("exec note")
+			fmt.Printf("exec note %q\n", res.Stderr)
 		default:
 			fmt.Println("exec ok")
 		}
@@ -347,12 +347,16 @@ func harness(t *testing.T, store string, withExec bool, until time.Time) {
 		if err := execCmd.Wait(); err != nil {
 			t.Errorf("exec process: %v", err)
 		}
+		notes := map[string]bool{}
 		for _, l := range *execOut {
-			switch l {
-			case "exec ok":
+			if l == "exec ok" {
 				execOK++
-			case "exec note":
+			} else if note, ok := strings.CutPrefix(l, "exec note "); ok {
 				execNotes++
+				if len(notes) < 3 && !notes[note] {
+					notes[note] = true
+					t.Logf("a command's note: %s", note)
+				}
 			}
 		}
 	}

@@ -100,7 +100,7 @@ func TestDamagedDatabaseCall(t *testing.T) {
 		switch {
 		case got.code == 0 && got.stdout != want+"\n":
 			t.Errorf("read %s: exit 0 with content that is not what was written", p)
-		case got.code != 0 && !strings.HasPrefix(got.stdout, gen.MsgDatabaseDamaged(db, "")[:len("the workspace database "+db+" is damaged (")]):
+		case got.code != 0 && !damagedText(strings.TrimSuffix(got.stdout, "\n"), "read", p, db):
 			t.Errorf("read %s: %+v, want the damaged message", p, got)
 		case got.code != 0:
 			damaged++

@@ -157,3 +157,53 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 		}
 	}
 }
+
+// export stays within the host's permissions as cp does: over a file the
+// user may not write it stops, leaving the file as it was; a file of
+// another user's that the user may write is rewritten and keeps its
+// owner.
+func TestExportHonoursFilePermissions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to make files of another user's and run the command as nobody")
+	}
+	dbDir, out := publicDir(t, nobody), publicDir(t, nobody)
+	db := filepath.Join(dbDir, "ws.db")
+	for _, name := range []string{"b-readonly.txt", "a-shared.txt"} {
+		if got := asUser(t, nobody, "call", "--db", db, "--exec", "none", "write", `{"path":"/workspace/`+name+`","content":"new\n"}`); got.code != 0 {
+			t.Fatalf("write %s: %+v", name, got)
+		}
+	}
+	for name, f := range map[string]struct {
+		mode  os.FileMode
+		owner int
+	}{"b-readonly.txt": {0o444, nobody}, "a-shared.txt": {0o666, 0}} {
+		p := filepath.Join(out, name)
+		if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, f.owner, f.owner); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a-shared.txt comes first: it is rewritten before b-readonly.txt stops
+	// the export.
+	got := asUser(t, nobody, "export", "--db", db, out)
+	if got.code != 2 || !strings.Contains(got.stderr, "permission denied") {
+		t.Errorf("export over a read-only file: %+v, want exit 2 and permission denied", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "b-readonly.txt")); string(b) != "old\n" {
+		t.Errorf("readonly.txt is now %q", b)
+	}
+	if owner := ownerOf(t, filepath.Join(out, "b-readonly.txt")); owner != nobody {
+		t.Errorf("readonly.txt is now owned by %d", owner)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "a-shared.txt")); string(b) != "new\n" {
+		t.Errorf("shared.txt is %q, want the workspace's", b)
+	}
+	if owner := ownerOf(t, filepath.Join(out, "a-shared.txt")); owner != 0 {
+		t.Errorf("shared.txt is now owned by %d, was root's", owner)
+	}
+}

@@ -33,7 +33,7 @@ const (
 	ENOSPC    Code = "ENOSPC"    // no space left on the host device
 	EFBIG     Code = "EFBIG"     // too large
 	EIO       Code = "EIO"       // any other input/output failure
-	EAGAIN    Code = "EAGAIN"    // try again: the file changed while it was being updated
+	EAGAIN    Code = "EAGAIN"    // try again: the file changed while it was being read or updated
 )
 
 // Error returns the code's name.

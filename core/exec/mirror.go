@@ -501,14 +501,31 @@ func (s *syncer) copyIn(ctx context.Context, rel string, e vfs.Info) error {
 	}
 	s.stats.CopiedIn++
 	if e.Type == vfs.TypeFile {
-		// One read of the workspace makes both copies.
 		var b *baseCopy
-		var tee io.Writer
-		if e.Size <= MaxMergeBytes {
-			b = s.newBase()
-			tee = b
+		var err error
+		// A file replaced while it is copied (another writer's edit) is
+		// copied again, as it is now.
+		for attempt := 1; ; attempt++ {
+			// One read of the workspace makes both copies.
+			var tee io.Writer
+			b = nil
+			if e.Size <= MaxMergeBytes {
+				b = s.newBase()
+				tee = b
+			}
+			err = s.copy.ToHostTee(ctx, rel, e, tee)
+			if err == nil || errno.CodeOf(err) != errno.EAGAIN || attempt == vfs.UpdateAttempts {
+				break
+			}
+			b.discard()
+			if e, err = s.ws.Lstat(ctx, s.wsPath(rel)); err != nil {
+				return err
+			}
+			if e.Type != vfs.TypeFile {
+				return s.copyIn(ctx, rel, e)
+			}
 		}
-		if err := s.copy.ToHostTee(ctx, rel, e, tee); err != nil {
+		if err != nil {
 			b.discard()
 			return err
 		}

@@ -399,6 +399,10 @@ func sameContent(hp, basePath string, size int64) (bool, [sha256.Size]byte, erro
 	return true, sumOf(h), nil
 }
 
+// mergeRounds is how many times mergeOut runs vfs.Workspace.Update
+// (each up to vfs.UpdateAttempts tries) on a file that keeps changing.
+const mergeRounds = 4
+
 // errNoMerge is a merge that found both sides changed the same lines.
 var errNoMerge = errors.New("no merge")
 
@@ -428,7 +432,7 @@ func (s *syncer) mergeOut(ctx context.Context, rel, hp string, fi fs.FileInfo, b
 		return s.saveConflict(ctx, rel, hp, fi)
 	}
 	p := s.wsPath(rel)
-	err = s.ws.Update(ctx, p, MaxMergeBytes, func(old []byte, _ vfs.Info) ([]byte, error) {
+	merge := func(old []byte, _ vfs.Info) ([]byte, error) {
 		merged, ok := merge3(base, old, theirs)
 		switch {
 		case !ok:
@@ -437,7 +441,14 @@ func (s *syncer) mergeOut(ctx context.Context, rel, hp string, fi fs.FileInfo, b
 			return nil, errUnchanged
 		}
 		return merged, nil
-	})
+	}
+	// A file other writers keep changing is merged again, for longer
+	// than an edit would try, before the command's version is set aside.
+	for round := 0; round < mergeRounds; round++ {
+		if err = s.ws.Update(ctx, p, MaxMergeBytes, merge); errno.CodeOf(err) != errno.EAGAIN {
+			break
+		}
+	}
 	var tooLarge *vfs.TooLargeError
 	switch c := errno.CodeOf(err); {
 	case err == nil, errors.Is(err, errUnchanged):

@@ -57,6 +57,63 @@ func (c HostCopy) ToHostTee(ctx context.Context, rel string, info Info, tee io.W
 			return err
 		}
 	}
+	return c.create(ctx, rel, info, tee)
+}
+
+// exportNode is ToHost as a copy command does it, within the host's
+// permissions: an existing regular file is rewritten in place, opened for
+// writing (which the host refuses where the file's own mode forbids it),
+// so it keeps its owner (and, when it is another user's, its mode); an
+// existing directory is kept; no directory is opened beyond what its
+// mode allows.
+func (c HostCopy) exportNode(ctx context.Context, rel string, info Info) error {
+	hp := c.HostPath(rel)
+	old, err := os.Lstat(hp)
+	switch {
+	case err == nil && info.Type == TypeFile && old.Mode().IsRegular():
+		return c.rewrite(ctx, rel, info, hp)
+	case err == nil && info.Type == TypeDir && old.IsDir():
+		return nil
+	case err == nil:
+		if err := os.RemoveAll(hp); err != nil {
+			return err
+		}
+	}
+	return c.create(ctx, rel, info, nil)
+}
+
+// rewrite copies the workspace file at rel over the existing host file hp,
+// in place, and gives it the file's mode.
+func (c HostCopy) rewrite(ctx context.Context, rel string, info Info, hp string) error {
+	f, err := os.OpenFile(hp, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	r, _, err := c.WS.Open(ctx, c.WSPath(rel), 0)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	defer r.Close()
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	// Only the owner may change the mode: a file of another user's keeps
+	// the mode its owner gave it, as cp leaves it.
+	if fi, err := f.Stat(); err == nil && UnixMode(fi.Mode()) != info.Mode&0o7777 {
+		if err := f.Chmod(GoMode(info.Mode)); err != nil && !errors.Is(err, fs.ErrPermission) {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// create makes the host node at rel, where nothing is, a copy of the
+// workspace node info describes (a file's content also to tee).
+func (c HostCopy) create(ctx context.Context, rel string, info Info, tee io.Writer) error {
+	hp := c.HostPath(rel)
 	switch info.Type {
 	case TypeDir:
 		if err := os.Mkdir(hp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -170,6 +227,9 @@ func (c HostCopy) FromHost(ctx context.Context, rel string, fi fs.FileInfo) erro
 
 // Export copies the workspace tree at Root into Dir (created if
 // missing), over what Dir holds, and returns how many nodes it copied.
+// It stays within the host's permissions, as cp does: a host file it may
+// not write stops it (EACCES) unchanged, and a file it rewrites keeps its
+// owner.
 func (c HostCopy) Export(ctx context.Context) (int, error) {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return 0, err
@@ -183,7 +243,7 @@ func (c HostCopy) Export(ctx context.Context) (int, error) {
 		}
 		for _, e := range entries {
 			child := joinRel(rel, e.Name)
-			if err := c.ToHost(ctx, child, e); err != nil {
+			if err := c.exportNode(ctx, child, e); err != nil {
 				return err
 			}
 			n++

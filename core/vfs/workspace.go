@@ -398,13 +398,29 @@ func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.Rea
 }
 
 // OpenReal reads the regular file at a link-free path from byte offset.
+// A failure of Read is worded as a failure to open is ("read <path>:
+// <reason>"); the context's error and io.EOF pass unchanged.
 func (w *Workspace) OpenReal(ctx context.Context, real string, offset int64) (io.ReadCloser, error) {
 	m, name := w.locate(real)
 	r, err := m.store.Open(ctx, name, offset)
 	if err != nil {
 		return nil, hostError("read", real, err)
 	}
-	return r, nil
+	return wordedReader{r, real}, nil
+}
+
+// wordedReader words its reader's failures with the path it reads.
+type wordedReader struct {
+	io.ReadCloser
+	path string
+}
+
+func (r wordedReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = hostError("read", r.path, err)
+	}
+	return n, err
 }
 
 // WriteOptions configure WriteFile.

@@ -27,7 +27,7 @@ func notFile(n node, name string) error {
 // errChanged is a reader's error when the content it opened was
 // replaced or removed before it read all it needed.
 func errChanged(name string) error {
-	return errno.New(errno.EIO, "file changed while it was being read", name)
+	return errno.New(errno.EAGAIN, "file changed while it was being read", name)
 }
 
 // errChunkMissing and errChecksum are the damage a reader finds in a
@@ -56,13 +56,15 @@ func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
 // the end of a large file touches only its last chunks. It reads the
 // content the file had when opened; when that content is replaced or
 // removed before the reader has fetched all it needs, Read fails with an
-// EIO error saying so: it never returns a mix. Every chunk is checked
+// EAGAIN error saying so (read again): it never returns a mix. The first
+// chunk it needs is read with the node, so a file of one chunk never
+// fails so. Every chunk is checked
 // against its checksum and length: a chunk that fails, or is missing
 // while the file still refers to its content, fails Read with the
 // damaged error (see FS). Reads honour ctx.
 //
 // Errors: ENOENT, ENOTDIR, EISDIR (a directory), ELOOP (a symbolic link,
-// never followed), EINVAL, EIO.
+// never followed), EINVAL, EIO; EAGAIN from Read.
 func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
@@ -72,14 +74,28 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
 	}
-	n, err := lookup(ctx, f.r, name)
+	tx, err := f.r.begin(ctx)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	defer tx.Rollback()
+	n, err := lookup(ctx, tx, name)
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
 	}
 	if n.typ != dbFile {
 		return nil, notFile(n, name)
 	}
-	return &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}, nil
+	r := &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
+	// The first chunk comes from the snapshot the node came from: a file
+	// of one chunk (64 KiB) is read whole even when it is replaced at
+	// once.
+	if r.off < r.size {
+		if err := r.fetchFrom(tx); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // reader reads one content, chunk by chunk.
@@ -96,18 +112,24 @@ type reader struct {
 
 // fetch loads the chunk holding r.off into r.buf.
 func (r *reader) fetch() error {
+	done, err := r.f.fresh(r.ctx)
+	defer done()
+	if err != nil {
+		return r.f.fail(r.ctx, r.name, err)
+	}
+	return r.fetchFrom(r.f.r)
+}
+
+// fetchFrom loads the chunk holding r.off into r.buf through q.
+func (r *reader) fetchFrom(q querier) error {
 	idx := r.off / chunkSize
 	want := min(chunkSize, r.size-idx*chunkSize)
 	var data []byte
 	var sum sql.NullInt64
 	r.f.chunkReads.Add(1)
-	done, err := r.f.fresh(r.ctx)
-	defer done()
-	if err == nil {
-		err = r.f.r.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
-	}
+	err := q.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
 	if err == sql.ErrNoRows {
-		err = r.gone()
+		err = r.gone(q)
 	}
 	if err == nil {
 		err = checkChunk(data, sum, want)
@@ -125,9 +147,9 @@ func (r *reader) fetch() error {
 // content is deleted in the transaction that stops the file referring
 // to it, and its id is never reused, so a file that refers to it after
 // the chunk was found missing referred to it all along.
-func (r *reader) gone() error {
+func (r *reader) gone(q querier) error {
 	var cid sql.NullInt64
-	err := r.f.r.QueryRowContext(r.ctx, qNodeContent, r.name).Scan(&cid)
+	err := q.QueryRowContext(r.ctx, qNodeContent, r.name).Scan(&cid)
 	switch {
 	case err == sql.ErrNoRows:
 		return errChanged(r.name)
