@@ -12,37 +12,14 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
 )
 
-// stores are the workspaces the integrity tests run on: each returns a
-// workspace whose /workspace is on that store.
-var stores = []struct {
-	name string
-	open func(t *testing.T) *vfs.Workspace
-}{
-	{"memfs", func(t *testing.T) *vfs.Workspace { return vfs.New(memfs.New()) }},
-	{"hostfs", func(t *testing.T) *vfs.Workspace {
-		ws, _ := testws.Host(t, "")
-		return ws
-	}},
-	{"sqlitefs", func(t *testing.T) *vfs.Workspace {
-		db, err := sqlitefs.Open(filepath.Join(t.TempDir(), "ws.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return vfs.New(db)
-	}},
-}
-
 func onEveryStore(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, ex *core.Executor)) {
-	for _, s := range stores {
-		t.Run(s.name, func(t *testing.T) {
-			ws := s.open(t)
+	for _, s := range []testws.Store{testws.Memory, testws.HostDir, testws.SQLite} {
+		t.Run(s.Name, func(t *testing.T) {
+			ws := s.New(t)
 			populate(t, ws, files)
 			ex, err := core.New(ws, core.Options{})
 			if err != nil {

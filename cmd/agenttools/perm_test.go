@@ -14,55 +14,22 @@ import (
 	"github.com/agenttools/agenttools/gen"
 )
 
-// nobody is the user the permission tests run the command as, when they
-// run as root (root ignores a file's permission bits).
-const nobody = 65534
-
-// asUser runs the built command as uid (its own group too): the current
-// user when uid is -1.
-func asUser(t *testing.T, uid int, args ...string) result {
+// runAs runs bin (from publicBinary) as uid, or as the current user when
+// uid is -1.
+func runAs(t *testing.T, bin string, uid int, args ...string) result {
 	t.Helper()
-	cmd := osexec.Command(publicBinary(t), args...)
+	prep := func(*osexec.Cmd) {}
 	if uid >= 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+		prep = asUser(uid)
 	}
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*osexec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code, stdout.String(), stderr.String()}
+	return cliRun(t, prep, append([]string{bin}, args...)...)
 }
 
-// publicBinary is the built command in a directory every user can
-// enter.
-func publicBinary(t *testing.T) string {
+// ownedDir is a new directory every user can enter, owned by uid (unless
+// uid is -1).
+func ownedDir(t *testing.T, uid int) string {
 	t.Helper()
-	bin := agenttoolsBinary(t)
-	for _, d := range []string{filepath.Dir(bin)} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return bin
-}
-
-// publicDir is a new directory owned by uid (when the test may give it
-// away), mode 0755, in a parent every user can enter.
-func publicDir(t *testing.T, uid int) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "agenttools-perm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := sharedTempDir(t)
 	if uid >= 0 {
 		if err := os.Chown(dir, uid, uid); err != nil {
 			t.Fatal(err)
@@ -86,12 +53,13 @@ func ownerOf(t *testing.T, p string) int {
 // its owner; a file of another user's that the user may write keeps
 // that owner.
 func TestWritesHonourFilePermissions(t *testing.T) {
-	uid, self := nobody, os.Geteuid()
+	uid, self := nobodyUID, os.Geteuid()
 	if self != 0 {
 		uid = -1 // already not root: run as ourselves
 	}
-	dir := publicDir(t, uid)
-	dbDir := publicDir(t, uid)
+	bin := publicBinary(t)
+	dir := ownedDir(t, uid)
+	dbDir := ownedDir(t, uid)
 	type file struct {
 		mode  os.FileMode
 		owner int // -1: the user running the command
@@ -121,7 +89,7 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 		}
 	}
 	call := func(tool, args string) result {
-		return asUser(t, uid, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", tool, args)
+		return runAs(t, bin, uid, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", tool, args)
 	}
 	for name, f := range files {
 		p := filepath.Join(dir, name)
@@ -166,17 +134,18 @@ func TestExportHonoursFilePermissions(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to make files of another user's and run the command as nobody")
 	}
-	dbDir, out := publicDir(t, nobody), publicDir(t, nobody)
+	bin := publicBinary(t)
+	dbDir, out := ownedDir(t, nobodyUID), ownedDir(t, nobodyUID)
 	db := filepath.Join(dbDir, "ws.db")
 	for _, name := range []string{"b-readonly.txt", "a-shared.txt"} {
-		if got := asUser(t, nobody, "call", "--db", db, "--exec", "none", "write", `{"path":"/workspace/`+name+`","content":"new\n"}`); got.code != 0 {
+		if got := runAs(t, bin, nobodyUID, "call", "--db", db, "--exec", "none", "write", `{"path":"/workspace/`+name+`","content":"new\n"}`); got.code != 0 {
 			t.Fatalf("write %s: %+v", name, got)
 		}
 	}
 	for name, f := range map[string]struct {
 		mode  os.FileMode
 		owner int
-	}{"b-readonly.txt": {0o444, nobody}, "a-shared.txt": {0o666, 0}} {
+	}{"b-readonly.txt": {0o444, nobodyUID}, "a-shared.txt": {0o666, 0}} {
 		p := filepath.Join(out, name)
 		if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -190,14 +159,14 @@ func TestExportHonoursFilePermissions(t *testing.T) {
 	}
 	// a-shared.txt comes first: it is rewritten before b-readonly.txt stops
 	// the export.
-	got := asUser(t, nobody, "export", "--db", db, out)
+	got := runAs(t, bin, nobodyUID, "export", "--db", db, out)
 	if got.code != 2 || !strings.Contains(got.stderr, "permission denied") {
 		t.Errorf("export over a read-only file: %+v, want exit 2 and permission denied", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "b-readonly.txt")); string(b) != "old\n" {
 		t.Errorf("readonly.txt is now %q", b)
 	}
-	if owner := ownerOf(t, filepath.Join(out, "b-readonly.txt")); owner != nobody {
+	if owner := ownerOf(t, filepath.Join(out, "b-readonly.txt")); owner != nobodyUID {
 		t.Errorf("readonly.txt is now owned by %d", owner)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "a-shared.txt")); string(b) != "new\n" {

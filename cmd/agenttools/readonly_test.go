@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,30 +8,11 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
 )
-
-// nobodyUID is the user the read-only tests run the command as.
-const nobodyUID = 65534
-
-// sharedTempDir makes a directory every user can enter and read, and
-// only this one write (a temporary directory's parents are private).
-func sharedTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "agenttools-shared")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // sharedWorkspace makes a database in a shared directory holding
 // /workspace/a.txt = "hello", and one holding only "/".
@@ -66,30 +49,6 @@ func listDir(t *testing.T, dir string) string {
 		names = append(names, e.Name())
 	}
 	return strings.Join(names, " ")
-}
-
-// cliRun runs the built command as prep makes it, in a scratch
-// directory every user can write, and returns what it did.
-func cliRun(t *testing.T, prep func(*osexec.Cmd), args ...string) result {
-	t.Helper()
-	scratch := sharedTempDir(t)
-	if err := os.Chmod(scratch, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	cmd := osexec.Command(args[0], args[1:]...)
-	cmd.Dir = scratch
-	cmd.Env = append(os.Environ(), "HOME="+scratch, "XDG_CACHE_HOME="+scratch)
-	prep(cmd)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*osexec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	return result{code, stdout.String(), stderr.String()}
 }
 
 // readOnlyCalls checks the calls on a read-only database db (and bare,
@@ -147,19 +106,9 @@ func TestReadOnlyDatabaseOtherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("running the command as another user (nobody) needs root")
 	}
-	bin := filepath.Join(sharedTempDir(t), "agenttools")
-	data, err := os.ReadFile(agenttoolsBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := publicBinary(t)
 	db, bare := sharedWorkspace(t)
-	asNobody := func(cmd *osexec.Cmd) {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobodyUID, Gid: nobodyUID}}
-	}
-	run := func(args ...string) result { return cliRun(t, asNobody, append([]string{bin}, args...)...) }
+	run := func(args ...string) result { return cliRun(t, asUser(nobodyUID), append([]string{bin}, args...)...) }
 	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseNotWritable)
 }
 

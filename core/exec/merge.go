@@ -45,7 +45,7 @@ func merge3(base, ours, theirs []byte) (merged []byte, ok bool) {
 	var lines []string
 	intern := func(text []byte) []int {
 		var out []int
-		for _, l := range splitLines(string(text)) {
+		for _, l := range textdiff.SplitLines(string(text)) {
 			id, seen := ids[l]
 			if !seen {
 				id = len(lines)
@@ -89,21 +89,6 @@ func diff3Merge(a, o, b []int) (blocks []*diff3.Diff3MergeResult[int], ok bool) 
 		}
 	}()
 	return diff3.Diff3MergeWithOptions(a, o, b, diff3.MergeOptions{Algorithm: diff3.DiffAlgorithmMyers, ExcludeFalseConflicts: true}), true
-}
-
-// splitLines splits text after each "\n"; the last line may have none.
-func splitLines(text string) []string {
-	out := make([]string, 0, strings.Count(text, "\n")+1)
-	for len(text) > 0 {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			out = append(out, text)
-			break
-		}
-		out = append(out, text[:i+1])
-		text = text[i+1:]
-	}
-	return out
 }
 
 // withinEdits reports whether b is at most limit line insertions and

@@ -13,33 +13,19 @@ import (
 	"github.com/agenttools/agenttools/core/exec"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // stores are the workspaces the mirror serves: in memory (fast) and in
 // SQLite (the store the mirror is for).
-var stores = []struct {
-	name string
-	open func(t *testing.T) *vfs.Workspace
-}{
-	{"memfs", func(t *testing.T) *vfs.Workspace { return vfs.New(memfs.New()) }},
-	{"sqlitefs", func(t *testing.T) *vfs.Workspace {
-		db, err := sqlitefs.Open(filepath.Join(t.TempDir(), "ws.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return vfs.New(db)
-	}},
-}
+var stores = []testws.Store{testws.Memory, testws.SQLite}
 
 // forEachStore runs test on a mirror over each store, holding files.
 func forEachStore(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, m *exec.Mirror)) {
 	for _, s := range stores {
-		t.Run(s.name, func(t *testing.T) {
-			ws := s.open(t)
+		t.Run(s.Name, func(t *testing.T) {
+			ws := s.New(t)
 			for p, content := range files {
 				if err := ws.WriteFile(t.Context(), p, []byte(content), vfs.WriteOptions{CreateParents: true}); err != nil {
 					t.Fatal(err)

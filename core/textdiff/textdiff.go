@@ -27,8 +27,9 @@ type Part struct {
 // Value is the part's text, as jsdiff gives it.
 func (p Part) Value() string { return strings.Join(p.Lines, "") }
 
-// tokenize splits text into lines that keep their "\n".
-func tokenize(text string) []string {
+// SplitLines splits text into lines that keep their "\n"; the last line
+// may have none. "" has no lines.
+func SplitLines(text string) []string {
 	lines := make([]string, 0, strings.Count(text, "\n")+1)
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
@@ -45,7 +46,7 @@ func tokenize(text string) []string {
 // Lines diffs two texts line by line, as jsdiff's diffLines does with its
 // default options.
 func Lines(oldText, newText string) []Part {
-	oldLines, newLines := tokenize(oldText), tokenize(newText)
+	oldLines, newLines := SplitLines(oldText), SplitLines(newText)
 	return build(search(intern(oldLines, newLines)), oldLines, newLines)
 }
 

@@ -1,5 +1,6 @@
 // Package testws builds workspaces for tests: an in-memory root with
-// host directories mounted in it. Only tests import it.
+// host directories mounted in it, and a fresh workspace on each kind of
+// store. Only tests import it.
 package testws
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 )
 
 // Host returns a workspace whose "/" is in memory and whose /workspace
@@ -78,3 +80,29 @@ func PIDFIFO(tb testing.TB, path string) func() int {
 		}
 	}
 }
+
+// Store is one kind of store a test runs on: New returns a workspace
+// whose "/" (and /workspace) is on a fresh store of that kind, closed
+// when the test ends.
+type Store struct {
+	Name string
+	New  func(tb testing.TB) *vfs.Workspace
+}
+
+// The stores.
+var (
+	Memory = Store{"memfs", func(testing.TB) *vfs.Workspace { return vfs.New(memfs.New()) }}
+	// HostDir is memory with a host directory at /workspace.
+	HostDir = Store{"hostfs", func(tb testing.TB) *vfs.Workspace {
+		ws, _ := Host(tb, "")
+		return ws
+	}}
+	SQLite = Store{"sqlitefs", func(tb testing.TB) *vfs.Workspace {
+		db, err := sqlitefs.Open(filepath.Join(tb.TempDir(), "ws.db"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return vfs.New(db)
+	}}
+)
