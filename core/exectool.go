@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,14 +333,21 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 }
 
 // runID allocates the next run id, exec-1, exec-2, ..., after any left
-// in the output directory by earlier tool sets. rescan reads the
-// directory again, for ids another process took since.
+// by earlier tool sets: in the output directory (<backend>.exec-N.*)
+// and among the mirror's conflict copies (exec-N, exec-N-M). rescan reads
+// the directories again, for ids another process took since.
 func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 	t := e.exec
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.runs == 0 || rescan {
 		t.runs = max(t.runs, 1)
+		follow := func(num string) {
+			// A number too large to follow is someone else's file.
+			if k, err := strconv.ParseInt(num, 10, 32); err == nil && int(k) >= t.runs {
+				t.runs = int(k) + 1
+			}
+		}
 		entries, err := e.ws.ReadDir(ctx, gen.OutputDir, 0, -1)
 		if err != nil && !isMissing(err) {
 			return "", err
@@ -347,9 +355,16 @@ func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 		for _, en := range entries {
 			_, rest, _ := strings.Cut(en.Name, ".exec-")
 			num, _, _ := strings.Cut(rest, ".")
-			// A number too large to follow is someone else's file.
-			if k, err := strconv.ParseInt(num, 10, 32); err == nil && int(k) >= t.runs {
-				t.runs = int(k) + 1
+			follow(num)
+		}
+		conflicts := path.Dir(gen.MsgExecMirrorConflictDir("exec-1"))
+		if entries, err = e.ws.ReadDir(ctx, conflicts, 0, -1); err != nil && !isMissing(err) {
+			return "", err
+		}
+		for _, en := range entries {
+			if rest, ok := strings.CutPrefix(en.Name, "exec-"); ok {
+				num, _, _ := strings.Cut(rest, "-")
+				follow(num)
 			}
 		}
 	}

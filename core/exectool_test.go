@@ -385,3 +385,21 @@ func TestExecSharedOutputDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Run numbers go on past the runs that left only conflict copies of the
+// exec mirror (/.computer/conflicts/exec-N, or exec-N-M when another
+// process's run of that number saved there first): a later run's saved
+// output never shares a number with an earlier run's conflicts.
+func TestRunNumbersGoOnPastConflicts(t *testing.T) {
+	ex, _ := hostExec(t, core.Options{}, false)
+	ws := ex.Workspace()
+	for _, d := range []string{gen.MsgExecMirrorConflictDir("exec-3"), gen.MsgExecMirrorConflictDir("exec-4-2"), gen.MsgExecMirrorConflictDir("notes")} {
+		if err := ws.Mkdir(t.Context(), d, vfs.MkdirOptions{Recursive: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000"}`)
+	if want := gen.MsgExecSavedAt(gen.MsgExecSpillPath("host.exec-5.stdout.log")); !strings.Contains(res.Stdout, want) {
+		t.Errorf("the run's stdout ends %q, want it saved as run exec-5", last(res.Stdout, 100))
+	}
+}

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -568,5 +571,34 @@ func TestImportSkipsTheDatabase(t *testing.T) {
 	}
 	if got := runCLI(t, "", "call", "--db", db, "find", `{"pattern":"agenttools.db*"}`); !strings.Contains(got.stdout, `"count":0`) {
 		t.Errorf("the database was imported: %s", got.stdout)
+	}
+}
+
+// Processes that open a database that does not exist yet, at once, all
+// work on it: one creates it, the others wait or find it made (they
+// failed, some of the time, with "not an agenttools workspace (schema
+// version 0 ...)", "turning WAL on: database is locked" or "mkdir
+// /workspace: file exists").
+func TestConcurrentFirstOpen(t *testing.T) {
+	bin := agenttoolsBinary(t)
+	const rounds, processes = 40, 4
+	for round := range rounds {
+		dir := t.TempDir()
+		errs := make([]string, processes)
+		var wg sync.WaitGroup
+		for k := range processes {
+			wg.Go(func() {
+				cmd := osexec.Command(bin, "call", "--exec", "none", "--db", filepath.Join(dir, "ws.db"), "ls", `{"path":"/workspace"}`)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs[k] = fmt.Sprintf("%v: %s", err, out)
+				}
+			})
+		}
+		wg.Wait()
+		for k, e := range errs {
+			if e != "" {
+				t.Errorf("round %d, process %d: %s", round, k, e)
+			}
+		}
 	}
 }

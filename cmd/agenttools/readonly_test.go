@@ -132,3 +132,24 @@ func TestReadOnlyDatabaseMount(t *testing.T) {
 	}
 	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseMountReadOnly)
 }
+
+// TestCheckLogWithoutSharedMemory: check of a database a writer left a
+// -wal beside but no -shm, in a directory the user cannot write, says
+// why it cannot read it and how to fix it, as call does (it printed
+// SQLite's bare "unable to open database file").
+func TestCheckLogWithoutSharedMemory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running the command as another user (nobody) needs root")
+	}
+	bin := publicBinary(t)
+	db, _ := sharedWorkspace(t)
+	if err := os.WriteFile(db+"-wal", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "--db", db}, {"call", "--db", db, "read", `{"path":"/workspace/a.txt"}`}} {
+		got := cliRun(t, asUser(nobodyUID), append([]string{bin}, args...)...)
+		if got.code != 2 || !strings.Contains(got.stderr, "ws.db-wal but no ws.db-shm") || !strings.Contains(got.stderr, "open it once as a user who can write "+filepath.Dir(db)) {
+			t.Errorf("%s: %+v, want exit 2 saying why and how to fix it", args[0], got)
+		}
+	}
+}

@@ -800,6 +800,11 @@ func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) e
 	}
 	m, name := w.locate(p)
 	if err := m.store.Mkdir(ctx, name, mode); err != nil {
+		// Another process may have made it meanwhile: a recursive Mkdir
+		// is content with a directory there.
+		if info, statErr := w.lstatReal(ctx, p); opts.Recursive && errno.CodeOf(err) == errno.EEXIST && statErr == nil && info.Type == TypeDir {
+			return nil
+		}
 		undo()
 		return hostError("mkdir", p, err)
 	}

@@ -69,6 +69,9 @@ func Check(ctx context.Context, path string) (*Report, error) {
 		return nil, f.refuse(ErrNotDatabase, nil, "an empty file, not a workspace database yet")
 	}
 	immutable := !exists(abs + "-wal")
+	if why := notWritable(abs); !immutable && why != "" && !exists(abs+"-shm") {
+		return nil, f.logWithoutSharedMemory(abs, why)
+	}
 	params := []string{"mode=ro"}
 	if immutable {
 		params = append(params, "immutable=1")

@@ -84,8 +84,7 @@ func (f *FS) openReader(ctx context.Context, abs string) (c *conns, at *stamp, l
 		}
 	}
 	if at == nil && !exists(abs+"-shm") && !f.canWrite {
-		return nil, nil, nil, fmt.Errorf("%s: cannot read the workspace database: a writer left its write-ahead log %s-wal but no %s-shm, which SQLite needs to read it and cannot create here (%s); open it once as a user who can write %s, which folds the log into the database, or make that directory writable",
-			f.path, filepath.Base(abs), filepath.Base(abs), f.readOnly, filepath.Dir(abs))
+		return nil, nil, nil, f.logWithoutSharedMemory(abs, f.readOnly)
 	}
 	db, err := sql.Open("sqlite", dsn(abs, params...))
 	if err != nil {
@@ -205,4 +204,12 @@ func (f *FS) reopen(ctx context.Context) error {
 	closeLock(s.lock)
 	s.lock = lock
 	return nil
+}
+
+// logWithoutSharedMemory is the refusal of a database a writer left a
+// -wal beside but no -shm, which SQLite needs to read it and which this
+// process cannot create (why says why), with how to fix it.
+func (f *FS) logWithoutSharedMemory(abs, why string) error {
+	return fmt.Errorf("%s: cannot read the workspace database: a writer left its write-ahead log %s-wal but no %s-shm, which SQLite needs to read it and cannot create here (%s); open it once as a user who can write %s, which folds the log into the database, or make that directory writable",
+		f.path, filepath.Base(abs), filepath.Base(abs), why, filepath.Dir(abs))
 }

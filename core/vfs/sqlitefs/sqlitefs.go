@@ -53,6 +53,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -535,13 +536,22 @@ func (f *FS) precheck(abs string) error {
 	err = f.checkVersion(context.Background(), db)
 	var oe *openError
 	switch {
-	case isCorrupt(err) && inUse(abs):
-		// Another connection wrote the file while it was read.
+	case err != nil && (inUse(abs) || changedSince(abs, fi)):
+		// Another process wrote the file while it was read (one creating
+		// it, say): what was read may be half of its change. The checks
+		// are left to initialize, which reads through SQLite's locks.
 		return nil
 	case err != nil && !errors.As(err, &oe):
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
 	return err
+}
+
+// changedSince reports whether the file at abs is no longer as before
+// described it: another inode, another size, or modified since.
+func changedSince(abs string, before fs.FileInfo) bool {
+	now, err := os.Stat(abs)
+	return err != nil || !os.SameFile(now, before) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime())
 }
 
 // inUse reports whether a WAL or a rollback journal lies beside the
@@ -581,23 +591,21 @@ func (f *FS) checkVersion(ctx context.Context, q querier) error {
 	return f.refuse(ErrForeign, nil, "an SQLite database that is not an agenttools workspace (schema version %d, tables %q); refusing to use it", version, names)
 }
 
+// readVersion reads the schema version and the names of the tables in
+// one statement, so both come from one snapshot of the database: two
+// statements could straddle another process's creation of the schema
+// and see its tables without its version.
 func readVersion(ctx context.Context, q querier) (version int, names []string, err error) {
-	if err := q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return 0, nil, err
-	}
-	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	var list sql.NullString
+	err = q.QueryRowContext(ctx, `SELECT (SELECT user_version FROM pragma_user_version),
+		(SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name))`).Scan(&version, &list)
 	if err != nil {
 		return 0, nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return 0, nil, err
-		}
-		names = append(names, name)
+	if list.String != "" {
+		names = strings.Split(list.String, ",")
 	}
-	return version, names, rows.Err()
+	return version, names, nil
 }
 
 // initialize checks the database through the writing connection, which
@@ -643,14 +651,47 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	var mode string
-	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
-		return fmt.Errorf("%s: turning WAL on: %w", f.path, err)
+	return f.turnWALOn(ctx, conn)
+}
+
+// turnWALOn switches the database to WAL. Of processes opening a new
+// database at once, one switches it; the others may find the database
+// locked meanwhile (SQLite does not wait for that lock), and try again
+// until it is done or the busy timeout has passed.
+func (f *FS) turnWALOn(ctx context.Context, conn *sql.Conn) error {
+	deadline := time.Now().Add(busyTimeout * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		switch {
+		case err == nil && strings.EqualFold(mode, "wal"):
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s: journal mode is %q, want wal", f.path, mode)
+		case !isBusy(err) || time.Now().After(deadline):
+			return fmt.Errorf("%s: turning WAL on: %w", f.path, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
 	}
-	if !strings.EqualFold(mode, "wal") {
-		return fmt.Errorf("%s: journal mode is %q, want wal", f.path, mode)
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
 	}
-	return nil
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
 }
 
 // upgrade brings a database of layout version (0: an empty file) to
