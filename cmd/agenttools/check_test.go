@@ -202,3 +202,73 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// export stops, as cp does, where it would have to replace a node of
+// another kind (a file where the workspace has a directory, a directory
+// where it has a file), and a workspace file it cannot read (damaged)
+// leaves the host file it would have rewritten as it was (it was cut
+// short).
+func TestExportLeavesTheHostAsItWas(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ws.db")
+	for path, content := range map[string]string{"/workspace/d/x.txt": "x", "/workspace/f": "workspace f"} {
+		if got := runCLI(t, "", "call", "--db", db, "write", marshal(t, map[string]string{"path": path, "content": content})); got.code != 0 {
+			t.Fatalf("write: %+v", got)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		setup map[string]string // host path (under out) to content; a trailing / makes a directory
+	}{
+		{"file where a directory is", map[string]string{"d": "host file"}},
+		{"directory where a file is", map[string]string{"f/": "", "f/keep.txt": "keep"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			for p, content := range tt.setup {
+				hp := filepath.Join(out, p)
+				if strings.HasSuffix(p, "/") {
+					if err := os.MkdirAll(hp, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if err := os.WriteFile(hp, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := runCLI(t, "", "export", "--db", db, out); got.code != 2 || !strings.Contains(got.stderr, "the workspace has a") {
+				t.Errorf("export: %+v, want exit 2 saying what is in the way", got)
+			}
+			for p, content := range tt.setup {
+				if strings.HasSuffix(p, "/") {
+					continue
+				}
+				if b, err := os.ReadFile(filepath.Join(out, p)); err != nil || string(b) != content {
+					t.Errorf("host %s is now %q, %v; want %q", p, b, err, content)
+				}
+			}
+		})
+	}
+	t.Run("damaged content", func(t *testing.T) {
+		raw, err := sql.Open("sqlite", db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Exec(`UPDATE chunk SET data = CAST('WORKSPACE F' AS BLOB) WHERE data = CAST('workspace f' AS BLOB)`); err != nil {
+			t.Fatal(err)
+		}
+		raw.Close()
+		out := t.TempDir()
+		hostF := filepath.Join(out, "f")
+		if err := os.WriteFile(hostF, []byte("host f, longer than the workspace's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := runCLI(t, "", "export", "--db", db, out); got.code != 2 || !strings.Contains(got.stderr, "is damaged") {
+			t.Errorf("export of damaged content: %+v, want exit 2 naming the damage", got)
+		}
+		if b, _ := os.ReadFile(hostF); string(b) != "host f, longer than the workspace's\n" {
+			t.Errorf("host f is now %q", b)
+		}
+	})
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	osexec "os/exec"
@@ -51,7 +52,8 @@ func ownerOf(t *testing.T, p string) int {
 // shell's "echo x > f" does, whatever the directory allows: a file the
 // user may not write is refused (EACCES) and left byte for byte with
 // its owner; a file of another user's that the user may write keeps
-// that owner.
+// that owner; a file the user may write in a directory the user may not
+// is written.
 func TestWritesHonourFilePermissions(t *testing.T) {
 	uid, self := nobodyUID, os.Geteuid()
 	if self != 0 {
@@ -71,6 +73,13 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 	if self == 0 {
 		files["roots.txt"] = file{0o644, 0}
 		files["shared.txt"] = file{0o666, 0}
+		// In a directory of root's, which the user may not write: the
+		// files the user may write are still written, in place.
+		files["closed/shared.txt"] = file{0o666, 0}
+		files["closed/mine.txt"] = file{0o644, -1}
+		if err := os.Mkdir(filepath.Join(dir, "closed"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for name, f := range files {
 		p := filepath.Join(dir, name)
@@ -174,5 +183,44 @@ func TestExportHonoursFilePermissions(t *testing.T) {
 	}
 	if owner := ownerOf(t, filepath.Join(out, "a-shared.txt")); owner != 0 {
 		t.Errorf("shared.txt is now owned by %d, was root's", owner)
+	}
+}
+
+// A program that is running cannot be written (the system says "text
+// file busy"); when its replacement could not keep its owner, write says
+// so, and changes nothing (it said "invalid argument").
+func TestWriteOfARunningProgram(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to make a program of root's that nobody may write")
+	}
+	bin := publicBinary(t)
+	dir, dbDir := ownedDir(t, nobodyUID), ownedDir(t, nobodyUID)
+	sleep, err := osexec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep program")
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "prog")
+	if err := os.WriteFile(prog, data, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(prog, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	run := osexec.Command(prog, "60")
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = run.Process.Kill(); _ = run.Wait() }()
+	got := runAs(t, bin, nobodyUID, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", "write", `{"path":"/workspace/prog","content":"x"}`)
+	want, _ := json.Marshal(map[string]string{"error": gen.MsgHostIO("write", "/workspace/prog", "text file busy")})
+	if got.code != 1 || strings.TrimSpace(got.stdout) != string(want) {
+		t.Errorf("write of a running program: %+v, want exit 1 %s", got, want)
+	}
+	if after, _ := os.ReadFile(prog); !bytes.Equal(after, data) {
+		t.Error("the program changed")
 	}
 }

@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -64,38 +65,60 @@ func (c HostCopy) ToHostTee(ctx context.Context, rel string, info Info, tee io.W
 // permissions: an existing regular file is rewritten in place, opened for
 // writing (which the host refuses where the file's own mode forbids it),
 // so it keeps its owner (and, when it is another user's, its mode); an
-// existing directory is kept; no directory is opened beyond what its
-// mode allows.
+// existing directory is kept; a symbolic link is replaced (never
+// followed); a node of another kind (a file where the workspace has a
+// directory, say) stops the copy, unchanged, as cp stops; no directory is
+// opened beyond what its mode allows.
 func (c HostCopy) exportNode(ctx context.Context, rel string, info Info) error {
 	hp := c.HostPath(rel)
 	old, err := os.Lstat(hp)
 	switch {
-	case err == nil && info.Type == TypeFile && old.Mode().IsRegular():
-		return c.rewrite(ctx, rel, info, hp)
-	case err == nil && info.Type == TypeDir && old.IsDir():
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case info.Type == TypeFile && old.Mode().IsRegular():
+		return c.rewrite(ctx, rel, hp)
+	case info.Type == TypeDir && old.IsDir():
 		return nil
-	case err == nil:
-		if err := os.RemoveAll(hp); err != nil {
+	case old.Mode()&fs.ModeSymlink != 0:
+		if err := os.Remove(hp); err != nil {
 			return err
 		}
+	default:
+		return &fs.PathError{Op: "export", Path: hp, Err: fmt.Errorf("%w: the workspace has a %s there, the host a %s", fs.ErrExist, info.Type, HostType(old))}
 	}
 	return c.create(ctx, rel, info, nil)
 }
 
 // rewrite copies the workspace file at rel over the existing host file hp,
-// in place, and gives it the file's mode.
-func (c HostCopy) rewrite(ctx context.Context, rel string, info Info, hp string) error {
+// in place, and gives it the file's mode when the process may. The
+// content is read whole (into an unnamed temporary file) before hp is
+// touched, so a workspace that fails to read leaves hp as it was.
+func (c HostCopy) rewrite(ctx context.Context, rel, hp string) error {
+	info, err := c.WS.Lstat(ctx, c.WSPath(rel))
+	if err != nil {
+		return err
+	}
+	staged, err := os.CreateTemp("", "agenttools-export-*")
+	if err != nil {
+		return err
+	}
+	_ = os.Remove(staged.Name())
+	defer staged.Close()
+	r, _, err := c.WS.Open(ctx, c.WSPath(rel), 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(staged, r)
+	r.Close()
+	if err != nil {
+		return err
+	}
 	f, err := os.OpenFile(hp, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
-	r, _, err := c.WS.Open(ctx, c.WSPath(rel), 0)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	defer r.Close()
-	if _, err := io.Copy(f, r); err != nil {
+	if _, err := io.Copy(f, io.NewSectionReader(staged, 0, 1<<62)); err != nil {
 		f.Close()
 		return err
 	}

@@ -12,10 +12,15 @@
 // 0755, whatever the umask). Replacing a file honours the file's own
 // permissions and owner, as a shell's "echo x > f" does: the file is
 // first opened for writing, so a file the process may not write is
-// refused with EACCES whatever the directory allows; a file owned by
-// someone else that the process may write is rewritten in place (its
-// owner and mode kept, no longer atomic for readers) when the temporary
-// file cannot be given its owner.
+// refused with EACCES whatever the directory allows. The replacement is
+// given the file's owner, mode and extended attributes (a POSIX ACL
+// among them); when it cannot be (a file of another user's that the
+// process may write), or the directory does not let the process create
+// the temporary file, the file is rewritten in place instead, keeping
+// all of them but no longer atomic for readers (and a writer killed
+// midway leaves it short, its new content in the temporary file, which
+// is then unmarked and kept). A writer waits at most 10 seconds for a
+// file's lock (EBUSY after).
 //
 // Writers in different processes do not lose each other's changes: a
 // writer holds an exclusive flock(2) lock on the file it replaces (and
@@ -151,6 +156,10 @@ func hostErr(name string, err error) error {
 	if err == nil {
 		return nil
 	}
+	var ee *errno.Error
+	if errors.As(err, &ee) {
+		return ee
+	}
 	code := errno.EIO
 	for _, c := range codes {
 		if errors.Is(err, c.err) {
@@ -196,6 +205,14 @@ func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 	}
 	return i, nil
 }
+
+// beforeCopy is called as copyInto starts, with the temporary file's
+// name (tests).
+var beforeCopy = func(string) {}
+
+// errLocked is the error of a change that waited too long for a file's
+// lock (see lockFile).
+var errLocked = &errno.Error{Code: errno.EBUSY, Message: "the file is locked by another process"}
 
 // notRegular is the error for opening a node that is no regular file:
 // EISDIR for a directory, EINVAL otherwise.
@@ -317,7 +334,7 @@ func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint3
 	if old != nil {
 		defer old.Close()
 	}
-	tmp, err := f.stage(name, r)
+	tmp, err := f.stage(name, r, old != nil)
 	if err != nil {
 		return err
 	}
@@ -371,7 +388,7 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp, err := f.stage(name, bytes.NewReader(out))
+	tmp, err := f.stage(name, bytes.NewReader(out), true)
 	if err != nil {
 		return err
 	}
@@ -467,27 +484,40 @@ func (f *FS) still(name string, file *os.File, seen version) bool {
 type staged struct {
 	f     *FS
 	file  *os.File
-	name  string // its name in the store
+	name  string // its name in the store; "" for one outside the store
 	moved bool   // renamed over the target, or its content copied there
 }
 
-// stage writes what r holds to a new temporary file beside name.
-func (f *FS) stage(name string, r io.Reader) (*staged, error) {
+// stage writes what r holds to a new temporary file beside name. When
+// the directory does not let the process create it and rewriting an
+// existing file in place is possible (inPlace), the file is made outside
+// the directory instead (without a name), and the write will be in
+// place, as the shell's "echo x > f" writes a file the user may write in
+// a directory the user may not.
+func (f *FS) stage(name string, r io.Reader, inPlace bool) (*staged, error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	token := hex.EncodeToString(rnd[:])
 	tmp := path.Join(path.Dir(name), tempPrefix+token+tempSuffix)
 	file, err := f.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	s := &staged{f: f, file: file, name: tmp}
+	switch {
+	case err == nil:
+		// Locked before it is marked: a marked file that is not locked
+		// is one whose writer is gone.
+		if tryLock(file) {
+			mark(file, token)
+		}
+	case inPlace && errors.Is(err, fs.ErrPermission):
+		if file, err = os.CreateTemp("", tempPrefix+"*"+tempSuffix); err != nil {
+			return nil, hostErr(name, err)
+		}
+		_ = os.Remove(file.Name())
+		s.file, s.name = file, ""
+	default:
 		return nil, hostErr(name, err)
 	}
-	s := &staged{f: f, file: file, name: tmp}
-	// Locked before it is marked: a marked file that is not locked is
-	// one whose writer is gone.
-	if tryLock(file) {
-		mark(file, token)
-	}
-	if _, err := io.Copy(file, r); err != nil {
+	if _, err := io.Copy(s.file, r); err != nil {
 		s.discard()
 		return nil, hostErr(name, err)
 	}
@@ -497,7 +527,7 @@ func (f *FS) stage(name string, r io.Reader) (*staged, error) {
 // discard removes the temporary file unless it was moved; it always
 // closes it (which releases its lock).
 func (s *staged) discard() {
-	if !s.moved {
+	if !s.moved && s.name != "" {
 		_ = s.f.root.Remove(s.name)
 	}
 	s.file.Close()
@@ -505,17 +535,23 @@ func (s *staged) discard() {
 
 // replace puts the staged content at name with permission bits mode. old
 // is the locked file at name (nil when there is none): the replacement
-// gets its owner, or, when the process cannot give it that owner, old is
-// rewritten in place. When seen is given, the file at name must still be
-// that version (EAGAIN otherwise, nothing written).
+// gets its owner and extended attributes (its ACL among them), or, when
+// the process cannot give it those or the temporary file is outside the
+// directory, old is rewritten in place. When seen is given, the file at
+// name must still be that version (EAGAIN otherwise, nothing written).
 func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *version) error {
-	inPlace := false
-	if old != nil {
+	inPlace := tmp.name == ""
+	if old != nil && !inPlace {
 		// The owner first: changing it clears the setuid and setgid
 		// bits, which the mode then sets.
 		if uid, gid, own := owner(old); !own && tmp.file.Chown(uid, gid) != nil {
 			inPlace = true
+		} else if copyXattrs(old, tmp.file) != nil {
+			inPlace = true
 		}
+	}
+	if inPlace && f.busy(old) {
+		return &errno.Error{Code: errno.EBUSY, Message: "text file busy", Path: name}
 	}
 	if !inPlace {
 		if err := tmp.file.Chmod(vfs.GoMode(mode)); err != nil {
@@ -539,9 +575,21 @@ func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *
 	return nil
 }
 
+// busy reports whether old could only be opened to read (a program that
+// is running: see lockTarget), so it cannot be rewritten in place.
+func (f *FS) busy(old *os.File) bool {
+	fl, err := fileFlags(old)
+	return err == nil && fl&(os.O_WRONLY|os.O_RDWR) == 0
+}
+
 // copyInto rewrites the file old (at name) with the staged content, in
-// place: its owner stays.
+// place: its owner, its extended attributes and its inode stay. The
+// temporary file loses its mark first: a writer killed while it copies
+// leaves the file short, and the new content, whole, in the temporary
+// file, which listings then show and never remove.
 func (s *staged) copyInto(name string, old *os.File, mode uint32) error {
+	unmark(s.file)
+	beforeCopy(s.name)
 	if fi, err := old.Stat(); err == nil && vfs.UnixMode(fi.Mode()) != mode {
 		if err := old.Chmod(vfs.GoMode(mode)); err != nil {
 			return hostErr(name, err)

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package hostfs_test
 
@@ -27,6 +27,13 @@ import (
 const writerEnv = "HOSTFS_TEST_WRITER"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(inPlaceEnv); dir != "" {
+		if err := rewriteInPlace(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "writer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(writerEnv); dir != "" {
 		if err := slowWrite(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "writer:", err)
