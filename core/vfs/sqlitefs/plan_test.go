@@ -36,6 +36,9 @@ func TestQueryPlans(t *testing.T) {
 		{"orphan", qDelOrphanChunks, []any{1}, "sqlite_autoindex_chunk_1"},
 		{"garbage", qDelGarbageChunks, []any{1}, "content_pending"},
 	}
+	// The nodes are scanned only when there is garbage, to keep a file's
+	// content that damage marked as garbage.
+	scans := map[string]bool{"garbage": true}
 	for _, tt := range tests {
 		rows, err := f.r.db().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
 		if err != nil {
@@ -52,7 +55,7 @@ func TestQueryPlans(t *testing.T) {
 		}
 		rows.Close()
 		text := strings.Join(plan, "; ")
-		if !strings.Contains(text, tt.uses) || strings.Contains(text, "TEMP B-TREE") || strings.Contains(text, "SCAN tree") || strings.Contains(text, "SCAN chunk") {
+		if !strings.Contains(text, tt.uses) || strings.Contains(text, "TEMP B-TREE") || !scans[tt.name] && strings.Contains(text, "SCAN tree") || strings.Contains(text, "SCAN chunk") {
 			t.Errorf("%s: plan %q, want a search using %s and no scan or sort", tt.name, text, tt.uses)
 		} else {
 			t.Logf("%s: %s", tt.name, text)

@@ -81,7 +81,9 @@ var (
 	qDelOrphanContent = change(`DELETE FROM content WHERE id = ? AND touched IS NOT NULL`)
 
 	// Content no file refers to, untouched since ?: what failed or
-	// killed writes left.
-	qDelGarbageChunks  = change(`DELETE FROM chunk WHERE cid IN (SELECT id FROM content WHERE touched IS NOT NULL AND touched <= ?)`)
-	qDelGarbageContent = change(`DELETE FROM content WHERE touched IS NOT NULL AND touched <= ?`)
+	// killed writes left. A file's content marked so by damage is kept:
+	// the files' content ids are read (one scan of the nodes) only when
+	// there is such content at all.
+	qDelGarbageChunks  = change(`DELETE FROM chunk WHERE cid IN (SELECT id FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL))`)
+	qDelGarbageContent = change(`DELETE FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL)`)
 )

@@ -581,3 +581,27 @@ func TestReadOnlyLegacy(t *testing.T) {
 		})
 	}
 }
+
+// TestFileContentMarkedAsGarbage: a file's content whose row says it is
+// a write in progress, long untouched (its touched column damaged), is
+// not collected as garbage when the database is opened: the file still
+// reads; check lists the mark.
+func TestFileContentMarkedAsGarbage(t *testing.T) {
+	path := treeDB(t)
+	db := rawDB(t, path)
+	if _, err := db.Exec(`UPDATE content SET touched = 1 WHERE id = (SELECT cid FROM ` + nodeTable(t, db) + ` WHERE path = 'a.txt')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := reopen(t, path, sqlitefs.WithGCAge(0))
+	if got, err := readAll(t.Context(), s, "a.txt"); err != nil || string(got) != "secret-AAAA\n" {
+		t.Errorf("a.txt after Open collected garbage: %q %v", got, err)
+	}
+	s.Close()
+	rep, err := sqlitefs.Check(t.Context(), path)
+	if err != nil || rep.OK() || !slices.ContainsFunc(rep.Problems, func(p string) bool {
+		return strings.HasPrefix(p, "/a.txt: its content") && strings.Contains(p, "marked as a write in progress")
+	}) {
+		t.Errorf("Check: %q %v, want the mark found", rep.Problems, err)
+	}
+}
