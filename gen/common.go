@@ -465,8 +465,9 @@ func MsgHostIO(op string, path string, reason string) string {
 }
 
 // MsgDatabaseDamaged renders: Ours: SQLite found the database file corrupt, or
-// file content failed its checksum. Once one call meets damage, every later
-// change in that process is refused with this message too.
+// file content or a node's record failed its checksum, or a listing, a record
+// or a counter does not add up. Once one call meets damage, every later change
+// in that process is refused with this message too.
 func MsgDatabaseDamaged(db string, reason string) string {
 	return "the workspace database " + db + " is damaged (" + reason + "); nothing was changed; check it with: agenttools check --db " + db
 }
@@ -478,6 +479,27 @@ const MsgDatabaseChecksum = "file content does not match its checksum"
 // MsgDatabaseChunkMissing: Ours: the reason given with databaseDamaged when a
 // file's chunks do not add up to its size.
 const MsgDatabaseChunkMissing = "file content is missing a chunk or has one of the wrong length"
+
+// MsgDatabaseNodeChecksum: Ours: the reason given with databaseDamaged when a
+// node's record (its path, type, mode, mtime, size, link target, revision,
+// content id or count of entries) fails its CRC-32C, read on its own or as an
+// entry of a listing.
+const MsgDatabaseNodeChecksum = "file or directory metadata does not match its checksum"
+
+// MsgDatabaseNodeInvalid: Ours: the reason given with databaseDamaged when a
+// node's record holds a value no workspace writes (an unknown type, a negative
+// size, a mode above 0o7777, content on a node that is no file, a link whose
+// size is not its target's length, a missing directory).
+const MsgDatabaseNodeInvalid = "file or directory metadata holds an impossible value"
+
+// MsgDatabaseEntryCount: Ours: the reason given with databaseDamaged when
+// listing a directory finds more or fewer entries than its record counts.
+const MsgDatabaseEntryCount = "a directory's listing does not match its count of entries"
+
+// MsgDatabaseCounter: Ours: the reason given with databaseDamaged when a
+// change would reuse a revision or a content id that is in use (the database's
+// counters must only grow).
+const MsgDatabaseCounter = "a counter of the database is behind the numbers it already handed out"
 
 // MsgDatabaseReadOnly renders: Ours: a change asked of a workspace database
 // that is opened read-only.
@@ -591,6 +613,10 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgDatabaseDamaged", Template: "the workspace database {db} is damaged ({reason}); nothing was changed; check it with: agenttools check --db {db}", Sample: MsgDatabaseDamaged("<db>", "<reason>")},
 	{Name: "MsgDatabaseChecksum", Template: "file content does not match its checksum", Sample: MsgDatabaseChecksum},
 	{Name: "MsgDatabaseChunkMissing", Template: "file content is missing a chunk or has one of the wrong length", Sample: MsgDatabaseChunkMissing},
+	{Name: "MsgDatabaseNodeChecksum", Template: "file or directory metadata does not match its checksum", Sample: MsgDatabaseNodeChecksum},
+	{Name: "MsgDatabaseNodeInvalid", Template: "file or directory metadata holds an impossible value", Sample: MsgDatabaseNodeInvalid},
+	{Name: "MsgDatabaseEntryCount", Template: "a directory's listing does not match its count of entries", Sample: MsgDatabaseEntryCount},
+	{Name: "MsgDatabaseCounter", Template: "a counter of the database is behind the numbers it already handed out", Sample: MsgDatabaseCounter},
 	{Name: "MsgDatabaseReadOnly", Template: "the workspace database {db} is read-only ({reason}); nothing was changed", Sample: MsgDatabaseReadOnly("<db>", "<reason>")},
 	{Name: "MsgDatabaseMountReadOnly", Template: "it is on a read-only mount", Sample: MsgDatabaseMountReadOnly},
 	{Name: "MsgDatabaseNotWritable", Template: "this user may not write the file or its directory", Sample: MsgDatabaseNotWritable},

@@ -122,9 +122,9 @@ func TestDamagedDatabaseCall(t *testing.T) {
 }
 
 // TestCheck: agenttools check exits 0 on a sound database, 1 on a
-// damaged one (pages overwritten, or file content changed behind
-// SQLite's back, which only the checksums show), 2 on a file that is no
-// workspace database; it changes nothing.
+// damaged one (pages overwritten, or file content or a node's record
+// changed behind SQLite's back, which only the checksums show), 2 on a
+// file that is no workspace database; it changes nothing.
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	sound := filepath.Join(dir, "sound.db")
@@ -146,6 +146,24 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
+	node := filepath.Join(dir, "node.db")
+	if got := runCLI(t, "", "call", "--db", node, "write", `{"path":"/workspace/a.txt","content":"hello"}`); got.code != 0 {
+		t.Fatalf("write: %+v", got)
+	}
+	raw, err = sql.Open("sqlite", node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A byte of a node's record changed on disk (the table is node in a
+	// database of layout 2).
+	table := "tree"
+	if err := raw.QueryRow(`SELECT name FROM sqlite_schema WHERE name IN ('tree', 'node')`).Scan(&table); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE ` + table + ` SET size = -1 WHERE path = 'workspace/a.txt'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
 	text := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(text, []byte("notes\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -157,7 +175,8 @@ func TestCheck(t *testing.T) {
 		code int
 		want []string // lines of stdout, or parts of stderr for exit 2
 	}{
-		{"sound", []string{"--db", sound}, 0, []string{"integrity_check: ok", "content: 1 files, 1 chunks read (0 without a checksum)", sound + ": ok"}},
+		{"sound", []string{"--db", sound}, 0, []string{"integrity_check: ok", "nodes: 3 read", "content: 1 files, 1 chunks read (0 without a checksum)", sound + ": ok"}},
+		{"damaged node", []string{"--db", node}, 1, []string{"integrity_check: ok", "/workspace/a.txt: its record does not match its checksum", node + ": damaged"}},
 		{"damaged pages", []string{"--db", pages}, 1, []string{"integrity_check:", pages + ": damaged"}},
 		{"damaged content", []string{"--db", content}, 1, []string{"integrity_check: ok", "/workspace/a.txt: chunk 0 does not match its checksum", content + ": damaged"}},
 		{"not a database", []string{"--db", text}, 2, []string{"--db:", "not an SQLite database"}},

@@ -541,7 +541,7 @@ const integrityLines = 20
 // sound, 1 when it is damaged.
 func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fl := flags("check", "[--db FILE]",
-		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every chunk of file content against its\nchecksum and every file's chunks against its size. Prints what it found. Exit status 0\nwhen the database is sound, 1 when it is damaged, 2 for a usage error or a file that is\nnot a workspace database.", stderr)
+		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every node (file, directory, link) against its\nchecksum and for values the workspace never writes, every directory's count of entries,\nthe files' content ids (one file each, and there), the counters of revisions and contents,\nevery chunk of file content against its checksum and every file's chunks against its\nsize. Prints what it found. Exit status 0 when the database is sound, 1 when it is\ndamaged, 2 for a usage error or a file that is not a workspace database.", stderr)
 	db := fl.String("db", "agenttools.db", "the workspace database (SQLite)")
 	if err := parse(fl, args); err != nil {
 		return 0, err
@@ -571,6 +571,13 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		if n > integrityLines {
 			fmt.Fprintf(stdout, "  (and %d more)\n", n-integrityLines)
 		}
+	}
+	switch {
+	case rep.Layout == 0:
+	case rep.Layout < sqlitefs.SchemaVersion:
+		fmt.Fprintf(stdout, "nodes: %d read (layout %d: without checksums or counts of entries)\n", rep.Nodes, rep.Layout)
+	default:
+		fmt.Fprintf(stdout, "nodes: %d read\n", rep.Nodes)
 	}
 	fmt.Fprintf(stdout, "content: %d files, %d chunks read (%d without a checksum)\n", rep.Files, rep.Chunks, rep.Unverified)
 	for _, p := range rep.Problems {

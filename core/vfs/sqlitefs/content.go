@@ -121,7 +121,7 @@ func (r *reader) fetch() error {
 }
 
 // fetchFrom loads the chunk holding r.off into r.buf through q.
-func (r *reader) fetchFrom(q querier) error {
+func (r *reader) fetchFrom(q source) error {
 	idx := r.off / chunkSize
 	want := min(chunkSize, r.size-idx*chunkSize)
 	var data []byte
@@ -147,15 +147,12 @@ func (r *reader) fetchFrom(q querier) error {
 // content is deleted in the transaction that stops the file referring
 // to it, and its id is never reused, so a file that refers to it after
 // the chunk was found missing referred to it all along.
-func (r *reader) gone(q querier) error {
-	var cid sql.NullInt64
-	err := q.QueryRowContext(r.ctx, qNodeContent, r.name).Scan(&cid)
+func (r *reader) gone(q source) error {
+	n, ok, err := getNode(r.ctx, q, r.name)
 	switch {
-	case err == sql.ErrNoRows:
-		return errChanged(r.name)
 	case err != nil:
 		return err
-	case cid.Valid && cid.Int64 == r.cid:
+	case ok && n.cid.Valid && n.cid.Int64 == r.cid:
 		return errChunkMissing
 	}
 	return errChanged(r.name)
@@ -215,7 +212,7 @@ func (r *reader) Close() error {
 // writable checks that a regular file can be written at name: its parent
 // is a directory and name is nothing or a regular file. It returns the
 // node at name (ok false when there is none) and the parent's path.
-func writable(ctx context.Context, q querier, name string) (n node, ok bool, dir string, err error) {
+func writable(ctx context.Context, q source, name string) (n node, ok bool, dir string, err error) {
 	if name == "" {
 		return n, false, "", errno.New(errno.EISDIR, "is a directory", name)
 	}
@@ -383,10 +380,18 @@ func (w *contentWriter) store(t *wtx, chunks [][]byte, final bool) (int64, error
 		touched = nil
 	}
 	if cid == 0 {
-		if err := t.QueryRowContext(t.ctx, qNextContent).Scan(&cid); err != nil {
+		// No row: the counter is behind an id in use; a new id that is
+		// one all the same (the UNIQUE constraint) is that too.
+		err := t.QueryRowContext(t.ctx, qNextContent).Scan(&cid)
+		if err == sql.ErrNoRows {
+			return 0, errCounter
+		}
+		if err != nil {
 			return 0, err
 		}
-		if _, err := t.ExecContext(t.ctx, qNewContent, cid, now, touched); err != nil {
+		if _, err := t.ExecContext(t.ctx, qNewContent, cid, now, touched); isConstraint(err) {
+			return 0, errCounter
+		} else if err != nil {
 			return 0, err
 		}
 	} else {
@@ -449,14 +454,13 @@ func (t *wtx) setContent(name string, cid sql.NullInt64, size int64, mode uint32
 			return errno.New(errno.ENOENT, "no such file or directory", name)
 		}
 		_, base := split(name)
-		if _, err := t.ExecContext(t.ctx, qAddNode,
-			name, dir, base, dbFile, mode, t.now, size, "", rev, cid); err != nil {
+		if err := t.insert(name, dir, base, dbFile, mode, size, "", cid); err != nil {
 			return err
 		}
-		return t.touchDir(dir)
+		return t.touchDir(dir, +1)
 	}
-	if _, err := t.ExecContext(t.ctx, qSetContent,
-		mode, t.now, size, rev, cid, name); err != nil {
+	res, err := t.ExecContext(t.ctx, qSetContent, mode, t.now, size, rev, cid, name)
+	if err := t.changed(res, err, name, 0); err != nil {
 		return err
 	}
 	return t.dropContent(old.cid)

@@ -16,7 +16,6 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/core/vfs/storetest"
 	"github.com/agenttools/agenttools/gen"
 )
 
@@ -24,6 +23,10 @@ import (
 var damageReasons = []string{
 	gen.MsgDatabaseChecksum,
 	gen.MsgDatabaseChunkMissing,
+	gen.MsgDatabaseNodeChecksum,
+	gen.MsgDatabaseNodeInvalid,
+	gen.MsgDatabaseEntryCount,
+	gen.MsgDatabaseCounter,
 	"the database disk image is malformed",    // SQLITE_CORRUPT
 	"file opened that is not a database file", // SQLITE_NOTADB
 }
@@ -167,10 +170,10 @@ func editChunk(t *testing.T, path, name string, idx int, edit func([]byte) []byt
 	t.Helper()
 	db := rawDB(t, path)
 	var data []byte
-	if err := db.QueryRow(`SELECT data FROM chunk WHERE cid = (SELECT cid FROM node WHERE path = ?) AND idx = ?`, name, idx).Scan(&data); err != nil {
+	if err := db.QueryRow(`SELECT data FROM chunk WHERE cid = (SELECT cid FROM tree WHERE path = ?) AND idx = ?`, name, idx).Scan(&data); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE chunk SET data = ? WHERE cid = (SELECT cid FROM node WHERE path = ?) AND idx = ?`, edit(data), name, idx); err != nil {
+	if _, err := db.Exec(`UPDATE chunk SET data = ? WHERE cid = (SELECT cid FROM tree WHERE path = ?) AND idx = ?`, edit(data), name, idx); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -198,7 +201,7 @@ func TestChunkDamage(t *testing.T) {
 		}, gen.MsgDatabaseChunkMissing},
 		{"a missing chunk", func(t *testing.T, path string) {
 			db := rawDB(t, path)
-			if _, err := db.Exec(`DELETE FROM chunk WHERE cid = (SELECT cid FROM node WHERE path = 'f') AND idx = 1`); err != nil {
+			if _, err := db.Exec(`DELETE FROM chunk WHERE cid = (SELECT cid FROM tree WHERE path = 'f') AND idx = 1`); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()
@@ -251,38 +254,4 @@ func TestChunkDamage(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestMigrate: a database of layout 1 (no checksums) is migrated when
-// opened: its chunks read unverified, new ones get checksums.
-func TestMigrate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ws.db")
-	s := reopen(t, path)
-	old := pattern(3, sqlitefs.ChunkSize+10)
-	write(t, s, "old", old)
-	s.Close()
-	db := rawDB(t, path)
-	for _, stmt := range []string{`ALTER TABLE chunk DROP COLUMN sum`, `PRAGMA user_version = 1`} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("making a layout-1 database: %s: %v", stmt, err)
-		}
-	}
-	db.Close()
-
-	s = reopen(t, path)
-	if got := read(t, s, "old", 0); !bytes.Equal(got, old) {
-		t.Error("the layout-1 file reads wrong")
-	}
-	write(t, s, "new", []byte("new content"))
-	db = rawDB(t, path)
-	if v := queryInt(t, db, `PRAGMA user_version`); v != sqlitefs.SchemaVersion {
-		t.Errorf("user_version = %d, want %d", v, sqlitefs.SchemaVersion)
-	}
-	if n := queryInt(t, db, `SELECT count(*) FROM chunk WHERE sum IS NULL AND cid = (SELECT cid FROM node WHERE path = 'old')`); n != 2 {
-		t.Errorf("%d chunks of the old file without a checksum, want 2", n)
-	}
-	if n := queryInt(t, db, `SELECT count(*) FROM chunk WHERE sum IS NOT NULL AND cid = (SELECT cid FROM node WHERE path = 'new')`); n != 1 {
-		t.Errorf("%d chunks of the new file with a checksum, want 1", n)
-	}
-	storetest.Lstat(t, s, "new")
 }

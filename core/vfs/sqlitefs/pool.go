@@ -15,6 +15,15 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// source is a querier that runs the store's statements: a pool, or a
+// transaction on one. unsummed reports whether its statements read a
+// database of layout 1 or 2 (read-only), whose node rows carry neither
+// checksums nor counts of entries, so rows are read unverified.
+type source interface {
+	querier
+	unsummed() bool
+}
+
 // pool is a pool of connections that runs the store's statements
 // (queries) prepared: compiling SQL costs more than running the small
 // statements of this store. database/sql prepares each on every
@@ -34,13 +43,16 @@ type pool struct {
 
 // conns is a database handle and the store's statements prepared on it.
 type conns struct {
-	db    *sql.DB
-	stmts map[string]*sql.Stmt // read-only after prepare
+	db       *sql.DB
+	stmts    map[string]*sql.Stmt // read-only after prepare
+	unsummed bool                 // see source
 }
 
-// newPool prepares the store's statements on db; it needs the schema.
-func newPool(ctx context.Context, db *sql.DB) (*pool, error) {
-	c, err := prepare(ctx, db, nil)
+// newPool prepares the store's statements on db (the ones that change
+// the database too when writes is true); it needs the schema of this
+// layout.
+func newPool(ctx context.Context, db *sql.DB, writes bool) (*pool, error) {
+	c, err := prepare(ctx, db, writes, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -49,17 +61,19 @@ func newPool(ctx context.Context, db *sql.DB) (*pool, error) {
 	return p, nil
 }
 
-// prepare prepares the store's statements on db, each replaced by
-// instead[q] when there is one (skipped when that is "").
-func prepare(ctx context.Context, db *sql.DB, instead map[string]string) (*conns, error) {
-	c := &conns{db: db, stmts: map[string]*sql.Stmt{}}
+// prepare prepares the store's statements on db, those that change the
+// database only when writes is true. A database of an older layout
+// (read-only) is read with the statements of old in place of the store's
+// (see layout2): its rows are then read unsummed.
+func prepare(ctx context.Context, db *sql.DB, writes bool, old map[string]string) (*conns, error) {
+	c := &conns{db: db, stmts: map[string]*sql.Stmt{}, unsummed: old != nil}
 	for _, q := range queries {
-		text, ok := instead[q]
+		if changes[q] && !writes {
+			continue
+		}
+		text, ok := old[q]
 		if !ok {
 			text = q
-		}
-		if text == "" {
-			continue
 		}
 		s, err := db.PrepareContext(ctx, text)
 		if err != nil {
@@ -90,6 +104,8 @@ func (p *pool) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+func (p *pool) unsummed() bool { return p.cur.Load().unsummed }
 
 // db is the pool's current database handle.
 func (p *pool) db() *sql.DB { return p.cur.Load().db }
@@ -143,6 +159,8 @@ type tx struct {
 	p *pool
 	c *conns // the connections it began on
 }
+
+func (t *tx) unsummed() bool { return t.c.unsummed }
 
 func (t *tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if s := t.p.stmt(t.c, query); s != nil {

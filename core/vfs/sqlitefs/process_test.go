@@ -229,7 +229,7 @@ func TestKillMidWrite(t *testing.T) {
 		t.Fatalf("after the kill big holds %d bytes, want the old %d", len(got), len(old))
 	}
 	db := rawDB(t, path)
-	const orphans = `SELECT count(*) FROM chunk WHERE cid NOT IN (SELECT cid FROM node WHERE cid IS NOT NULL)`
+	const orphans = `SELECT count(*) FROM chunk WHERE cid NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL)`
 	if n := queryInt(t, db, orphans); n != 32 {
 		t.Errorf("%d chunks of the killed write, want the 32 it stored", n)
 	}

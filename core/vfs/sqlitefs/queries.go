@@ -1,49 +1,89 @@
 package sqlitefs
 
-// The statements of the store. Each is registered with query, and every
-// pool prepares them all when it opens: preparing one later could wait
-// for a connection that a transaction needing it holds.
-var queries []string
+import "strconv"
+
+// The statements of the store. Each is registered with query (or change,
+// for one only a write transaction runs), and every pool prepares them
+// all when it opens (a reading pool those of query only): preparing one
+// later could wait for a connection that a transaction needing it holds.
+var (
+	queries []string
+	changes = map[string]bool{}
+)
 
 func query(s string) string {
 	queries = append(queries, s)
 	return s
 }
 
-const nodeColumns = `type, mode, mtime, size, target, rev, cid`
+func change(s string) string {
+	changes[s] = true
+	return query(s)
+}
 
+// nodeColumns are the columns of a node row the store reads; see
+// rowScanner.node.
+const nodeColumns = `type, mode, mtime, size, target, rev, cid, entries, sum`
+
+// sumOf recomputes the stored row's checksum (in an UPDATE, from the
+// values before it).
+const sumOf = sumFunc + `(` + nodeSumArgs + `)`
+
+// Every statement that changes a node row sets its checksum from the
+// values it stores, and changes only a row that matches its checksum
+// (so damage is never sealed under a new checksum) and whose revision is
+// below the new one (so revisions never repeat): an UPDATE that changes
+// no row met damage (see wtx.changed).
 var (
-	qNode       = query(`SELECT ` + nodeColumns + ` FROM node WHERE path = ?`)
-	qReadDir    = query(`SELECT name, ` + nodeColumns + ` FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
-	qHasEntry   = query(`SELECT 1 FROM node WHERE parent = ? LIMIT 1`)
-	qBump       = query(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
-	qAddNode    = query(`INSERT INTO node (path, parent, name, type, mode, mtime, size, target, rev, cid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	qStampDir   = query(`UPDATE node SET mtime = ?, rev = ? WHERE path = ?`)
-	qChmod      = query(`UPDATE node SET mode = ?, rev = ? WHERE path = ?`)
-	qSetContent = query(`UPDATE node SET mode = ?, mtime = ?, size = ?, rev = ?, cid = ? WHERE path = ?`)
-	qDelNode    = query(`DELETE FROM node WHERE path = ?`)
+	qNode     = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
+	qReadDir  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
+	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
+	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
+	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,
+	// ?8 target, ?9 rev, ?10 cid.
+	qAddNode = change(`INSERT INTO tree (path, parent, name, type, mode, mtime, size, target, rev, cid, entries, sum)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ` + sumFunc + `(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0))`)
+	// The directory ?4 whose entries changed by ?3: mtime ?1, rev ?2.
+	qStampDir = change(`UPDATE tree SET mtime = ?1, rev = ?2, entries = entries + ?3,
+		sum = ` + sumFunc + `(path, parent, name, type, mode, ?1, size, target, ?2, cid, entries + ?3)
+		WHERE path = ?4 AND type = ` + strconv.Itoa(dbDir) + ` AND entries + ?3 >= 0 AND rev < ?2 AND sum = ` + sumOf)
+	// The node ?3 gets mode ?1, rev ?2.
+	qChmod = change(`UPDATE tree SET mode = ?1, rev = ?2,
+		sum = ` + sumFunc + `(path, parent, name, type, ?1, mtime, size, target, ?2, cid, entries)
+		WHERE path = ?3 AND rev < ?2 AND sum = ` + sumOf)
+	// The file ?6 gets mode ?1, mtime ?2, size ?3, rev ?4, content ?5.
+	qSetContent = change(`UPDATE tree SET mode = ?1, mtime = ?2, size = ?3, rev = ?4, cid = ?5,
+		sum = ` + sumFunc + `(path, parent, name, type, ?1, ?2, ?3, target, ?4, ?5, entries)
+		WHERE path = ?6 AND rev < ?4 AND sum = ` + sumOf)
+	qDelNode = change(`DELETE FROM tree WHERE path = ?`)
 
 	// RemoveAll, over the range [?1, ?2) of the paths below a directory
-	// (?1 is its path and "/", ?2 its path and "0", '/'+1).
-	qDelChunksBelow  = query(`DELETE FROM chunk WHERE cid IN (SELECT cid FROM node WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
-	qDelContentBelow = query(`DELETE FROM content WHERE id IN (SELECT cid FROM node WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
-	qDelNodesBelow   = query(`DELETE FROM node WHERE path >= ?1 AND path < ?2`)
+	// (?1 is its path and "/", ?2 its path and "0", '/'+1). qBadBelow
+	// finds a row there that does not match its checksum (whose content
+	// id, say, may be another file's).
+	qBadBelow        = change(`SELECT 1 FROM tree WHERE path >= ?1 AND path < ?2 AND sum IS NOT ` + sumOf + ` LIMIT 1`)
+	qDelChunksBelow  = change(`DELETE FROM chunk WHERE cid IN (SELECT cid FROM tree WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
+	qDelContentBelow = change(`DELETE FROM content WHERE id IN (SELECT cid FROM tree WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
+	qDelNodesBelow   = change(`DELETE FROM tree WHERE path >= ?1 AND path < ?2`)
 
-	qChunk        = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
-	qChunks       = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
-	qAddChunk     = query(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
-	qNodeContent  = query(`SELECT cid FROM node WHERE path = ?`)
-	qNextContent  = query(`UPDATE meta SET value = value + 1 WHERE key = 'content' RETURNING value`)
-	qNewContent   = query(`INSERT INTO content (id, created, touched) VALUES (?, ?, ?)`)
-	qTouchContent = query(`UPDATE content SET touched = ? WHERE id = ? AND touched IS NOT NULL`)
-	qDelChunks    = query(`DELETE FROM chunk WHERE cid = ?`)
-	qDelContent   = query(`DELETE FROM content WHERE id = ?`)
+	qChunk    = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
+	qChunks   = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
+	qAddChunk = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
+	// The next content id, only while the counter is not behind any id in
+	// use (no row: it is, damage).
+	qNextContent  = change(`UPDATE meta SET value = value + 1 WHERE key = 'content' AND value >= (SELECT coalesce(max(id), 0) FROM content) RETURNING value`)
+	qNewContent   = change(`INSERT INTO content (id, created, touched) VALUES (?, ?, ?)`)
+	qTouchContent = change(`UPDATE content SET touched = ? WHERE id = ? AND touched IS NOT NULL`)
+	qDelChunks    = change(`DELETE FROM chunk WHERE cid = ?`)
+	qDelContent   = change(`DELETE FROM content WHERE id = ?`)
 	// A failed write's content, unless a file refers to it after all.
-	qDelOrphanChunks  = query(`DELETE FROM chunk WHERE cid = ?1 AND EXISTS (SELECT 1 FROM content WHERE id = ?1 AND touched IS NOT NULL)`)
-	qDelOrphanContent = query(`DELETE FROM content WHERE id = ? AND touched IS NOT NULL`)
+	qDelOrphanChunks  = change(`DELETE FROM chunk WHERE cid = ?1 AND EXISTS (SELECT 1 FROM content WHERE id = ?1 AND touched IS NOT NULL)`)
+	qDelOrphanContent = change(`DELETE FROM content WHERE id = ? AND touched IS NOT NULL`)
 
 	// Content no file refers to, untouched since ?: what failed or
-	// killed writes left.
-	qDelGarbageChunks  = query(`DELETE FROM chunk WHERE cid IN (SELECT id FROM content WHERE touched IS NOT NULL AND touched <= ?)`)
-	qDelGarbageContent = query(`DELETE FROM content WHERE touched IS NOT NULL AND touched <= ?`)
+	// killed writes left. A file's content marked so by damage is kept:
+	// the files' content ids are read (one scan of the nodes) only when
+	// there is such content at all.
+	qDelGarbageChunks  = change(`DELETE FROM chunk WHERE cid IN (SELECT id FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL))`)
+	qDelGarbageContent = change(`DELETE FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL)`)
 )

@@ -19,14 +19,23 @@ import (
 // option, or on a file this process cannot write (see Open).
 func (f *FS) ReadOnly() bool { return f.readOnly != "" }
 
-// layout1 are the statements a read-only FS runs on a database of layout
-// 1, which it does not migrate, in place of the store's: its chunks have
-// no checksum. "" leaves a statement out (a read-only FS writes nothing).
-var layout1 = map[string]string{
-	qChunk:    `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
-	qChunks:   `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
-	qAddChunk: "",
-}
+// layout2 are the statements a read-only FS runs on a database of
+// layout 2, which it does not migrate, in place of the store's reading
+// ones: its node rows are in table node and have neither checksums nor
+// counts of entries (NULL in their place, read unsummed). layout1 are
+// those of layout 1, whose chunks have no checksum either.
+var (
+	layout2 = map[string]string{
+		qNode:    `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
+		qReadDir: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`,
+	}
+	layout1 = map[string]string{
+		qNode:    layout2[qNode],
+		qReadDir: layout2[qReadDir],
+		qChunk:   `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
+		qChunks:  `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
+	}
+)
 
 // holdSharedLock is holdShared, or a stand-in (tests).
 var holdSharedLock = holdShared
@@ -113,7 +122,8 @@ func closeLock(lock io.Closer) {
 }
 
 // prepareReader checks the database db reads and prepares the store's
-// statements on it, those of layout 1 for a database of that layout.
+// reading statements on it, those of layout 1 or 2 for a database of
+// that layout.
 func (f *FS) prepareReader(ctx context.Context, db *sql.DB) (*conns, error) {
 	if err := f.checkVersion(ctx, db); err != nil {
 		return nil, err
@@ -122,14 +132,16 @@ func (f *FS) prepareReader(ctx context.Context, db *sql.DB) (*conns, error) {
 	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return nil, err
 	}
-	var instead map[string]string
+	var old map[string]string
 	switch version {
 	case 0:
 		return nil, fmt.Errorf("an empty database, not a workspace database yet, and this process may not make it one (%s)", f.readOnly)
 	case 1:
-		instead = layout1
+		old = layout1
+	case 2:
+		old = layout2
 	}
-	return prepare(ctx, db, instead)
+	return prepare(ctx, db, false, old)
 }
 
 // snapshot watches the database file a read-only FS reads immutable.

@@ -543,31 +543,3 @@ func TestReadOnlyConcurrent(t *testing.T) {
 		})
 	}
 }
-
-// TestReadOnlyLayout1: a database of layout 1 opened read-only is read
-// as it is, without checksums (it has none), and not migrated.
-func TestReadOnlyLayout1(t *testing.T) {
-	path := workspaceDB(t)
-	db := rawDB(t, path)
-	for _, stmt := range []string{`ALTER TABLE chunk DROP COLUMN sum`, `PRAGMA user_version = 1`, `UPDATE chunk SET data = zeroblob(length(data)) WHERE idx = 3`} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	db.Close()
-	want := pattern(1, 1<<20)
-	copy(want[3*sqlitefs.ChunkSize:4*sqlitefs.ChunkSize], make([]byte, sqlitefs.ChunkSize))
-	before := readFile(t, path)
-	s := reopen(t, path, sqlitefs.ReadOnly())
-	if got := read(t, s, "f", 0); !bytes.Equal(got, want) {
-		t.Error("f reads wrong")
-	}
-	err := s.Update(t.Context(), "f", 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) { return old, nil })
-	if errno.CodeOf(err) != errno.EROFS {
-		t.Errorf("Update: %v, want EROFS", err)
-	}
-	s.Close()
-	if !bytes.Equal(readFile(t, path), before) {
-		t.Error("the layout-1 database changed")
-	}
-}

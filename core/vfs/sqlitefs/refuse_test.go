@@ -3,6 +3,7 @@ package sqlitefs_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestRefuse(t *testing.T) {
 			}
 			db.Close()
 			return path
-		}, sqlitefs.ErrNewerSchema, "agenttools.db: workspace database schema version 7 is newer than this program's (2)"},
+		}, sqlitefs.ErrNewerSchema, fmt.Sprintf("agenttools.db: workspace database schema version 7 is newer than this program's (%d)", sqlitefs.SchemaVersion)},
 		{"another program's database", func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "agenttools.db")
 			db := rawDB(t, path)
@@ -144,7 +145,8 @@ func TestRefuseNewerInUse(t *testing.T) {
 	path := workspaceDB(t)
 	db := rawDB(t, path)
 	db.SetMaxOpenConns(1)
-	for _, stmt := range []string{`PRAGMA user_version = 3`, `CREATE TABLE keep_open (x)`} {
+	newer := sqlitefs.SchemaVersion + 1
+	for _, stmt := range []string{fmt.Sprintf(`PRAGMA user_version = %d`, newer), `CREATE TABLE keep_open (x)`} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +160,7 @@ func TestRefuseNewerInUse(t *testing.T) {
 		s.Close()
 		t.Fatal("Open succeeded")
 	}
-	if !errors.Is(err, sqlitefs.ErrNewerSchema) || !strings.Contains(err.Error(), "schema version 3 is newer") {
+	if !errors.Is(err, sqlitefs.ErrNewerSchema) || !strings.Contains(err.Error(), fmt.Sprintf("schema version %d is newer", newer)) {
 		t.Errorf("Open: %v, want ErrNewerSchema", err)
 	}
 	if !bytes.Equal(readFile(t, path), before) {

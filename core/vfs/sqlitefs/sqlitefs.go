@@ -24,15 +24,45 @@
 // not an SQLite database, a corrupt one, one of another program, and one
 // of a newer layout than this package knows.
 //
-// Damage to the file is reported, never served: every connection runs
-// with PRAGMA cell_size_check on, so a damaged b-tree page fails with
-// SQLITE_CORRUPT instead of silently yielding fewer rows, and every chunk
-// of file content carries a CRC-32C checked whenever it is read (SQLite
-// keeps no checksums of its own). An operation that meets damage fails
-// with an error that says the database is damaged and names it
-// (gen.MsgDatabaseDamaged, errors.Is ErrCorrupt), and the FS then refuses
-// every change. agenttools check runs PRAGMA integrity_check and verifies
-// every chunk.
+// Damage to the file is reported, never served (SQLite keeps no
+// checksums of its own):
+//
+//   - every connection runs with PRAGMA cell_size_check on, so a damaged
+//     b-tree page fails with SQLITE_CORRUPT instead of silently yielding
+//     fewer rows;
+//   - every chunk of file content carries a CRC-32C, checked whenever it
+//     is read;
+//   - every node row carries a CRC-32C of all its columns (path, parent,
+//     name, type, mode, mtime, size, link target, revision, content id,
+//     count of entries), checked whenever it is read, by a lookup or as
+//     an entry of a listing (for which its path is the listed directory's
+//     and its name, so an index entry that puts a node in another
+//     directory fails too), along with values no workspace writes (a
+//     negative size, say); no statement changes a row that fails its
+//     checksum, so damage is never sealed under a new one;
+//   - every directory counts its entries, and a listing that reaches the
+//     end of a directory must find exactly that many, so an entry missing
+//     from the index is found;
+//   - the counters only grow: a change that would reuse a revision (one
+//     not above the revision of the node it changes, or of the directory
+//     it adds to) or a content id in use is refused as damage.
+//
+// An operation that meets damage fails with an error that says the
+// database is damaged and why and names it (gen.MsgDatabaseDamaged,
+// errors.Is ErrCorrupt), and the FS then refuses every change.
+// agenttools check (Check) runs PRAGMA integrity_check and verifies
+// every node, count, counter and chunk. Not found as it happens: damage
+// that makes a chunk's index entry lead to another chunk of the same
+// length (a chunk's checksum covers its bytes, not its place); damage to
+// a column no read uses (a node's parent and name, which a lookup takes
+// from its path); damage to the index of listings that leaves every
+// listing whole; a change counter that went back but stays above the
+// revisions of the nodes each change touches (revisions may then repeat
+// across nodes, never at one path, which is what revision checks
+// compare); and a content counter that went back but stays at least
+// every content id in use (an id handed out and deleted since, a removed
+// file's, may then be handed out again). Check finds all of these but the
+// last (integrity_check compares every index with its table).
 //
 // A database this process cannot write (a read-only mount, another
 // user's file, a directory where SQLite could not keep its -wal and -shm
@@ -72,11 +102,20 @@ import (
 
 // SchemaVersion is the layout of the database this package reads and
 // writes, kept in PRAGMA user_version. A database with a larger number is
-// refused (ErrNewerSchema) and never modified. Layout 1 lacked the
-// chunks' checksums: Open migrates a layout-1 database to this one (one
-// transaction adding the column; the chunks written before keep no
-// checksum and are read unverified).
-const SchemaVersion = 2
+// refused (ErrNewerSchema) and never modified.
+//
+// Open migrates a database of an older layout, opened writable, to this
+// one in one transaction. Layout 1 lacked the chunks' checksums (the
+// chunks written before keep none and are read unverified). Layout 2
+// lacked the node rows' checksums and the directories' counts of
+// entries, and kept the nodes in table node: the migration renames it
+// tree, adds both columns and computes them for every row (from the rows
+// as they are: damage already there is not found). The new name keeps a
+// process of layout 2 that still has the database open from writing rows
+// without checksums, which would read as damage: its statements fail
+// instead. A read-only FS reads a database of layout 1 or 2 as it is,
+// its node rows unverified.
+const SchemaVersion = 3
 
 const (
 	// chunkSize is the length in bytes of every chunk of a file's
@@ -117,15 +156,19 @@ const (
 // transaction.
 //
 //   - meta holds two counters: 'rev', the change counter, and 'content',
-//     the last content id handed out (ids are never reused).
-//   - node is the tree: path is the store name ("" the root), parent the
-//     path of the directory holding it (NULL for the root), name the last
-//     element. Text compares with the BINARY collation, so listings come
-//     in raw byte order of names and a subtree is the range of paths
+//     the last content id handed out (ids are never reused). Both only
+//     grow: every revision and content id in use is at most their value.
+//   - tree holds the nodes: path is the store name ("" the root), parent
+//     the path of the directory holding it (NULL for the root), name the
+//     last element. Text compares with the BINARY collation, so listings
+//     come in raw byte order of names and a subtree is the range of paths
 //     [p+"/", p+"0"). mode is the permission bits, mtime ms since 1970,
 //     size the file's length in bytes (a link's target length in UTF-16
 //     code units), target a link's target, rev the counter's value when
-//     the node last changed, cid the file's content (NULL when empty).
+//     the node last changed, cid the file's content (NULL when empty),
+//     entries how many nodes a directory holds (0 for others), sum the
+//     CRC-32C of all the row's other columns (see sumFunc), checked
+//     whenever a row is read.
 //   - content lists the contents: created is the wall-clock time in ms it
 //     was created, touched the time its writer last stored chunks, or
 //     NULL once a file refers to it. Content whose touched is old is what
@@ -139,19 +182,21 @@ CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE node (
-	path   TEXT PRIMARY KEY,
-	parent TEXT,
-	name   TEXT NOT NULL,
-	type   INTEGER NOT NULL,
-	mode   INTEGER NOT NULL,
-	mtime  INTEGER NOT NULL,
-	size   INTEGER NOT NULL DEFAULT 0,
-	target TEXT NOT NULL DEFAULT '',
-	rev    INTEGER NOT NULL,
-	cid    INTEGER
+CREATE TABLE tree (
+	path    TEXT PRIMARY KEY,
+	parent  TEXT,
+	name    TEXT NOT NULL,
+	type    INTEGER NOT NULL,
+	mode    INTEGER NOT NULL,
+	mtime   INTEGER NOT NULL,
+	size    INTEGER NOT NULL DEFAULT 0,
+	target  TEXT NOT NULL DEFAULT '',
+	rev     INTEGER NOT NULL,
+	cid     INTEGER,
+	entries INTEGER NOT NULL DEFAULT 0,
+	sum     INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX node_parent_name ON node (parent, name);
+CREATE UNIQUE INDEX node_parent_name ON tree (parent, name);
 CREATE TABLE content (
 	id      INTEGER PRIMARY KEY,
 	created INTEGER NOT NULL,
@@ -167,9 +212,19 @@ CREATE TABLE chunk (
 );
 `
 
-// migrate1 turns a layout-1 database into this layout; the caller sets
-// user_version in the same transaction.
-const migrate1 = `ALTER TABLE chunk ADD COLUMN sum INTEGER`
+// migrate1 turns a layout-1 database into one of layout 2, migrate2 one
+// of layout 2 into this layout; the caller sets user_version in the same
+// transaction.
+const (
+	migrate1 = `ALTER TABLE chunk ADD COLUMN sum INTEGER`
+	migrate2 = `
+ALTER TABLE node RENAME TO tree;
+ALTER TABLE tree ADD COLUMN entries INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tree ADD COLUMN sum INTEGER NOT NULL DEFAULT 0;
+UPDATE tree SET entries = (SELECT count(*) FROM tree AS e WHERE e.parent = tree.path) WHERE type = 2; -- dbDir
+UPDATE tree SET sum = ` + sumOf + `;
+`
+)
 
 // castagnoli is the table of the chunks' checksums (CRC-32C).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -183,8 +238,12 @@ func chunkSum(data []byte) int64 { return int64(crc32.Checksum(data, castagnoli)
 // fewer rows.
 var connParams = []string{"_pragma=cell_size_check(1)"}
 
-// tables are the tables a database of this layout has.
-var tables = []string{"chunk", "content", "meta", "node"}
+// tables are the tables a database of this layout has, tables2 those of
+// layouts 1 and 2.
+var (
+	tables  = []string{"chunk", "content", "meta", "tree"}
+	tables2 = []string{"chunk", "content", "meta", "node"}
+)
 
 // Errors of Open, for errors.Is. The errors Open returns carry a message
 // that names the file and says why. ErrCorrupt is also in the chain of
@@ -220,12 +279,15 @@ func (e *openError) Unwrap() error { return e.err }
 // message is gen.MsgDatabaseReadOnly, naming the file and why it is
 // read-only.
 //
-// An FS that meets damage (SQLite finds the file corrupt, or a chunk of
-// file content fails its checksum or is missing) fails that operation
-// with an EIO *errno.Error whose message is gen.MsgDatabaseDamaged and
-// whose chain holds ErrCorrupt, and from then on refuses every change
-// with that error, so nothing more is written into a database known to
-// be damaged. agenttools check examines such a file.
+// An FS that meets damage (SQLite finds the file corrupt; a chunk of
+// file content fails its checksum or is missing; a node's row fails its
+// checksum or holds an impossible value; a listing does not match its
+// directory's count of entries; a counter is behind the numbers it
+// handed out) fails that operation with an EIO *errno.Error whose
+// message is gen.MsgDatabaseDamaged and whose chain holds ErrCorrupt, and
+// from then on refuses every change with that error, so nothing more is
+// written into a database known to be damaged. agenttools check examines
+// such a file.
 type FS struct {
 	path  string // as given to Open, for messages
 	abs   string // absolute, for the model's messages
@@ -372,10 +434,10 @@ func Open(path string, opts ...Option) (*FS, error) {
 	rdb.SetMaxIdleConns(readConns)
 	err = f.initialize(ctx, wdb)
 	if err == nil {
-		f.w, err = newPool(ctx, wdb)
+		f.w, err = newPool(ctx, wdb, true)
 	}
 	if err == nil {
-		f.r, err = newPool(ctx, rdb)
+		f.r, err = newPool(ctx, rdb, false)
 	}
 	if err != nil {
 		rdb.Close()
@@ -477,6 +539,12 @@ func isCorrupt(err error) bool {
 		return true
 	}
 	return false
+}
+
+// isConstraint reports whether err is SQLite's SQLITE_CONSTRAINT.
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
 
 // sqliteHeader starts every SQLite database file.
@@ -582,13 +650,21 @@ func (f *FS) checkVersion(ctx context.Context, q querier) error {
 		return f.refuse(ErrNewerSchema, nil, "workspace database schema version %d is newer than this program's (%d)", version, SchemaVersion)
 	case version == 0 && len(names) == 0:
 		return nil
-	case version >= 1 && strings.Join(names, ",") == strings.Join(tables, ","):
+	case version >= 1 && slices.Equal(names, tablesOf(version)):
 		// This layout, or one Open migrates.
 		return nil
 	case version >= 1:
-		return f.corrupt(fmt.Errorf("it has the tables %q, want %q", names, tables))
+		return f.corrupt(fmt.Errorf("it has the tables %q, want %q", names, tablesOf(version)))
 	}
 	return f.refuse(ErrForeign, nil, "an SQLite database that is not an agenttools workspace (schema version %d, tables %q); refusing to use it", version, names)
+}
+
+// tablesOf are the tables of a database of layout version.
+func tablesOf(version int) []string {
+	if version < 3 {
+		return tables2
+	}
+	return tables
 }
 
 // readVersion reads the schema version and the names of the tables in
@@ -707,13 +783,20 @@ func (f *FS) upgrade(ctx context.Context, tx *sql.Tx, version int) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('rev', 1), ('content', 0)`); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO node (path, parent, name, type, mode, mtime, rev) VALUES ('', NULL, '', ?, ?, ?, 1)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tree (path, parent, name, type, mode, mtime, rev, sum)
+			VALUES ('', NULL, '', ?1, ?2, ?3, 1, `+sumFunc+`('', NULL, '', ?1, ?2, ?3, 0, '', 1, NULL, 0))`,
 			dbDir, 0o755, f.stamp()); err != nil {
 			return err
 		}
-	case 1:
-		if _, err := tx.ExecContext(ctx, migrate1); err != nil {
-			return err
+	case 1, 2:
+		steps := []string{migrate2}
+		if version == 1 {
+			steps = []string{migrate1, migrate2}
+		}
+		for _, stmt := range steps {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
 		}
 	}
 	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion))
@@ -747,7 +830,12 @@ type wtx struct {
 // its new value, the Rev of every node the transaction changes.
 func (t *wtx) bump() (int64, error) {
 	if t.rev == 0 {
-		if err := t.QueryRowContext(t.ctx, qBump).Scan(&t.rev); err != nil {
+		err := t.QueryRowContext(t.ctx, qBump).Scan(&t.rev)
+		if err == sql.ErrNoRows {
+			// The counter is gone.
+			err = errCounter
+		}
+		if err != nil {
 			return 0, err
 		}
 	}

@@ -128,7 +128,7 @@ func TestLargeFile(t *testing.T) {
 	// Every chunk belongs to a file: nothing is left over.
 	s.Close()
 	db := rawDB(t, path)
-	if n := queryInt(t, db, `SELECT count(*) FROM content WHERE id NOT IN (SELECT cid FROM node WHERE cid IS NOT NULL)`); n != 0 {
+	if n := queryInt(t, db, `SELECT count(*) FROM content WHERE id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL)`); n != 0 {
 		t.Errorf("%d contents no file refers to", n)
 	}
 }

@@ -9,19 +9,17 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 )
 
-// node is one row of the node table.
+// node is one row of the tree table, read and checked (see
+// rowScanner.node).
 type node struct {
-	typ    int
-	mode   uint32
-	mtime  int64
-	size   int64
-	target string
-	rev    int64
-	cid    sql.NullInt64
-}
-
-func (n *node) scan(s interface{ Scan(...any) error }, extra ...any) error {
-	return s.Scan(append(extra, &n.typ, &n.mode, &n.mtime, &n.size, &n.target, &n.rev, &n.cid)...)
+	typ     int
+	mode    uint32
+	mtime   int64
+	size    int64
+	target  string
+	rev     int64
+	cid     sql.NullInt64
+	entries int64 // 0 when read unsummed
 }
 
 func (n *node) info(name string) vfs.Info {
@@ -39,9 +37,13 @@ func (n *node) info(name string) vfs.Info {
 	return i
 }
 
-// getNode reads the node at name; ok is false when there is none.
-func getNode(ctx context.Context, q querier, name string) (n node, ok bool, err error) {
-	err = n.scan(q.QueryRowContext(ctx, qNode, name))
+// getNode reads the node at name and checks it (a failure is a
+// *damage); ok is false when there is none.
+func getNode(ctx context.Context, q source, name string) (n node, ok bool, err error) {
+	dir, base := split(name)
+	s := newRowScanner()
+	defer s.free()
+	n, _, err = s.node(q.QueryRowContext(ctx, qNode, name), false, dir, base, name == "", q.unsummed())
 	if err == sql.ErrNoRows {
 		return n, false, nil
 	}
@@ -50,7 +52,7 @@ func getNode(ctx context.Context, q querier, name string) (n node, ok bool, err 
 
 // lookup reads the node at name, or explains its absence (ENOENT or
 // ENOTDIR).
-func lookup(ctx context.Context, q querier, name string) (node, error) {
+func lookup(ctx context.Context, q source, name string) (node, error) {
 	n, ok, err := getNode(ctx, q, name)
 	if err != nil || ok {
 		return n, err
@@ -60,7 +62,7 @@ func lookup(ctx context.Context, q querier, name string) (node, error) {
 
 // missing explains why name has no node: ENOTDIR when one of the
 // directories it names is something else, ENOENT otherwise.
-func missing(ctx context.Context, q querier, name string) error {
+func missing(ctx context.Context, q source, name string) error {
 	for i := 0; i < len(name); i++ {
 		if name[i] != '/' {
 			continue
@@ -106,7 +108,7 @@ func checkName(name string) error {
 
 // parentDir checks that the directory holding name exists and is a
 // directory, and returns its path and name's last element.
-func parentDir(ctx context.Context, q querier, name string) (dir, base string, err error) {
+func parentDir(ctx context.Context, q source, name string) (dir, base string, err error) {
 	dir, base = split(name)
 	p, err := lookup(ctx, q, dir)
 	if err != nil {
@@ -143,8 +145,14 @@ func (f *FS) Lstat(ctx context.Context, name string) (vfs.Info, error) {
 
 // ReadDir lists the directory at name in raw byte order of the entries'
 // names, skipping offset entries and returning at most limit (all when
-// limit < 0), with one indexed query. Errors: ENOENT, ENOTDIR (name is
-// no directory, a link to one included), EINVAL, EIO.
+// limit < 0), with one indexed query after the directory's lookup, both
+// in one read transaction. Every entry is checked against its checksum
+// as the entry of this directory, and the listing against the
+// directory's count of entries (it must hold all the entries the count
+// leaves after offset, up to limit): an entry that is missing from the
+// index, or that the index places in another directory, is damage.
+// Errors: ENOENT, ENOTDIR (name is no directory, a link to one
+// included), EINVAL, EIO.
 func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
@@ -166,7 +174,7 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	return out, nil
 }
 
-func readDir(ctx context.Context, q querier, name string, offset, limit int) ([]vfs.Info, error) {
+func readDir(ctx context.Context, q source, name string, offset, limit int) ([]vfs.Info, error) {
 	d, err := lookup(ctx, q, name)
 	if err != nil {
 		return nil, err
@@ -174,21 +182,35 @@ func readDir(ctx context.Context, q querier, name string, offset, limit int) ([]
 	if d.typ != dbDir {
 		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
 	}
-	rows, err := q.QueryContext(ctx, qReadDir, name, max(limit, -1), max(offset, 0))
+	offset, limit = max(offset, 0), max(limit, -1)
+	rows, err := q.QueryContext(ctx, qReadDir, name, limit, offset)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := []vfs.Info{}
+	s := newRowScanner()
+	defer s.free()
 	for rows.Next() {
-		var n node
-		var base string
-		if err := n.scan(rows, &base); err != nil {
+		n, base, err := s.node(rows, true, name, "", false, q.unsummed())
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, n.info(base))
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !q.unsummed() {
+		want := max(d.entries-int64(offset), 0)
+		if limit >= 0 {
+			want = min(want, int64(limit))
+		}
+		if int64(len(out)) != want {
+			return nil, errEntryCount
+		}
+	}
+	return out, nil
 }
 
 // add inserts a new node at name in t: its parent must be a directory
@@ -209,21 +231,58 @@ func (t *wtx) add(name string, typ int, mode uint32, size int64, target string) 
 	} else if ok {
 		return errno.New(errno.EEXIST, "file exists", name)
 	}
-	rev, err := t.bump()
+	if _, err := t.bump(); err != nil {
+		return err
+	}
+	if err := t.insert(name, dir, base, typ, mode, size, target, sql.NullInt64{}); err != nil {
+		return err
+	}
+	return t.touchDir(dir, +1)
+}
+
+// insert adds the node at name (base in dir) of the transaction's
+// revision and mtime; the caller found nothing at name. An index entry
+// in the way, of no node, is damage.
+func (t *wtx) insert(name, dir, base string, typ int, mode uint32, size int64, target string, cid sql.NullInt64) error {
+	_, err := t.ExecContext(t.ctx, qAddNode, name, dir, base, typ, mode, t.now, size, target, t.rev, cid)
+	if isConstraint(err) {
+		return errEntryCount
+	}
+	return err
+}
+
+// touchDir stamps a directory whose entries changed, by delta entries.
+func (t *wtx) touchDir(dir string, delta int) error {
+	res, err := t.ExecContext(t.ctx, qStampDir, t.now, t.rev, delta, dir)
+	return t.changed(res, err, dir, delta)
+}
+
+// changed checks that an UPDATE of the node at name (setting the
+// transaction's revision, and changing a directory's count of entries by
+// delta) changed it, and otherwise says why not: the row did not match
+// its checksum, the new revision is not above its own (the counter went
+// back) or the count would go below 0, which are damage, or it is gone,
+// which the callers have ruled out (damage too: a directory missing
+// under its entries).
+func (t *wtx) changed(res sql.Result, err error, name string, delta int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.ExecContext(t.ctx, qAddNode,
-		name, dir, base, typ, mode, t.now, size, target, rev, nil); err != nil {
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
-	return t.touchDir(dir)
-}
-
-// touchDir stamps a directory whose entries changed.
-func (t *wtx) touchDir(dir string) error {
-	_, err := t.ExecContext(t.ctx, qStampDir, t.now, t.rev, dir)
-	return err
+	n, ok, err := getNode(t.ctx, t, name)
+	switch {
+	case err != nil:
+		return err
+	case !ok, n.typ != dbDir && delta != 0:
+		return errNodeInvalid
+	case n.rev >= t.rev:
+		return errCounter
+	case n.entries+int64(delta) < 0:
+		return errEntryCount
+	}
+	return errNodeChecksum
 }
 
 // Create creates an empty regular file at name with permission bits
@@ -275,15 +334,29 @@ func (t *wtx) remove(name string, all bool) error {
 	if n.typ == dbDir {
 		lo, hi := name+"/", name+"0"
 		if !all {
+			if n.entries > 0 {
+				return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+			}
+			// Counted empty: an entry found is damage.
 			var one int
 			err := t.QueryRowContext(t.ctx, qHasEntry, name).Scan(&one)
 			if err == nil {
-				return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+				return errEntryCount
 			}
 			if err != sql.ErrNoRows {
 				return err
 			}
 		} else {
+			// The nodes below must be as written: a content id changed
+			// on disk could be another file's, which this would delete.
+			var one int
+			err := t.QueryRowContext(t.ctx, qBadBelow, lo, hi).Scan(&one)
+			if err == nil {
+				return errNodeChecksum
+			}
+			if err != sql.ErrNoRows {
+				return err
+			}
 			for _, stmt := range []string{qDelChunksBelow, qDelContentBelow, qDelNodesBelow} {
 				if _, err := t.ExecContext(t.ctx, stmt, lo, hi); err != nil {
 					return err
@@ -301,7 +374,7 @@ func (t *wtx) remove(name string, all bool) error {
 		return err
 	}
 	dir, _ := split(name)
-	return t.touchDir(dir)
+	return t.touchDir(dir, -1)
 }
 
 // dropContent deletes a content and its chunks.
@@ -336,7 +409,7 @@ func (f *FS) Chmod(ctx context.Context, name string, mode uint32) error {
 		if err != nil {
 			return err
 		}
-		_, err = t.ExecContext(t.ctx, qChmod, mode&0o7777, rev, name)
-		return err
+		res, err := t.ExecContext(t.ctx, qChmod, mode&0o7777, rev, name)
+		return t.changed(res, err, name, 0)
 	})
 }
