@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,8 +246,8 @@ func TestExportLeavesTheHostAsItWas(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
-			for p, content := range tt.setup {
-				hp := filepath.Join(out, p)
+			for _, p := range slices.Sorted(maps.Keys(tt.setup)) {
+				content, hp := tt.setup[p], filepath.Join(out, p)
 				if strings.HasSuffix(p, "/") {
 					if err := os.MkdirAll(hp, 0o755); err != nil {
 						t.Fatal(err)

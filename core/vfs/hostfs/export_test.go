@@ -2,7 +2,11 @@
 
 package hostfs
 
-import "time"
+import (
+	"time"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
 
 // SetBeforeCopy sets the hook copyInto calls as it starts, and returns
 // what puts the old one back.
