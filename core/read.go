@@ -176,21 +176,20 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 
 // lineReader collects the lines of one text read.
 type lineReader struct {
-	e          *Executor
-	startLine  int64
-	lineCap    int64
-	current    int64
-	collected  []string
-	outBytes   int64
-	first      int64 // first line emitted, 0 before any
-	truncated  bool
-	overflow   bool
-	nextByte   int64
-	keepBytes  int64
-	kept       []byte
-	actual     int64
-	lineStart  int64
-	fileStarts bool // the read began at byte 0, so a BOM is the file's
+	e         *Executor
+	startLine int64
+	lineCap   int64
+	current   int64
+	collected []string
+	outBytes  int64
+	first     int64 // first line emitted, 0 before any
+	truncated bool
+	overflow  bool
+	nextByte  int64
+	keepBytes int64
+	kept      []byte
+	actual    int64
+	lineStart int64
 }
 
 func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (readResult, error) {

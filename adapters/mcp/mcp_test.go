@@ -32,15 +32,6 @@ import (
 // client session on it.
 var connect = mcptest.Connect
 
-func jsonText(t *testing.T, v any) string {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // wire is a client speaking JSON-RPC lines to Serve over OS pipes (as
 // on stdio: a write returns before the other end reads it), one request
 // at a time, for tests that pin the exact bytes on the wire.

@@ -1061,7 +1061,7 @@ func testConcurrentReplace(t *testing.T, s vfs.Store) {
 func readWhole(ctx context.Context, s vfs.Store, versions [][]byte) error {
 	r, err := s.Open(ctx, "f", 0)
 	if err != nil {
-		return fmt.Errorf("Open during replaces: %v", err)
+		return fmt.Errorf("open during replaces: %v", err)
 	}
 	defer r.Close()
 	b, err := io.ReadAll(r)
