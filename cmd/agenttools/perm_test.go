@@ -9,10 +9,10 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // runAs runs bin (from publicBinary) as uid, or as the current user when
@@ -21,7 +21,7 @@ func runAs(t *testing.T, bin string, uid int, args ...string) result {
 	t.Helper()
 	prep := func(*osexec.Cmd) {}
 	if uid >= 0 {
-		prep = asUser(uid)
+		prep = testws.AsUser(uid)
 	}
 	return cliRun(t, prep, append([]string{bin}, args...)...)
 }
@@ -30,22 +30,13 @@ func runAs(t *testing.T, bin string, uid int, args ...string) result {
 // uid is -1).
 func ownedDir(t *testing.T, uid int) string {
 	t.Helper()
-	dir := sharedTempDir(t)
+	dir := testws.PublicDir(t)
 	if uid >= 0 {
 		if err := os.Chown(dir, uid, uid); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
-}
-
-func ownerOf(t *testing.T, p string) int {
-	t.Helper()
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(fi.Sys().(*syscall.Stat_t).Uid)
 }
 
 // write and edit honour a file's own permissions and owner, as the
@@ -55,7 +46,7 @@ func ownerOf(t *testing.T, p string) int {
 // that owner; a file the user may write in a directory the user may not
 // is written.
 func TestWritesHonourFilePermissions(t *testing.T) {
-	uid, self := nobodyUID, os.Geteuid()
+	uid, self := testws.Nobody, os.Geteuid()
 	if self != 0 {
 		uid = -1 // already not root: run as ourselves
 	}
@@ -102,7 +93,7 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 	}
 	for name, f := range files {
 		p := filepath.Join(dir, name)
-		owner := ownerOf(t, p)
+		owner := testws.OwnerOf(t, p)
 		writable := f.mode&0o200 != 0 && (f.owner < 0 || f.mode&0o002 != 0)
 		wsPath := "/workspace/" + name
 		for _, c := range []struct{ tool, args, want string }{
@@ -125,7 +116,7 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 					t.Errorf("%s %s (mode %v, owner %d): exit %d %q; file %q (was %q); want exit 1 %s and the file unchanged", c.tool, name, f.mode, owner, got.code, got.stdout, after, before, want)
 				}
 			}
-			if now := ownerOf(t, p); now != owner {
+			if now := testws.OwnerOf(t, p); now != owner {
 				t.Errorf("%s %s: the file's owner is now %d, was %d", c.tool, name, now, owner)
 			}
 			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != f.mode {
@@ -144,17 +135,17 @@ func TestExportHonoursFilePermissions(t *testing.T) {
 		t.Skip("needs root, to make files of another user's and run the command as nobody")
 	}
 	bin := publicBinary(t)
-	dbDir, out := ownedDir(t, nobodyUID), ownedDir(t, nobodyUID)
+	dbDir, out := ownedDir(t, testws.Nobody), ownedDir(t, testws.Nobody)
 	db := filepath.Join(dbDir, "ws.db")
 	for _, name := range []string{"b-readonly.txt", "a-shared.txt"} {
-		if got := runAs(t, bin, nobodyUID, "call", "--db", db, "--exec", "none", "write", `{"path":"/workspace/`+name+`","content":"new\n"}`); got.code != 0 {
+		if got := runAs(t, bin, testws.Nobody, "call", "--db", db, "--exec", "none", "write", `{"path":"/workspace/`+name+`","content":"new\n"}`); got.code != 0 {
 			t.Fatalf("write %s: %+v", name, got)
 		}
 	}
 	for name, f := range map[string]struct {
 		mode  os.FileMode
 		owner int
-	}{"b-readonly.txt": {0o444, nobodyUID}, "a-shared.txt": {0o666, 0}} {
+	}{"b-readonly.txt": {0o444, testws.Nobody}, "a-shared.txt": {0o666, 0}} {
 		p := filepath.Join(out, name)
 		if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -168,20 +159,20 @@ func TestExportHonoursFilePermissions(t *testing.T) {
 	}
 	// a-shared.txt comes first: it is rewritten before b-readonly.txt stops
 	// the export.
-	got := runAs(t, bin, nobodyUID, "export", "--db", db, out)
+	got := runAs(t, bin, testws.Nobody, "export", "--db", db, out)
 	if got.code != 2 || !strings.Contains(got.stderr, "permission denied") {
 		t.Errorf("export over a read-only file: %+v, want exit 2 and permission denied", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "b-readonly.txt")); string(b) != "old\n" {
 		t.Errorf("readonly.txt is now %q", b)
 	}
-	if owner := ownerOf(t, filepath.Join(out, "b-readonly.txt")); owner != nobodyUID {
+	if owner := testws.OwnerOf(t, filepath.Join(out, "b-readonly.txt")); owner != testws.Nobody {
 		t.Errorf("readonly.txt is now owned by %d", owner)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "a-shared.txt")); string(b) != "new\n" {
 		t.Errorf("shared.txt is %q, want the workspace's", b)
 	}
-	if owner := ownerOf(t, filepath.Join(out, "a-shared.txt")); owner != 0 {
+	if owner := testws.OwnerOf(t, filepath.Join(out, "a-shared.txt")); owner != 0 {
 		t.Errorf("shared.txt is now owned by %d, was root's", owner)
 	}
 }
@@ -194,7 +185,7 @@ func TestWriteOfARunningProgram(t *testing.T) {
 		t.Skip("needs root, to make a program of root's that nobody may write")
 	}
 	bin := publicBinary(t)
-	dir, dbDir := ownedDir(t, nobodyUID), ownedDir(t, nobodyUID)
+	dir, dbDir := ownedDir(t, testws.Nobody), ownedDir(t, testws.Nobody)
 	sleep, err := osexec.LookPath("sleep")
 	if err != nil {
 		t.Skip("no sleep program")
@@ -215,7 +206,7 @@ func TestWriteOfARunningProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = run.Process.Kill(); _ = run.Wait() }()
-	got := runAs(t, bin, nobodyUID, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", "write", `{"path":"/workspace/prog","content":"x"}`)
+	got := runAs(t, bin, testws.Nobody, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", "write", `{"path":"/workspace/prog","content":"x"}`)
 	want, _ := json.Marshal(map[string]string{"error": gen.MsgHostIO("write", "/workspace/prog", "text file busy")})
 	if got.code != 1 || strings.TrimSpace(got.stdout) != string(want) {
 		t.Errorf("write of a running program: %+v, want exit 1 %s", got, want)

@@ -12,13 +12,14 @@ import (
 
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // sharedWorkspace makes a database in a shared directory holding
 // /workspace/a.txt = "hello", and one holding only "/".
 func sharedWorkspace(t *testing.T) (db, bare string) {
 	t.Helper()
-	dir := sharedTempDir(t)
+	dir := testws.PublicDir(t)
 	db = filepath.Join(dir, "ws.db")
 	if got := runCLI(t, "", "call", "--db", db, "write", `{"path":"/workspace/a.txt","content":"hello"}`); got.code != 0 {
 		t.Fatalf("write: %+v", got)
@@ -108,7 +109,9 @@ func TestReadOnlyDatabaseOtherUser(t *testing.T) {
 	}
 	bin := publicBinary(t)
 	db, bare := sharedWorkspace(t)
-	run := func(args ...string) result { return cliRun(t, asUser(nobodyUID), append([]string{bin}, args...)...) }
+	run := func(args ...string) result {
+		return cliRun(t, testws.AsUser(testws.Nobody), append([]string{bin}, args...)...)
+	}
 	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseNotWritable)
 }
 
@@ -147,7 +150,7 @@ func TestCheckLogWithoutSharedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"check", "--db", db}, {"call", "--db", db, "read", `{"path":"/workspace/a.txt"}`}} {
-		got := cliRun(t, asUser(nobodyUID), append([]string{bin}, args...)...)
+		got := cliRun(t, testws.AsUser(testws.Nobody), append([]string{bin}, args...)...)
 		if got.code != 2 || !strings.Contains(got.stderr, "ws.db-wal but no ws.db-shm") || !strings.Contains(got.stderr, "open it once as a user who can write "+filepath.Dir(db)) {
 			t.Errorf("%s: %+v, want exit 2 saying why and how to fix it", args[0], got)
 		}

@@ -995,8 +995,14 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 // time up to 2^attempt ms (at most 256 ms), so that writers racing for
 // one file spread out. It returns the context's error if it ends first.
 func backoff(ctx context.Context, attempt int) error {
-	wait := time.Duration(rand.Int64N(int64(time.Millisecond)<<min(attempt, 8))) + time.Millisecond
-	t := time.NewTimer(wait)
+	return Wait(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)<<min(attempt, 8)))+time.Millisecond)
+}
+
+// Wait waits for d, or until ctx ends: then it returns ctx's error. It is
+// how the stores wait before trying again for a lock another process
+// holds.
+func Wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agenttools/agenttools/core/vfs"
 )
 
 // flock applies flock(2) operation how to f.
@@ -35,12 +37,8 @@ func lockFile(ctx context.Context, f *os.File) error {
 		if time.Now().After(deadline) {
 			return errLocked
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := vfs.Wait(ctx, wait); err != nil {
+			return err
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // posixACL is the system.posix_acl_access value of an ACL: rw for the
@@ -101,16 +101,9 @@ func TestInPlaceCopyKeepsItsSource(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to make a file of root's and run the writer as nobody")
 	}
-	bin := filepath.Join(publicDir(t), "hostfs.test")
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir := publicDir(t)
-	if err := os.Chown(dir, 65534, 65534); err != nil {
+	bin := testws.PublicCopy(t, os.Args[0])
+	dir := testws.PublicDir(t)
+	if err := os.Chown(dir, testws.Nobody, testws.Nobody); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "shared")
@@ -123,7 +116,7 @@ func TestInPlaceCopyKeepsItsSource(t *testing.T) {
 	needXattrs(t, dir)
 	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), inPlaceEnv+"="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	testws.AsUser(testws.Nobody)(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("writer: %v\n%s", err, out)
@@ -135,8 +128,8 @@ func TestInPlaceCopyKeepsItsSource(t *testing.T) {
 	if len(seen) != 2 || seen[1] != "shared" || tempToken(seen[0]) == "" {
 		t.Errorf("during the copy a listing showed %q, want the temporary file and shared", seen)
 	}
-	if b, _ := os.ReadFile(p); string(b) != "new\n" || ownerOf(t, p) != 0 {
-		t.Errorf("shared = %q, owned by %d; want new, root's", b, ownerOf(t, p))
+	if b, _ := os.ReadFile(p); string(b) != "new\n" || testws.OwnerOf(t, p) != 0 {
+		t.Errorf("shared = %q, owned by %d; want new, root's", b, testws.OwnerOf(t, p))
 	}
 }
 
@@ -176,29 +169,6 @@ func tempToken(name string) string {
 	}
 	t, _ = strings.CutSuffix(t, ".tmp")
 	return t
-}
-
-// publicDir is a new directory every user can enter.
-func publicDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "hostfs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-func ownerOf(t *testing.T, p string) int {
-	t.Helper()
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(fi.Sys().(*syscall.Stat_t).Uid)
 }
 
 // While another process holds a file's lock for longer than a writer

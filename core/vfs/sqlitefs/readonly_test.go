@@ -1,3 +1,5 @@
+//go:build unix
+
 package sqlitefs_test
 
 import (
@@ -22,10 +24,8 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
 )
-
-// nobody is the user the read-only helpers run as.
-const nobody = 65534
 
 // readerHelper opens the database at path (read-only on request when
 // id is "ro") and answers one line of stdout for each line of stdin:
@@ -142,21 +142,6 @@ func (h *roHelper) ask(t *testing.T, line string) string {
 	return strings.TrimSuffix(answer, "\n")
 }
 
-// sharedDir makes a directory other users can enter and read, not
-// write: a temporary directory's parents are private.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "sqlitefs-shared")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // asNobody returns a prep that runs a copy of the test binary (in a
 // directory every user can read) as user nobody. It skips the test
 // unless this process is root.
@@ -165,14 +150,11 @@ func asNobody(t *testing.T) func(*exec.Cmd) *exec.Cmd {
 	if os.Geteuid() != 0 {
 		t.Skip("running a helper as another user (nobody) needs root")
 	}
-	bin := filepath.Join(sharedDir(t), "sqlitefs.test")
-	if err := os.WriteFile(bin, readFile(t, os.Args[0]), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testws.PublicCopy(t, os.Args[0])
 	return func(cmd *exec.Cmd) *exec.Cmd {
 		cmd.Path, cmd.Args[0] = bin, bin
 		cmd.Dir = "/"
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		testws.AsUser(testws.Nobody)(cmd)
 		return cmd
 	}
 }
@@ -181,7 +163,7 @@ func asNobody(t *testing.T) func(*exec.Cmd) *exec.Cmd {
 // f = "v1", closed.
 func sharedDB(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(sharedDir(t), "ws.db")
+	path := filepath.Join(testws.PublicDir(t), "ws.db")
 	s, err := sqlitefs.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +261,7 @@ func TestReadOnlyOtherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && fi.Sys().(*syscall.Stat_t).Uid == nobody {
+		if fi, err := e.Info(); err == nil && fi.Sys().(*syscall.Stat_t).Uid == testws.Nobody {
 			t.Errorf("the reader made %s", e.Name())
 		}
 	}
@@ -306,7 +288,7 @@ func TestReadOnlyLogWithoutSharedMemory(t *testing.T) {
 // directory the user cannot write, is not created, and Open says why.
 func TestReadOnlyCannotCreate(t *testing.T) {
 	prep := asNobody(t)
-	path := filepath.Join(sharedDir(t), "new.db")
+	path := filepath.Join(testws.PublicDir(t), "new.db")
 	got := startReader(t, path, "", prep).ask(t, "info")
 	if !strings.HasPrefix(got, "open-err ") || !strings.Contains(got, "this user may not create files in "+filepath.Dir(path)) {
 		t.Errorf("Open: %s", got)

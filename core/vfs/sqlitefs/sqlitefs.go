@@ -747,12 +747,8 @@ func (f *FS) turnWALOn(ctx context.Context, conn *sql.Conn) error {
 		case !isBusy(err) || time.Now().After(deadline):
 			return fmt.Errorf("%s: turning WAL on: %w", f.path, err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := vfs.Wait(ctx, wait); err != nil {
+			return err
 		}
 	}
 }

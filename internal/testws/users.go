@@ -1,0 +1,64 @@
+//go:build unix
+
+package testws
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// Nobody is the user tests run a program as when they must not be root
+// (root ignores a file's permission bits).
+const Nobody = 65534
+
+// PublicDir makes a new directory every user can enter and read, and
+// only this one write (a test's temporary directory and its parents are
+// private), removed when the test ends.
+func PublicDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "agenttools-public")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// PublicCopy copies the program at src into a PublicDir, so that another
+// user can run it, and returns the copy's path.
+func PublicCopy(tb testing.TB, src string) string {
+	tb.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dst := filepath.Join(PublicDir(tb), filepath.Base(src))
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return dst
+}
+
+// AsUser prepares a command to run as uid, with the group of the same
+// number.
+func AsUser(uid int) func(*exec.Cmd) {
+	return func(cmd *exec.Cmd) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+}
+
+// OwnerOf is the user that owns the file at path.
+func OwnerOf(tb testing.TB, path string) int {
+	tb.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return int(fi.Sys().(*syscall.Stat_t).Uid)
+}
