@@ -544,6 +544,10 @@ func MsgNotHostDirectory(path string) string {
 	return "not in a host directory: " + path
 }
 
+// MsgFileLocked: Ours: the reason in hostIO when a host file stayed locked
+// (flock) by another process for longer than a write waits (10 s).
+const MsgFileLocked = "the file is locked by another process"
+
 // MsgUpdateConflict renders: Ours: each time an edit was matched and about to
 // be written, another writer (another process) had changed the file; nothing
 // was written. The reference has one writer per workspace.
@@ -625,6 +629,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgInvalidGlob", Template: "Invalid glob pattern: {reason}", Sample: MsgInvalidGlob("<reason>")},
 	{Name: "MsgGlobTooDeep", Template: "braces nest more than {max} deep", Sample: MsgGlobTooDeep(12345)},
 	{Name: "MsgNotHostDirectory", Template: "not in a host directory: {path}", Sample: MsgNotHostDirectory("<path>")},
+	{Name: "MsgFileLocked", Template: "the file is locked by another process", Sample: MsgFileLocked},
 	{Name: "MsgUpdateConflict", Template: "file kept changing while it was being updated ({attempts} attempts, none written): {path}", Sample: MsgUpdateConflict(12345, "<path>")},
 	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},

@@ -60,6 +60,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/gen"
 )
 
 // FS is a host directory seen as a store.
@@ -212,7 +213,7 @@ var beforeCopy = func(string) {}
 
 // errLocked is the error of a change that waited too long for a file's
 // lock (see lockFile).
-var errLocked = &errno.Error{Code: errno.EBUSY, Message: "the file is locked by another process"}
+var errLocked = &errno.Error{Code: errno.EBUSY, Message: gen.MsgFileLocked}
 
 // notRegular is the error for opening a node that is no regular file:
 // EISDIR for a directory, EINVAL otherwise.
@@ -551,7 +552,7 @@ func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *
 		}
 	}
 	if inPlace && f.busy(old) {
-		return &errno.Error{Code: errno.EBUSY, Message: "text file busy", Path: name}
+		return &errno.Error{Code: errno.EBUSY, Message: syscall.ETXTBSY.Error(), Path: name}
 	}
 	if !inPlace {
 		if err := tmp.file.Chmod(vfs.GoMode(mode)); err != nil {
