@@ -69,33 +69,45 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	done, err := f.fresh(ctx)
-	defer done()
-	if err != nil {
-		return nil, f.fail(ctx, name, err)
-	}
-	tx, err := f.r.begin(ctx)
-	if err != nil {
-		return nil, f.fail(ctx, name, err)
-	}
-	defer tx.Rollback()
-	n, err := lookup(ctx, tx, name)
-	if err != nil {
-		return nil, f.fail(ctx, name, err)
-	}
-	if n.typ != dbFile {
-		return nil, notFile(n, name)
-	}
-	r := &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
-	// The first chunk comes from the snapshot the node came from: a file
-	// of one chunk (64 KiB) is read whole even when it is replaced at
-	// once.
-	if r.off < r.size {
-		if err := r.fetchFrom(tx); err != nil {
-			return nil, err
+	var r *reader
+	err := f.readTx(ctx, name, func(tx *tx) error {
+		n, err := lookup(ctx, tx, name)
+		if err != nil {
+			return err
 		}
+		if n.typ != dbFile {
+			return notFile(n, name)
+		}
+		r = &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
+		// The first chunk comes from the snapshot the node came from: a
+		// file of one chunk (64 KiB) is read whole even when it is
+		// replaced at once.
+		if r.off < r.size {
+			return r.fetchFrom(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// readTx runs fn in one read transaction (a snapshot) of the reading
+// pool, once a read-only FS has made sure it reads the file as it is
+// now. fn's errors, and the pool's, are returned as fail words them (a
+// *errno.Error and passErr pass unchanged).
+func (f *FS) readTx(ctx context.Context, name string, fn func(tx *tx) error) error {
+	done, err := f.fresh(ctx)
+	defer done()
+	if err == nil {
+		var t *tx
+		if t, err = f.r.begin(ctx); err == nil {
+			defer t.Rollback()
+			err = fn(t)
+		}
+	}
+	return f.fail(ctx, name, err)
 }
 
 // reader reads one content, chunk by chunk.
@@ -519,27 +531,21 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 
 // readFile reads the regular file at name, node and content, in one read
 // transaction; a file longer than limit bytes is not read.
-func (f *FS) readFile(ctx context.Context, name string, limit int64) (node, []byte, error) {
-	tx, err := f.r.begin(ctx)
-	if err != nil {
-		return node{}, nil, f.fail(ctx, name, err)
-	}
-	defer tx.Rollback()
-	n, err := lookup(ctx, tx, name)
-	if err != nil {
-		return node{}, nil, f.fail(ctx, name, err)
-	}
-	if n.typ != dbFile {
-		return node{}, nil, notFile(n, name)
-	}
-	if n.size > limit {
-		return node{}, nil, &vfs.TooLargeError{Size: n.size}
-	}
-	old, err := readAll(ctx, tx, name, n)
-	if err != nil {
-		return node{}, nil, f.fail(ctx, name, err)
-	}
-	return n, old, nil
+func (f *FS) readFile(ctx context.Context, name string, limit int64) (n node, old []byte, err error) {
+	err = f.readTx(ctx, name, func(tx *tx) error {
+		if n, err = lookup(ctx, tx, name); err != nil {
+			return err
+		}
+		if n.typ != dbFile {
+			return notFile(n, name)
+		}
+		if n.size > limit {
+			return passErr{&vfs.TooLargeError{Size: n.size}}
+		}
+		old, err = readAll(ctx, tx, name, n)
+		return err
+	})
+	return n, old, err
 }
 
 // RemoveIf removes the file, symbolic link or empty directory at name

@@ -157,19 +157,13 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	done, err := f.fresh(ctx)
-	defer done()
+	var out []vfs.Info
+	err := f.readTx(ctx, name, func(tx *tx) (err error) {
+		out, err = readDir(ctx, tx, name, offset, limit)
+		return err
+	})
 	if err != nil {
-		return nil, f.fail(ctx, name, err)
-	}
-	tx, err := f.r.begin(ctx)
-	if err != nil {
-		return nil, f.fail(ctx, name, err)
-	}
-	defer tx.Rollback()
-	out, err := readDir(ctx, tx, name, offset, limit)
-	if err != nil {
-		return nil, f.fail(ctx, name, err)
+		return nil, err
 	}
 	return out, nil
 }
