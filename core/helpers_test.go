@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -100,13 +101,16 @@ func errJSON(msg string) gen.Output { return jsonOut(gen.ErrorResult{Error: msg}
 func ptr[T any](v T) *T { return &v }
 
 // spyStore wraps a store and records what the tools ask of it: the
-// directories listed, the files opened, the bytes read from them.
+// directories listed, the files opened, the bytes read from them. With
+// readCap > 0, a read that takes the bytes read past readCap fails, so
+// that a test of bounded reading fails at once instead of reading on.
 type spyStore struct {
 	vfs.Store
 	mu        sync.Mutex
 	readDirs  []string
 	opens     []string
 	bytesRead atomic.Int64
+	readCap   int64
 }
 
 func (s *spyStore) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
@@ -124,7 +128,7 @@ func (s *spyStore) Open(ctx context.Context, name string, offset int64) (io.Read
 	if err != nil {
 		return nil, err
 	}
-	return &countingReader{r: r, n: &s.bytesRead}, nil
+	return &countingReader{r: r, n: &s.bytesRead, limit: s.readCap}, nil
 }
 
 func (s *spyStore) reset() {
@@ -146,14 +150,22 @@ func (s *spyStore) opened() []string {
 	return append([]string(nil), s.opens...)
 }
 
+// countingReader adds the bytes read through it to n, and fails once n
+// passes limit (when limit > 0).
 type countingReader struct {
-	r io.ReadCloser
-	n *atomic.Int64
+	r     io.ReadCloser
+	n     *atomic.Int64
+	limit int64
 }
+
+// errReadCap is what a countingReader answers past its limit.
+var errReadCap = errors.New("read past the test's cap")
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+	if total := c.n.Add(int64(n)); c.limit > 0 && total > c.limit {
+		return n, errReadCap
+	}
 	return n, err
 }
 

@@ -20,12 +20,20 @@ const readChunk = 64 << 10
 // read line by line from the start, or from a byte continuation, and
 // stops at the line cap (limit, or the maxLines option) or the byte cap
 // (maxBytes), whichever comes first, so memory stays bounded whatever the
-// file's size. The model gets the content alone when the read is
-// complete, not empty and not positioned (no offset or byteOffset), and
-// the gen.ReadResult object otherwise, with nextOffset and
-// nextByteOffset when truncated. An image or PDF is a content output (a
-// text part and the bytes); a binary file is described, not read.
-// Failures are error text.
+// file's size. Work is bounded too: a line that is not shown (too long
+// for the cap, or past the page) is read only as far as decides that, at
+// most the byte cap (or the lineTruncation length) and one byte more,
+// however long the line is. What cannot be bounded is what the answer
+// depends on: the lines before offset when no byteOffset is given, and
+// the rest of a line the lineTruncation option shows cut, looked through
+// for its newline so the lines after it are numbered and continued
+// right.
+// The model gets the content alone when the read is complete, not empty
+// and not positioned (no offset or byteOffset), and the gen.ReadResult
+// object otherwise, with nextOffset and nextByteOffset when truncated.
+// An image or PDF is a content output (a text part and the bytes); a
+// binary file is described, not read: classifying it reads at most the
+// mediaSniffBytes option's bytes. Failures are error text.
 func (e *Executor) Read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
 	res, err := e.read(ctx, a)
 	if err != nil {
@@ -175,21 +183,30 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 }
 
 // lineReader collects the lines of one text read.
+//
+// A line is decided before its end once it is known to
+// reach past settleBytes: no more of it can change how it renders, so
+// when it is not shown (the page is full, or it does not fit) the read
+// stops there instead of scanning the rest of it; when it is shown (cut
+// by the lineTruncation option), the rest of it is only looked through
+// for its newline.
 type lineReader struct {
-	e         *Executor
-	startLine int64
-	lineCap   int64
-	current   int64
-	collected []string
-	outBytes  int64
-	first     int64 // first line emitted, 0 before any
-	truncated bool
-	overflow  bool
-	nextByte  int64
-	keepBytes int64
-	kept      []byte
-	actual    int64
-	lineStart int64
+	e           *Executor
+	startLine   int64
+	lineCap     int64
+	current     int64
+	collected   []string
+	outBytes    int64
+	first       int64 // first line emitted, 0 before any
+	truncated   bool
+	overflow    bool
+	nextByte    int64
+	keepBytes   int64
+	settleBytes int64
+	kept        []byte
+	actual      int64
+	lineStart   int64
+	settled     bool // the current line was processed before its end
 }
 
 func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (readResult, error) {
@@ -211,6 +228,10 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 	case e.s.truncChars > 0:
 		lr.keepBytes = min(e.s.truncChars*4, lr.keepBytes)
 	}
+	// Past both, a line renders the same however long it is: what is
+	// kept stops growing, and the option's comparison with the line's
+	// length has its final answer.
+	lr.settleBytes = max(lr.keepBytes, e.s.truncBytes)
 	r, _, err := e.ws.Open(ctx, p, startByte)
 	if err != nil {
 		return readResult{}, err
@@ -229,6 +250,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 			nl := bytes.IndexByte(chunk[cursor:], '\n')
 			if nl < 0 {
 				lr.append(chunk[cursor:])
+				done = lr.settle()
 				break
 			}
 			lr.append(chunk[cursor : cursor+nl])
@@ -299,9 +321,23 @@ func (lr *lineReader) append(b []byte) {
 
 // finish ends the current line; false stops the read.
 func (lr *lineReader) finish() bool {
-	ok := lr.process(lr.kept, lr.actual)
-	lr.kept, lr.actual = lr.kept[:0], 0
+	ok := lr.settled || lr.process(lr.kept, lr.actual)
+	lr.kept, lr.actual, lr.settled = lr.kept[:0], 0, false
 	return ok
+}
+
+// settle processes the current line before its end when the rest of it
+// cannot change the answer: the page already holds its lines, or the
+// line reaches past settleBytes. It reports whether the read stops
+// there (the line is not shown); otherwise the line is taken as it
+// renders now and the rest of it is passed over up to its newline.
+func (lr *lineReader) settle() bool {
+	if lr.settled || lr.current < lr.startLine ||
+		lr.actual <= lr.settleBytes && int64(len(lr.collected)) < lr.lineCap {
+		return false
+	}
+	lr.settled = true
+	return !lr.process(lr.kept, lr.actual)
 }
 
 func (lr *lineReader) process(kept []byte, actual int64) bool {

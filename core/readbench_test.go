@@ -48,3 +48,36 @@ func BenchmarkReadFirstPageOf1GiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadLongLine1GiB reads a host file that is one 1 GiB line: a
+// few bytes of text, then a sparse hole. The line is longer than the
+// read cap, so read answers that it is too long, after reading the cap
+// and a byte past it rather than the whole line.
+func BenchmarkReadLongLine1GiB(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "line.txt")
+	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	ws, _ := testws.Host(b, dir)
+	ex, err := core.New(ws, core.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(`{"path":"/workspace/line.txt"}`)
+	want := gen.MsgReadLineTooLong(1, gen.ReadMaxBytesDefault)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		out, err := ex.Call(b.Context(), gen.ToolRead, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out.Kind != gen.OutputErrorText || out.Text != want {
+			b.Fatalf("unexpected answer: %.200s", out.Text)
+		}
+	}
+}
