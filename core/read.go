@@ -27,7 +27,7 @@ const readChunk = 64 << 10
 // depends on: the lines before offset when no byteOffset is given, and
 // the rest of a line the lineTruncation option shows cut, looked through
 // for its newline so the lines after it are numbered and continued
-// right.
+// right. Line numbers are the reference's JavaScript numbers (see jsAdd).
 // The model gets the content alone when the read is complete, not empty
 // and not positioned (no offset or byteOffset), and the gen.ReadResult
 // object otherwise, with nextOffset and nextByteOffset when truncated.
@@ -184,7 +184,8 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 
 // lineReader collects the lines of one text read.
 //
-// A line is decided before its end once it is known to
+// Line numbers are counted as the reference counts them, in float64
+// (see jsAdd). A line is decided before its end once it is known to
 // reach past settleBytes: no more of it can change how it renders, so
 // when it is not shown (the page is full, or it does not fit) the read
 // stops there instead of scanning the rest of it; when it is shown (cut
@@ -208,6 +209,12 @@ type lineReader struct {
 	lineStart   int64
 	settled     bool // the current line was processed before its end
 }
+
+// jsAdd is a + b as the reference computes line numbers: on float64
+// numbers, so that past 2^53 a sum rounds to an even number as in
+// JavaScript (2^53 - 1 + 2 is 2^53) and no answer holds a number a JSON
+// client cannot represent exactly. a and b are numbers float64 holds.
+func jsAdd(a, b int64) int64 { return int64(float64(a) + float64(b)) }
 
 func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (readResult, error) {
 	lr := &lineReader{e: e, startLine: 1, current: 1, lineStart: startByte}
@@ -281,7 +288,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 		return failed(gen.MsgReadLineTooLong(lr.current, e.s.maxBytes))
 	}
 	if lr.first == 0 {
-		seen := lr.current - 1
+		seen := jsAdd(lr.current, -1)
 		switch {
 		case size == 0:
 			return readResult{text: &gen.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}}, nil
@@ -295,7 +302,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 	if start == 0 {
 		start = lr.startLine
 	}
-	end := start + int64(len(lr.collected)) - 1
+	end := jsAdd(jsAdd(start, int64(len(lr.collected))), -1)
 	res := &gen.ReadResult{
 		Path:      a.Path,
 		Content:   strings.Join(lr.collected, "\n"),
@@ -304,9 +311,9 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 		Truncated: lr.truncated,
 	}
 	if lr.truncated {
-		res.NextOffset, res.NextByteOffset = new(end+1), new(lr.nextByte)
+		res.NextOffset, res.NextByteOffset = new(jsAdd(end, 1)), new(lr.nextByte)
 	} else {
-		res.TotalLines = new(lr.current - 1)
+		res.TotalLines = new(jsAdd(lr.current, -1))
 	}
 	return readResult{text: res}, nil
 }
@@ -342,7 +349,7 @@ func (lr *lineReader) settle() bool {
 
 func (lr *lineReader) process(kept []byte, actual int64) bool {
 	if lr.current < lr.startLine {
-		lr.current++
+		lr.current = jsAdd(lr.current, 1)
 		return true
 	}
 	if int64(len(lr.collected)) >= lr.lineCap {
@@ -367,7 +374,7 @@ func (lr *lineReader) process(kept []byte, actual int64) bool {
 	}
 	lr.collected = append(lr.collected, line)
 	lr.outBytes += size
-	lr.current++
+	lr.current = jsAdd(lr.current, 1)
 	return true
 }
 
