@@ -126,30 +126,21 @@ func chain(depth int) func(mk func(string, []byte)) {
 	}
 }
 
-// BenchmarkFindDeep is find of the one file at the bottom of a chain of
-// 1000 and 3000 directories: the walk goes all the way down.
-func BenchmarkFindDeep(b *testing.B) {
-	for _, st := range walkStores {
-		for _, depth := range []int{1000, 3000} {
-			b.Run(fmt.Sprintf("%s/depth=%d", st.name, depth), func(b *testing.B) {
-				ex := benchExec(b, st.open(b, chain(depth)))
-				b.ReportAllocs()
-				benchCall(b, ex, "find", `{"pattern":"**/leaf.txt"}`, func(s string) bool { return strings.Contains(s, `"count":1,`) })
-			})
-		}
-	}
-}
-
-// BenchmarkGrepDeep is grep over the same chains: one file to read, at
-// the bottom.
-func BenchmarkGrepDeep(b *testing.B) {
-	for _, st := range walkStores {
-		for _, depth := range []int{1000, 3000} {
-			b.Run(fmt.Sprintf("%s/depth=%d", st.name, depth), func(b *testing.B) {
-				ex := benchExec(b, st.open(b, chain(depth)))
-				b.ReportAllocs()
-				benchCall(b, ex, "grep", `{"query":"needle"}`, func(s string) bool { return strings.Contains(s, `"count":1,`) })
-			})
+// BenchmarkWalkDeep is find and grep of the one file at the bottom of a
+// chain of 1000 and 3000 directories: the walk goes all the way down.
+func BenchmarkWalkDeep(b *testing.B) {
+	for _, c := range []struct{ tool, args string }{
+		{"find", `{"pattern":"**/leaf.txt"}`},
+		{"grep", `{"query":"needle"}`},
+	} {
+		for _, st := range walkStores {
+			for _, depth := range []int{1000, 3000} {
+				b.Run(fmt.Sprintf("%s/%s/depth=%d", c.tool, st.name, depth), func(b *testing.B) {
+					ex := benchExec(b, st.open(b, chain(depth)))
+					b.ReportAllocs()
+					benchCall(b, ex, c.tool, c.args, func(s string) bool { return strings.Contains(s, `"count":1,`) })
+				})
+			}
 		}
 	}
 }

@@ -132,12 +132,9 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, _, err := f.lookup(name)
+	n, err := f.dirAt(name)
 	if err != nil {
 		return nil, err
-	}
-	if n.typ != vfs.TypeDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
 	}
 	names := n.first("", vfs.PageEnd(offset, limit))
 	names = names[min(max(offset, 0), len(names)):]
@@ -187,14 +184,21 @@ func (n *node) open(name string, offset int64) (io.ReadCloser, error) {
 func (f *FS) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, _, err := f.lookup(name)
+	n, err := f.dirAt(name)
 	if err != nil {
 		return nil, err
 	}
-	if n.typ != vfs.TypeDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
-	}
 	return &dir{f: f, n: n}, nil
+}
+
+// dirAt returns the directory at name (ENOTDIR when it is something
+// else); f.mu is held.
+func (f *FS) dirAt(name string) (*node, error) {
+	n, _, err := f.lookup(name)
+	if err == nil && n.typ != vfs.TypeDir {
+		err = errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	return n, err
 }
 
 // dir is an open directory (see OpenDir).
