@@ -63,16 +63,35 @@ func (e *Executor) searchDir(ctx context.Context, p string) (vfs.Location, error
 }
 
 type walkEntry struct {
-	path string // as the tool reports it: below the path asked for
-	real string // link-free, for reading
+	path string   // as the tool reports it: below the path asked for
+	dir  *vfs.Dir // the directory holding it, open while visit runs
+	name string   // its name in dir
 	typ  vfs.FileType
 }
+
+// The walk lists a directory in chunks of names (see vfs.Dir.Entries),
+// from walkChunkMin up to walkChunkMax, doubling: a walk that stops early
+// holds and sorts few names, a walk of a huge directory holds
+// walkChunkMax at most.
+const (
+	walkChunkMin = 64
+	walkChunkMax = 1 << 16
+)
+
+// walkHeldDirs is how many open directories a walk keeps at most: past
+// that depth a directory whose listing goes on after a subdirectory is
+// closed while the walk is below it and opened again by its path after.
+// A directory whose listing ends with a subdirectory is closed before
+// the walk enters that one, so a deep chain holds few open directories.
+const walkHeldDirs = 256
 
 // walk visits the tree below dir in pre-order, siblings in raw byte
 // order, calling visit for each entry whose relative path matches the
 // glob include ("" matches all) and no exclusion. An excluded directory
 // is not entered; a symbolic link is not followed. visit returning false
-// stops the walk.
+// stops the walk. The walk goes through open directories (vfs.Dir), so
+// each step costs the store one name, however deep, and it holds a
+// chunk of each directory's names, not the whole directory.
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
 	var inc *regexp.Regexp
 	if include != "" {
@@ -89,39 +108,82 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 	if dir.Path == "/" {
 		prefix = 1
 	}
-	var visitDir func(real, shown string) (bool, error)
-	visitDir = func(real, shown string) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		entries, err := e.ws.ReadDirReal(ctx, real, 0, -1)
-		if unreadable(err) && real != dir.Real {
-			return true, nil // a directory the host will not list is passed over
-		}
-		if err != nil {
-			return false, err
-		}
-	next:
-		for _, en := range entries {
-			child := walkEntry{path: vfs.Join(shown, en.Name), real: vfs.Join(real, en.Name), typ: en.Type}
-			rel := child.path[prefix:]
-			for _, x := range excl {
-				if (!x.dirOnly || en.Type == vfs.TypeDir) && x.re.MatchString(rel) {
-					continue next
+	// visitDir walks the directory d, at the link-free path real and
+	// shown at shown, depth levels below the start, and closes it.
+	var visitDir func(d *vfs.Dir, real, shown string, depth int) (bool, error)
+	visitDir = func(d *vfs.Dir, real, shown string, depth int) (bool, error) {
+		defer func() {
+			if d != nil {
+				d.Close()
+			}
+		}()
+		after, chunk := "", walkChunkMin
+		for {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			entries, err := d.Entries(ctx, after, chunk)
+			if unreadable(err) && depth > 0 {
+				return true, nil // a directory the host will not list is passed over
+			}
+			if err != nil {
+				return false, err
+			}
+			end := len(entries) < chunk
+		next:
+			for i, en := range entries {
+				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
+				rel := child.path[prefix:]
+				for _, x := range excl {
+					if (!x.dirOnly || en.Type == vfs.TypeDir) && x.re.MatchString(rel) {
+						continue next
+					}
 				}
-			}
-			if (inc == nil || inc.MatchString(rel)) && !visit(child) {
-				return false, nil
-			}
-			if en.Type == vfs.TypeDir {
-				if more, err := visitDir(child.real, child.path); !more || err != nil {
+				if (inc == nil || inc.MatchString(rel)) && !visit(child) {
+					return false, nil
+				}
+				if en.Type != vfs.TypeDir {
+					continue
+				}
+				sub, err := d.OpenDir(ctx, en.Name)
+				if unreadable(err) {
+					continue // a directory the host will not open is passed over
+				}
+				if err != nil {
 					return false, err
 				}
+				if last := end && i == len(entries)-1; last || depth >= walkHeldDirs {
+					d.Close()
+					d = nil
+				}
+				if more, err := visitDir(sub, vfs.Join(real, en.Name), child.path, depth+1); !more || err != nil {
+					return false, err
+				}
+				if d == nil && !(end && i == len(entries)-1) {
+					if d, err = e.ws.OpenDirReal(ctx, real); err != nil {
+						return unreadable(err), ignoreUnreadable(err)
+					}
+				}
 			}
+			if end {
+				return true, nil
+			}
+			after, chunk = entries[len(entries)-1].Name, min(chunk*2, walkChunkMax)
 		}
-		return true, nil
 	}
-	_, err = visitDir(dir.Real, dir.Path)
+	top, err := e.ws.OpenDirReal(ctx, dir.Real)
+	if err != nil {
+		return err
+	}
+	_, err = visitDir(top, dir.Real, dir.Path, 0)
+	return err
+}
+
+// ignoreUnreadable is err, or nil when the walk passes over it.
+func ignoreUnreadable(err error) error {
+	if unreadable(err) {
+		return nil
+	}
 	return err
 }
 
@@ -158,7 +220,7 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 				return true
 			}
 			var done bool
-			done, scanErr = e.scanFile(ctx, en.real, en.path, s)
+			done, scanErr = e.scanFile(ctx, func() (io.ReadCloser, error) { return en.dir.Open(ctx, en.name, 0) }, en.path, s)
 			if unreadable(scanErr) {
 				scanErr = nil // a file the host will not open is passed over
 			}
@@ -170,7 +232,7 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 	} else if loc.Info.Type == vfs.TypeOther {
 		err = errno.New(errno.EINVAL, gen.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
-		_, err = e.scanFile(ctx, loc.Real, loc.Path, s)
+		_, err = e.scanFile(ctx, func() (io.ReadCloser, error) { return e.ws.OpenReal(ctx, loc.Real, 0) }, loc.Path, s)
 	}
 	if err != nil {
 		return failure(err)
@@ -216,10 +278,11 @@ type pendingMatch struct {
 	remaining int64
 }
 
-// scanFile searches one file line by line and reports whether the search
-// is complete (the page and the context of its last match are full).
-func (e *Executor) scanFile(ctx context.Context, real, shown string, s *scan) (bool, error) {
-	r, err := e.ws.OpenReal(ctx, real, 0)
+// scanFile searches one file (open opens it) line by line and reports
+// whether the search is complete (the page and the context of its last
+// match are full).
+func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, error), shown string, s *scan) (bool, error) {
+	r, err := open()
 	if err != nil {
 		return false, err
 	}

@@ -54,7 +54,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -180,7 +179,9 @@ func hostErr(name string, err error) error {
 	return &errno.Error{Code: code, Message: reason, Path: name, Err: err}
 }
 
-func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
+// info describes the node name, which fi describes and which is rname
+// in the directory r (its link target is read there).
+func info(r *os.Root, rname, name string, fi fs.FileInfo) (vfs.Info, error) {
 	i := vfs.Info{
 		Name:  fi.Name(),
 		Mode:  vfs.UnixMode(fi.Mode()),
@@ -190,7 +191,7 @@ func (f *FS) info(name string, fi fs.FileInfo) (vfs.Info, error) {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		i.Type = vfs.TypeSymlink
-		target, err := f.root.Readlink(rel(name))
+		target, err := r.Readlink(rname)
 		if err != nil {
 			return vfs.Info{}, hostErr(name, err)
 		}
@@ -229,7 +230,12 @@ func notRegular(name string, fi fs.FileInfo) error {
 // follows a link in the last component (inside the root) even when asked
 // not to with O_NOFOLLOW, and a store never follows one.
 func (f *FS) refuseLink(name string) error {
-	if fi, err := f.root.Lstat(rel(name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	return refuseLink(f.root, rel(name), name)
+}
+
+// refuseLink is FS.refuseLink for the node rname in the directory r.
+func refuseLink(r *os.Root, rname, name string) error {
+	if fi, err := r.Lstat(rname); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return &errno.Error{Code: errno.ELOOP, Message: "is a symbolic link", Path: name}
 	}
 	return nil
@@ -241,40 +247,38 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 	if err != nil {
 		return vfs.Info{}, hostErr(name, err)
 	}
-	return f.info(name, fi)
+	return info(f.root, rel(name), name, fi)
 }
 
-// ReadDir lists a directory in raw byte order of the names.
-func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+// ReadDir lists a directory in raw byte order of the names. It reads
+// the directory's names in batches, keeps the offset+limit first (see
+// vfs.Smallest) and stats only the page's entries, relative to the
+// directory: memory and stat calls grow with the page, not with the
+// directory.
+func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	if err := f.refuseLink(name); err != nil {
 		return nil, err
 	}
-	d, err := f.root.Open(rel(name))
+	d, err := f.openDir(name)
 	if err != nil {
-		return nil, hostErr(name, err)
+		return nil, err
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
+	entries, err := d.scan(ctx, "", vfs.PageEnd(offset, limit), false)
 	if err != nil {
-		return nil, hostErr(name, err)
+		return nil, err
 	}
-	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return f.ownTemp(path.Join(name, e.Name())) })
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	offset = min(max(offset, 0), len(entries))
-	entries = entries[offset:]
-	if limit >= 0 && limit < len(entries) {
-		entries = entries[:limit]
-	}
+	entries = entries[min(max(offset, 0), len(entries)):]
 	out := make([]vfs.Info, 0, len(entries))
 	for _, e := range entries {
-		fi, err := e.Info()
+		fi, err := d.root.Lstat(e.Name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}
 		if err != nil {
 			return nil, hostErr(name, err)
 		}
-		i, err := f.info(path.Join(name, e.Name()), fi)
+		i, err := info(d.root, e.Name, path.Join(name, e.Name), fi)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -288,10 +292,16 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 
 // Open reads a regular file from offset.
 func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
-	if err := f.refuseLink(name); err != nil {
+	return openFile(f.root, rel(name), name, offset)
+}
+
+// openFile opens the regular file rname in the directory r (name in the
+// store) to read from offset.
+func openFile(r *os.Root, rname, name string, offset int64) (io.ReadCloser, error) {
+	if err := refuseLink(r, rname, name); err != nil {
 		return nil, err
 	}
-	file, err := f.root.OpenFile(rel(name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := r.OpenFile(rname, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, hostErr(name, err)
 	}
@@ -378,11 +388,11 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 		return &vfs.TooLargeError{Size: int64(len(old))}
 	}
 	seen := versionOf(fi, old)
-	info, err := f.info(name, fi)
+	i, err := info(f.root, name, name, fi)
 	if err != nil {
 		return err
 	}
-	out, err := fn(old, info)
+	out, err := fn(old, i)
 	if err != nil {
 		return err
 	}
@@ -605,15 +615,16 @@ func (s *staged) copyInto(name string, old *os.File, mode uint32) error {
 	return hostErr(name, old.Sync())
 }
 
-// ownTemp reports whether the node at name is a temporary file of this
-// package's (named and marked so, see the package doc), which listings
-// leave out; when its writer is gone (it is not locked), it is removed.
-func (f *FS) ownTemp(name string) bool {
-	token := tempToken(path.Base(name))
+// ownTemp reports whether the node name in the directory r is a
+// temporary file of this package's (named and marked so, see the
+// package doc), which listings leave out; when its writer is gone (it is
+// not locked), it is removed.
+func ownTemp(r *os.Root, name string) bool {
+	token := tempToken(name)
 	if token == "" {
 		return false
 	}
-	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
@@ -624,8 +635,8 @@ func (f *FS) ownTemp(name string) bool {
 	}
 	if tryLock(file) {
 		// Its writer is gone, killed before it could remove it.
-		if cur, err := f.root.Lstat(name); err == nil && os.SameFile(cur, fi) {
-			_ = f.root.Remove(name)
+		if cur, err := r.Lstat(name); err == nil && os.SameFile(cur, fi) {
+			_ = r.Remove(name)
 		}
 	}
 	return true

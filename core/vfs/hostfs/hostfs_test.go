@@ -188,3 +188,15 @@ func TestOpenKeepsSnapshot(t *testing.T) {
 		t.Errorf("reader after replace read %q, %v; want %q", b, err, "content")
 	}
 }
+
+// TestPageHoldsPage: a page of a large directory reads the names in
+// batches and keeps the entries up to the page's end, not an entry (and
+// its path) for every name: it allocates a name per entry it passes over
+// (the host hands names as strings), about 70 bytes, where holding every
+// entry took about 400.
+func TestPageHoldsPage(t *testing.T) {
+	s, _ := openStore(t)
+	if b := storetest.PageBytes(t, s, 5000); b > 128 {
+		t.Errorf("a page of 10 entries of 5000 allocated %.1f bytes per entry of the directory; want at most 128", b)
+	}
+}

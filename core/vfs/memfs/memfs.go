@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +60,7 @@ var (
 	_ vfs.Store     = (*FS)(nil)
 	_ vfs.Updater   = (*FS)(nil)
 	_ vfs.RevWriter = (*FS)(nil)
+	_ vfs.DirOpener = (*FS)(nil)
 )
 
 // next returns the next change number; f.mu is held for writing.
@@ -127,32 +127,32 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 	return info(name[strings.LastIndexByte(name, '/')+1:], n), nil
 }
 
-// ReadDir lists a directory in raw byte order of the names.
+// ReadDir lists a directory in raw byte order of the names, holding
+// the offset+limit first names at most, whatever the directory's size.
 func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, _, err := f.lookup(name)
+	n, err := f.dirAt(name)
 	if err != nil {
 		return nil, err
 	}
-	if n.typ != vfs.TypeDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
-	}
-	names := make([]string, 0, len(n.children))
-	for k := range n.children {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	offset = min(max(offset, 0), len(names))
-	names = names[offset:]
-	if limit >= 0 && limit < len(names) {
-		names = names[:limit]
-	}
+	names := n.first("", vfs.PageEnd(offset, limit))
+	names = names[min(max(offset, 0), len(names)):]
 	out := make([]vfs.Info, len(names))
-	for i, k := range names {
-		out[i] = info(k, n.children[k])
+	for i, e := range names {
+		out[i] = info(e.Name, n.children[e.Name])
 	}
 	return out, nil
+}
+
+// first returns the directory's first k entries after after (all when
+// k < 0), in raw byte order; f.mu is held.
+func (n *node) first(after string, k int) []vfs.DirEntry {
+	keep := vfs.NewSmallest(after, k)
+	for name, c := range n.children {
+		keep.Offer(vfs.DirEntry{Name: name, Type: c.typ})
+	}
+	return keep.Sorted()
 }
 
 // Open reads a file from offset; the reader holds the content as it was.
@@ -163,6 +163,11 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	if err != nil {
 		return nil, err
 	}
+	return n.open(name, offset)
+}
+
+// open reads the file n from offset; f.mu is held.
+func (n *node) open(name string, offset int64) (io.ReadCloser, error) {
 	if n.typ != vfs.TypeFile {
 		return nil, errno.New(errno.EISDIR, "is a directory", name)
 	}
@@ -172,6 +177,73 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 	}
 	return io.NopCloser(bytes.NewReader(data[offset:])), nil
 }
+
+// OpenDir opens the directory at name as a handle that holds its node: a
+// walk through it looks up one name per step, however deep. A handle
+// keeps the directory it opened, even once it is removed.
+func (f *FS) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, err := f.dirAt(name)
+	if err != nil {
+		return nil, err
+	}
+	return &dir{f: f, n: n}, nil
+}
+
+// dirAt returns the directory at name (ENOTDIR when it is something
+// else); f.mu is held.
+func (f *FS) dirAt(name string) (*node, error) {
+	n, _, err := f.lookup(name)
+	if err == nil && n.typ != vfs.TypeDir {
+		err = errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	return n, err
+}
+
+// dir is an open directory (see OpenDir).
+type dir struct {
+	f *FS
+	n *node
+}
+
+func (d *dir) Entries(_ context.Context, after string, k int) ([]vfs.DirEntry, error) {
+	d.f.mu.RLock()
+	defer d.f.mu.RUnlock()
+	return d.n.first(after, k), nil
+}
+
+func (d *dir) child(name string) (*node, error) {
+	if c, ok := d.n.children[name]; ok {
+		return c, nil
+	}
+	return nil, notExist(name)
+}
+
+func (d *dir) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
+	d.f.mu.RLock()
+	defer d.f.mu.RUnlock()
+	c, err := d.child(name)
+	if err != nil {
+		return nil, err
+	}
+	if c.typ != vfs.TypeDir {
+		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+	}
+	return &dir{f: d.f, n: c}, nil
+}
+
+func (d *dir) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
+	d.f.mu.RLock()
+	defer d.f.mu.RUnlock()
+	c, err := d.child(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.open(name, offset)
+}
+
+func (d *dir) Close() error { return nil }
 
 // WriteFile creates or replaces a file.
 func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32) error {

@@ -108,3 +108,11 @@ func TestOpenKeepsSnapshot(t *testing.T) {
 		t.Errorf("reader after replace and remove read %q, %v; want %q", b, err, "content")
 	}
 }
+
+// TestPageHoldsPage: a page of a large directory holds the entries up to
+// the page's end, not a list of every name.
+func TestPageHoldsPage(t *testing.T) {
+	if b := storetest.PageBytes(t, memfs.New(), 20000); b > 4 {
+		t.Errorf("a page of 10 entries of 20000 allocated %.1f bytes per entry of the directory; want at most 4", b)
+	}
+}

@@ -37,6 +37,7 @@ const sumOf = sumFunc + `(` + nodeSumArgs + `)`
 var (
 	qNode     = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
 	qReadDir  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
+	qEntries  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`)
 	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
 	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,

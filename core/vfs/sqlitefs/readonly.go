@@ -28,10 +28,12 @@ var (
 	layout2 = map[string]string{
 		qNode:    `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
 		qReadDir: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`,
+		qEntries: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`,
 	}
 	layout1 = map[string]string{
 		qNode:    layout2[qNode],
 		qReadDir: layout2[qReadDir],
+		qEntries: layout2[qEntries],
 		qChunk:   `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
 		qChunks:  `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
 	}

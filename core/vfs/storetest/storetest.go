@@ -120,6 +120,14 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store, opts ...Option) {
 		}
 		testRevWriter(t, s, rw)
 	})
+	t.Run("DirOpener", func(t *testing.T) {
+		s := newStore(t)
+		o, ok := s.(vfs.DirOpener)
+		if !ok {
+			t.Skip("not a vfs.DirOpener")
+		}
+		testDirOpener(t, s, o)
+	})
 }
 
 // wantCode fails the test unless err carries code (errno.CodeOf).

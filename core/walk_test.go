@@ -1,0 +1,105 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+)
+
+// countingStore is a memfs store that counts the work a tool asks of
+// it: steps, the name elements it is handed (each one a lookup for a
+// store that resolves names from its root, as os.Root does on a host),
+// listings of a whole directory, and the most entries one listing
+// returned.
+type countingStore struct {
+	*memfs.FS
+	mu        sync.Mutex
+	steps     int
+	wholeDirs int
+	largest   int
+}
+
+func (s *countingStore) count(name string, entries int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name != "" {
+		s.steps += strings.Count(name, "/") + 1
+	}
+	s.largest = max(s.largest, entries)
+}
+
+func (s *countingStore) Lstat(ctx context.Context, name string) (vfs.Info, error) {
+	s.count(name, 0)
+	return s.FS.Lstat(ctx, name)
+}
+
+func (s *countingStore) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	out, err := s.FS.ReadDir(ctx, name, offset, limit)
+	s.count(name, len(out))
+	if limit < 0 {
+		s.mu.Lock()
+		s.wholeDirs++
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+func (s *countingStore) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	s.count(name, 0)
+	return s.FS.Open(ctx, name, offset)
+}
+
+// TestWalkLinearInDepth: find and grep down a chain of directories ask
+// the store for work in proportion to the entries walked, not to the
+// square of the depth (each step resolving the whole path again).
+func TestWalkLinearInDepth(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"find", `{"pattern":"**/leaf.txt"}`},
+		{"grep", `{"query":"needle"}`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			steps := map[int]int{}
+			for _, depth := range []int{100, 400} {
+				s := &countingStore{FS: memfs.New()}
+				files := map[string]string{"/workspace" + strings.Repeat("/d", depth) + "/leaf.txt": "needle\n"}
+				ex := newExecOn(t, s, core.Options{}, files)
+				s.steps = 0
+				if out := call(t, ex, c.tool, c.args); !strings.Contains(string(out.JSON), `"count":1,`) {
+					t.Fatalf("depth %d: %s", depth, out.JSON)
+				}
+				steps[depth] = s.steps
+			}
+			// Linear: 4 times the depth, about 4 times the steps; the
+			// square would be 16 times.
+			if steps[400] > 5*steps[100] {
+				t.Errorf("%s asked the store for %d name lookups at depth 100 and %d at depth 400: not linear in the depth", c.tool, steps[100], steps[400])
+			}
+		})
+	}
+}
+
+// TestFindLimitHoldsPage: find with limit 1 in a directory of 5000
+// entries lists a chunk of it, not the whole directory.
+func TestFindLimitHoldsPage(t *testing.T) {
+	files := map[string]string{}
+	for i := range 5000 {
+		files[fmt.Sprintf("/workspace/big/f%05d", i)] = ""
+	}
+	s := &countingStore{FS: memfs.New()}
+	ex := newExecOn(t, s, core.Options{}, files)
+	s.wholeDirs, s.largest = 0, 0
+	out := call(t, ex, "find", `{"pattern":"**","path":"/workspace/big","limit":1}`)
+	if !strings.Contains(string(out.JSON)+out.Text, `/workspace/big/f00000`) {
+		t.Fatalf("find: %s%s", out.JSON, out.Text)
+	}
+	if s.wholeDirs > 0 || s.largest > 100 {
+		t.Errorf("find with limit 1 listed %d whole directories, at most %d entries at once; want none whole and at most 100", s.wholeDirs, s.largest)
+	}
+}
