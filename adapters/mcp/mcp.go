@@ -9,9 +9,10 @@
 //	err = server.Run(ctx, &sdk.StdioTransport{})
 //
 // or NewServer, which does both. Serve is the stdio loop `agenttools mcp`
-// runs: it answers the requests in flight before it returns at the end
-// of its input, and answers input that would end the SDK's connection
-// (see Serve) with JSON-RPC errors so that the session goes on.
+// runs: at the end of its input it gives the requests in flight a grace
+// period to be answered, then cancels the rest; it answers input that
+// would end the SDK's connection (see Serve) with JSON-RPC errors so
+// that the session goes on.
 //
 // # What the client receives
 //
@@ -33,7 +34,8 @@
 // answers invalid ones with the reference's model-facing message (as a
 // failure). A call to a tool the server does not offer, and a request
 // that is not well-formed, are protocol errors, as the SDK answers them.
-// A cancelled call ends with the context's error.
+// A cancelled call ends with the context's error (Serve does not answer
+// a call the client cancelled).
 //
 // exec's running snapshots (at most one per 100 ms) go to the client as
 // progress notifications when the call carries a progress token: each
@@ -45,6 +47,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,6 +69,10 @@ type Tool struct {
 // the per-tool accessors find them; Register adds them to a server.
 type Tools struct {
 	set adapt.Set[Tool]
+
+	// Grace is how long Serve lets the requests in flight run, to be
+	// answered, after its input ends (GracePeriod when 0).
+	Grace time.Duration
 }
 
 // New builds the tool set for ws. It fails when ws is nil or an option

@@ -36,11 +36,12 @@ var connect = mcptest.Connect
 // on stdio: a write returns before the other end reads it), one request
 // at a time, for tests that pin the exact bytes on the wire.
 type wire struct {
-	t    testing.TB
-	in   *os.File
-	out  *bufio.Reader
-	next int
-	done chan error
+	t       testing.TB
+	in      *os.File
+	outFile *os.File // the read end of Serve's output
+	out     *bufio.Reader
+	next    int
+	done    chan error
 }
 
 func serveWire(t testing.TB, ws *vfs.Workspace, opts agenttools.Options) *wire {
@@ -55,6 +56,16 @@ func serveWireContext(t testing.TB, ctx context.Context, ws *vfs.Workspace, opts
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := serveSet(t, ctx, set)
+	w.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return w
+}
+
+// serveSet serves set on ctx over OS pipes, the session not initialized
+// yet.
+func serveSet(t testing.TB, ctx context.Context, set *mcp.Tools) *wire {
+	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -67,15 +78,13 @@ func serveWireContext(t testing.TB, ctx context.Context, ws *vfs.Workspace, opts
 		inW.Close()
 		outR.Close()
 	})
-	w := &wire{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
+	w := &wire{t: t, in: inW, outFile: outR, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
 	go func() {
 		err := set.Serve(ctx, inR, outW, "agenttools", "test")
 		outW.Close()
 		inR.Close()
 		w.done <- err
 	}()
-	w.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}`)
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return w
 }
 

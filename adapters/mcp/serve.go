@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,32 +41,51 @@ const MaxInFlightBytes = 64 << 20
 // or MaxInFlightBytes of them, are waiting for their answers.
 const CodeBusy = -32000
 
+// GracePeriod is how long Serve lets the requests in flight run, to be
+// answered, after the client's input ends, unless Tools.Grace says
+// otherwise: the 2 s the MCP TypeScript SDK's client waits for a server
+// to exit after closing its input.
+const GracePeriod = 2 * time.Second
+
 // Serve serves the tool set over MCP on r and w (newline-delimited
 // JSON-RPC, as on a stdio connection), introducing itself with name and
-// version, until the client closes the connection (r ends) or ctx is
-// cancelled.
+// version, until the client is gone (r ends, or writing to w fails) or
+// ctx is cancelled.
 //
-// When r ends, the requests in flight are answered before Serve
-// returns nil. When ctx ends, the calls in flight are cancelled (an exec
-// command is killed), nothing more is written, and Serve returns ctx's
-// error once the calls have ended, even if an answer is still held up
-// by a client that stopped reading.
+// When r ends, the requests in flight get the grace period (Tools.Grace,
+// GracePeriod when 0) to be answered; then the ones left are cancelled
+// (an exec command is killed with its children) and not answered, and
+// Serve returns nil once the tool calls have ended. When writing to w
+// fails (the client closed its end), the same happens at once. When ctx
+// ends, the calls in flight are cancelled, nothing more is written, and
+// Serve returns ctx's error once the calls have ended. In each case
+// Serve does not wait for an answer held up by a client that stopped
+// reading.
+//
+// A request the client cancelled (notifications/cancelled) is not
+// answered, as MCP asks. An error the SDK would answer with code 0 (a Go
+// error without a JSON-RPC code) gets one: -32600 (invalid request) for
+// a request before initialize, which the SDK refuses; -32603 (internal
+// error) for any other.
 //
 // Serve reads each line before the SDK does and answers the ones that
-// would end the SDK's connection, so that the session goes on: a line
-// that is not one JSON value is a parse error (-32700); a batch, a line
-// longer than MaxMessageBytes (whitespace included), a request whose id
-// the SDK could not echo exactly (a number with a fraction or an
-// exponent, or beyond ±(2^53-1); a string with a lone surrogate or a
-// byte that is not UTF-8) or whose id is already in flight, and a
-// message that is not JSON-RPC 2.0 are invalid requests (-32600); a
-// request beyond MaxInFlight or MaxInFlightBytes is refused with
-// CodeBusy. A client may reuse an id once it has read the answer.
+// would end the SDK's connection, or that the SDK would not answer, so
+// that the session goes on: a line that is not one JSON value is a parse
+// error (-32700); a batch, a line longer than MaxMessageBytes
+// (whitespace included), a request whose id the SDK could not echo
+// exactly (a number with a fraction or an exponent, or beyond
+// ±(2^53-1); a string with a lone surrogate or a byte that is not UTF-8)
+// or whose id is already in flight, a message with an id and neither a
+// method, a result nor an error, and a message that is not JSON-RPC 2.0
+// are invalid requests (-32600); a request beyond MaxInFlight or
+// MaxInFlightBytes is refused with CodeBusy. A client may reuse an id
+// once it has read the answer.
 func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, version string) error {
 	server := sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, nil)
-	f := newFlight(ctx)
+	f := newFlight(ctx, cmp.Or(s.Grace, GracePeriod))
 	// The SDK's handlers run on the session's context, which outlives
-	// ctx until every handler returns: each call is also ended by ctx.
+	// ctx until every handler returns: each call is also ended by f's
+	// context (ctx, or the client gone).
 	for _, t := range s.set.All() {
 		handler := t.Handler
 		server.AddTool(t.Definition, func(callCtx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -72,25 +93,23 @@ func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, versi
 			defer f.call(-1)
 			callCtx, cancel := context.WithCancel(callCtx)
 			defer cancel()
-			defer context.AfterFunc(ctx, cancel)()
+			defer context.AfterFunc(f.ctx, cancel)()
 			return handler(callCtx, req)
 		})
 	}
 	fw := &flightWriter{f: f, w: w}
+	t := &transport{f: f, io: sdk.IOTransport{Reader: io.NopCloser(&flightReader{f: f, r: r, w: fw}), Writer: fw}}
 	ran := make(chan error, 1)
-	go func() {
-		ran <- server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(&flightReader{f: f, r: r, w: fw}), Writer: fw})
-	}()
+	go func() { ran <- server.Run(f.ctx, t) }()
 	select {
 	case err := <-ran:
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if f.ctx.Err() == nil {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return err
+			}
+			return nil
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
-	case <-ctx.Done():
+	case <-f.ctx.Done():
 	}
 	// The SDK's Run also waits for answers being written, and a client
 	// that stopped reading would hold it forever: Serve returns once the
@@ -99,26 +118,41 @@ func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, versi
 	return ctx.Err()
 }
 
+// errClientGone ends a session whose client is gone: its input ended
+// and the grace period passed, or writing to it failed.
+var errClientGone = errors.New("the client is gone")
+
 // flight tracks the requests a client sent that the server has not
 // answered yet, so that the end of the client's input (it closed the
-// connection) reaches the server only once they are answered: the SDK
-// stops serving at the end of its input. An answer ends its request
-// before it is written, so that a client may reuse the id as soon as it
-// has read it.
+// connection) reaches the server only once they are answered or the
+// grace period has passed: the SDK stops serving at the end of its
+// input. An answer ends its request before it is written, so that a
+// client may reuse the id as soon as it has read it.
 type flight struct {
-	ctx     context.Context
-	mu      sync.Mutex
-	cond    *sync.Cond
-	pending map[string]int // request id key → bytes of its line
-	bytes   int            // of the lines in pending
-	writing int            // answers being written
-	calls   int            // tool calls running
+	ctx         context.Context // Serve's, also ended when the client is gone
+	stop        context.CancelCauseFunc
+	grace       time.Duration
+	mu          sync.Mutex
+	cond        *sync.Cond
+	pending     map[string]request // by id key
+	bytes       int                // of the lines in pending
+	writing     int                // answers being written
+	calls       int                // tool calls running
+	initialized bool               // an initialize request was answered with a result
 }
 
-func newFlight(ctx context.Context) *flight {
-	f := &flight{ctx: ctx, pending: map[string]int{}}
+// request is a request in flight.
+type request struct {
+	bytes      int  // of its line
+	initialize bool // it is an initialize request
+	cancelled  bool // the client cancelled it: its answer is not sent
+}
+
+func newFlight(ctx context.Context, grace time.Duration) *flight {
+	f := &flight{pending: map[string]request{}, grace: grace}
+	f.ctx, f.stop = context.WithCancelCause(ctx)
 	f.cond = sync.NewCond(&f.mu)
-	context.AfterFunc(ctx, func() {
+	context.AfterFunc(f.ctx, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.cond.Broadcast()
@@ -134,102 +168,69 @@ func idKey(id jsonrpc.ID) string {
 
 // admit notes a request of size bytes about to be passed on; it
 // returns why it must be refused instead ("" to pass it on).
-func (f *flight) admit(id jsonrpc.ID, size int) (code int, reason string) {
-	k := idKey(id)
+func (f *flight) admit(req *jsonrpc.Request, size int) (code int, reason string) {
+	k := idKey(req.ID)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	switch {
-	case f.pending[k] > 0:
-		return jsonrpc.CodeInvalidRequest, "a request with id " + fmt.Sprint(id.Raw()) + " is still in flight"
+	switch _, inFlight := f.pending[k]; {
+	case inFlight:
+		return jsonrpc.CodeInvalidRequest, "a request with id " + fmt.Sprint(req.ID.Raw()) + " is still in flight"
 	case len(f.pending) >= MaxInFlight:
 		return CodeBusy, "server busy: " + strconv.Itoa(MaxInFlight) + " requests are waiting for their answers"
 	case len(f.pending) > 0 && f.bytes+size > MaxInFlightBytes:
 		return CodeBusy, "server busy: the requests waiting for their answers hold " + strconv.Itoa(f.bytes>>20) + " MiB"
 	}
-	f.pending[k] = max(size, 1)
+	f.pending[k] = request{bytes: max(size, 1), initialize: req.Method == "initialize"}
 	f.bytes += max(size, 1)
 	return 0, ""
 }
 
-// answering ends the requests the responses in p answer, before p is
-// written; it returns how many, for written.
-func (f *flight) answering(p []byte) int {
-	n := 0
-	for line := range bytes.SplitSeq(p, []byte("\n")) {
-		id, ok := responseID(line)
-		if !ok {
-			continue
-		}
-		f.mu.Lock()
-		k := idKey(id)
-		f.bytes -= f.pending[k]
-		delete(f.pending, k)
-		f.writing++
-		f.mu.Unlock()
-		n++
-	}
-	return n
-}
-
-// written notes that n answers are written (or failed to be).
-func (f *flight) written(n int) {
-	if n == 0 {
-		return
-	}
+// cancel notes that the client cancelled the request with id, if it is
+// in flight: its answer will not be sent.
+func (f *flight) cancel(id jsonrpc.ID) {
+	k := idKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.writing -= n
+	if req, ok := f.pending[k]; ok {
+		req.cancelled = true
+		f.pending[k] = req
+	}
+}
+
+// answering ends the request resp answers, before resp is written (or
+// dropped); written must follow. It reports whether the answer is to be
+// sent (not when the client cancelled the request), and whether the
+// session was initialized before it.
+func (f *flight) answering(resp *jsonrpc.Response) (send, initialized bool) {
+	k := idKey(resp.ID)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	req := f.pending[k]
+	f.bytes -= req.bytes
+	delete(f.pending, k)
+	f.writing++
+	initialized = f.initialized
+	if req.initialize && resp.Error == nil {
+		f.initialized = true
+	}
+	return !req.cancelled, initialized
+}
+
+// written notes that an answer is written (or failed to be, or was
+// dropped).
+func (f *flight) written() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writing--
 	f.cond.Broadcast()
 }
 
-// responseID is the id of a response the SDK wrote, read from the
-// members before its result (the SDK writes jsonrpc and id first), so
-// that a large result is not decoded again; ok is false for a message
-// that is no response.
-func responseID(line []byte) (id jsonrpc.ID, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return id, false
-	}
-	var raw any
-	haveID, response := false, false
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return id, false
-		}
-		switch key {
-		case "method":
-			return id, false
-		case "id":
-			if dec.Decode(&raw) != nil {
-				return id, false
-			}
-			haveID = true
-		case "result", "error":
-			response = true
-			if haveID {
-				id, err := jsonrpc.MakeID(raw)
-				return id, err == nil && id.IsValid()
-			}
-			fallthrough
-		default:
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return id, false
-			}
-		}
-	}
-	if !response || !haveID {
-		return id, false
-	}
-	id, err := jsonrpc.MakeID(raw)
-	return id, err == nil && id.IsValid()
-}
-
 // drain waits until every request read is answered and its answer
-// written, or ctx ends.
+// written, or the grace period passes (then the client is gone), or f's
+// context ends.
 func (f *flight) drain() {
+	gone := time.AfterFunc(f.grace, func() { f.stop(errClientGone) })
+	defer gone.Stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for (len(f.pending) > 0 || f.writing > 0) && f.ctx.Err() == nil {
@@ -245,14 +246,69 @@ func (f *flight) call(delta int) {
 	f.cond.Broadcast()
 }
 
-// callsEnded waits until no tool call is running (after ctx ended, each
-// is cancelled, so they end soon).
+// callsEnded waits until no tool call is running (after f's context
+// ended, each is cancelled, so they end soon).
 func (f *flight) callsEnded() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for f.calls > 0 {
 		f.cond.Wait()
 	}
+}
+
+// transport is the SDK's stdio transport on the client's lines, its
+// answers seen as messages by a conn.
+type transport struct {
+	f  *flight
+	io sdk.IOTransport
+}
+
+func (t *transport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.io.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// conn hides the SDK connection's session hook, by which it refuses
+	// batches past protocol 2025-06-18: the flightReader refuses them all.
+	return &conn{Connection: c, f: t.f}, nil
+}
+
+// conn passes the SDK's messages on, ending the request each answer
+// answers. It drops the answer to a request the client cancelled, and
+// gives a JSON-RPC code to an error the SDK would send with code 0 (a
+// Go error without one).
+type conn struct {
+	sdk.Connection
+	f *flight
+}
+
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	send, initialized := c.f.answering(resp)
+	defer c.f.written()
+	if !send {
+		return nil
+	}
+	if resp.Error != nil && !errors.As(resp.Error, new(*jsonrpc.Error)) {
+		// Before initialize the SDK refuses every request but ping with
+		// a Go error. MCP gives no code for it; -32600 (invalid request)
+		// is JSON-RPC's for a request the server cannot take, as the
+		// session stands. -32002 (LSP's "server not initialized") means
+		// "resource not found" in MCP, -32000 is the TypeScript SDK's
+		// "connection closed" (and our CodeBusy), -32602 would blame the
+		// params.
+		code := int64(jsonrpc.CodeInternalError)
+		if !initialized {
+			code = jsonrpc.CodeInvalidRequest
+		}
+		coded := *resp
+		coded.Error = &jsonrpc.Error{Code: code, Message: resp.Error.Error()}
+		msg = &coded
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 // flightReader passes the client's input to the SDK line by line (at
@@ -354,21 +410,47 @@ func (fr *flightReader) line(line []byte) {
 		fr.w.refuse(id, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		if n, isNumber := req.ID.Raw().(int64); isNumber && (string(id) != strconv.FormatInt(n, 10) || n > maxID || n < -maxID) {
+	switch msg := msg.(type) {
+	case *jsonrpc.Request:
+		if !msg.IsCall() {
+			if msg.Method == "notifications/cancelled" {
+				fr.cancelled(msg)
+			}
+			break
+		}
+		if n, isNumber := msg.ID.Raw().(int64); isNumber && (string(id) != strconv.FormatInt(n, 10) || n > maxID || n < -maxID) {
 			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string or an integer from -"+strconv.Itoa(maxID)+" to "+strconv.Itoa(maxID)+", written without a fraction or an exponent")
 			return
 		}
-		if s, isString := req.ID.Raw().(string); isString && !sameString(id, s) {
+		if s, isString := msg.ID.Raw().(string); isString && !sameString(id, s) {
 			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string of Unicode text (no lone surrogate, no byte that is not UTF-8)")
 			return
 		}
-		if code, reason := fr.f.admit(req.ID, len(line)); code != 0 {
+		if code, reason := fr.f.admit(msg, len(line)); code != 0 {
 			fr.w.refuse(id, code, reason)
+			return
+		}
+	case *jsonrpc.Response:
+		// The SDK takes it for an answer to a request of its own and
+		// drops it.
+		if msg.Result == nil && msg.Error == nil {
+			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "a message with an id must have a method, a result or an error")
 			return
 		}
 	}
 	fr.ready = append(append(fr.ready, line...), '\n')
+}
+
+// cancelled notes the request a notifications/cancelled names, which
+// the SDK then cancels (one it cannot read it ignores, as the SDK does).
+func (fr *flightReader) cancelled(note *jsonrpc.Request) {
+	var params sdk.CancelledParams
+	if json.Unmarshal(note.Params, &params) != nil {
+		return
+	}
+	if id, err := jsonrpc.MakeID(params.RequestID); err == nil && id.IsValid() {
+		fr.f.cancel(id)
+	}
 }
 
 // sameString reports whether the JSON string raw is s exactly: not when
@@ -407,7 +489,9 @@ func rawID(line []byte) json.RawMessage {
 	return nil
 }
 
-// flightWriter passes the server's output through, noting each answer.
+// flightWriter passes the server's output through, one message at a
+// time. A failed write means the client is gone: the calls in flight
+// are cancelled at once.
 type flightWriter struct {
 	f  *flight
 	w  io.Writer
@@ -415,16 +499,18 @@ type flightWriter struct {
 }
 
 func (fw *flightWriter) Write(p []byte) (int, error) {
-	answers := fw.f.answering(p)
-	defer fw.f.written(answers)
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	// Once Serve's context ended nothing more is written: the client may
-	// have stopped reading.
+	// Once f's context ended nothing more is written: the client may
+	// have stopped reading, or be gone.
 	if err := fw.f.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return fw.w.Write(p)
+	n, err := fw.w.Write(p)
+	if err != nil {
+		fw.f.stop(errClientGone)
+	}
+	return n, err
 }
 
 func (*flightWriter) Close() error { return nil }
@@ -450,9 +536,5 @@ func (fw *flightWriter) refuse(id json.RawMessage, code int, reason string) {
 	if err != nil {
 		return
 	}
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if fw.f.ctx.Err() == nil {
-		_, _ = fw.w.Write(append(data, '\n'))
-	}
+	_, _ = fw.Write(append(data, '\n'))
 }

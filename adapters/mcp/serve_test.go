@@ -3,19 +3,15 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/mcp"
-	"github.com/agenttools/agenttools/core/exec"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // ping sends a ping with id and requires its answer, proving the
@@ -28,14 +24,29 @@ func (w *wire) ping(id int) {
 	}
 }
 
-// line reads the next line the server writes.
+// line reads the next line the server writes, failing the test when
+// none comes within a generous minute.
 func (w *wire) line() string {
 	w.t.Helper()
-	line, err := w.out.ReadString('\n')
-	if err != nil {
-		w.t.Fatalf("reading an answer: %v", err)
+	type read struct {
+		line string
+		err  error
 	}
-	return strings.TrimSuffix(line, "\n")
+	got := make(chan read, 1)
+	go func() {
+		line, err := w.out.ReadString('\n')
+		got <- read{line, err}
+	}()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			w.t.Fatalf("reading an answer: %v", r.err)
+		}
+		return strings.TrimSuffix(r.line, "\n")
+	case <-time.After(time.Minute):
+		w.t.Fatal("no answer within a minute")
+		return ""
+	}
 }
 
 // A line holding more than one JSON value, or a value and then other
@@ -164,42 +175,6 @@ func TestServeLongMessages(t *testing.T) {
 	w.close()
 }
 
-// Cancelling Serve's context ends the calls in flight (a running
-// command is killed) and Serve returns, without waiting for the command.
-func TestServeCancelKillsCommands(t *testing.T) {
-	ws, dir := testws.Host(t, "")
-	backend, err := exec.NewHost(ws, exec.HostOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	w := serveWireContext(t, ctx, ws, agenttools.Options{Backends: []exec.Backend{backend}})
-	// The command writes its pid into a FIFO: reading it waits for the
-	// command to start, without polling.
-	started := testws.PIDFIFO(t, filepath.Join(dir, "pid"))
-	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`)
-	pid := started()
-	// Another request with the running call's id is refused.
-	w.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if got := w.line(); got != `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"a request with id 2 is still in flight"}}` {
-		t.Errorf("a second request with id 2: %s", got)
-	}
-	cancel()
-	select {
-	case err := <-w.done:
-		if err != context.Canceled {
-			t.Errorf("Serve: %v, want context.Canceled", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not return after its context was cancelled")
-	}
-	// The call returned once the command was gone, and Serve once the
-	// call returned.
-	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
-		t.Errorf("the command (pid %d) is still there: %v", pid, err)
-	}
-}
-
 // A client may reuse an id as soon as it has read the answer.
 func TestServeIDReuse(t *testing.T) {
 	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
@@ -230,4 +205,69 @@ func TestServeStringIDs(t *testing.T) {
 		}
 	}
 	w.close()
+}
+
+// A message with an id and neither a method, a result nor an error is
+// an invalid request, answered with its id (the SDK would take it for
+// an answer and drop it).
+func TestServeNeitherRequestNorAnswer(t *testing.T) {
+	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
+	for line, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":5}`:                                  `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"a message with an id must have a method, a result or an error"}}`,
+		`{"jsonrpc":"2.0","id":"x","params":{}}`:                    `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"a message with an id must have a method, a result or an error"}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{}}`:                      "",
+		`{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}`: "",
+	} {
+		w.send(line)
+		if want == "" {
+			continue // an answer to no request of the server's: dropped
+		}
+		if got := w.line(); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", line, got, want)
+		}
+	}
+	w.ping(8)
+	if err := w.close(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// Before initialize the SDK refuses every request but ping: the answer
+// is an invalid request (-32600), not the SDK's code 0, and the session
+// goes on to be initialized. A request sent right behind initialize,
+// before its answer, is served.
+func TestServeBeforeInitialize(t *testing.T) {
+	set, err := mcp.New(vfs.New(memfs.New()), agenttools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := serveSet(t, context.WithoutCancel(t.Context()), set)
+	refused := func(id int, method string) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"error":{"code":-32600,"message":"method \"` + method + `\" is invalid during session initialization"}}`
+	}
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if got, want := w.line(), refused(1, "tools/list"); got != want {
+		t.Errorf("tools/list before initialize:\n got %s\nwant %s", got, want)
+	}
+	w.ping(2)
+	// An initialize that fails leaves the session as it was.
+	w.send(`{"jsonrpc":"2.0","id":3,"method":"initialize"}`)
+	if got := w.line(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,`) {
+		t.Errorf("initialize without params: %s", got)
+	}
+	w.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ls","arguments":{}}}`)
+	if got, want := w.line(), refused(4, "tools/call"); got != want {
+		t.Errorf("tools/call after a failed initialize:\n got %s\nwant %s", got, want)
+	}
+	w.send(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"ls","arguments":{"path":"/"}}}`)
+	if got := w.line(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":5,"result":{`) {
+		t.Errorf("initialize: %s", got)
+	}
+	if got := w.line(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"{\"path\":\"/\"`) {
+		t.Errorf("a call right behind initialize: %s", got)
+	}
+	if err := w.close(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
 }

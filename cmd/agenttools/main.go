@@ -47,9 +47,10 @@
 // one JSON array.
 //
 // mcp serves the tools over the Model Context Protocol on stdin and
-// stdout (newline-delimited JSON-RPC) until the client closes its end,
-// then answers what is in flight and exits 0. exec is off unless --exec
-// host.
+// stdout (newline-delimited JSON-RPC) until the client closes its end:
+// the calls in flight then get 2 s to be answered, the rest are
+// cancelled (their commands killed), and it exits 0. exec is off unless
+// --exec host.
 package main
 
 import (
@@ -596,7 +597,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
 	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
-		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection, then answers what is in flight and exits 0.", stderr)
+		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stderr)
 	w.register(fl, "none")
 	if err := parse(fl, args); err != nil {
 		return 0, err
@@ -626,6 +627,13 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		where += ", /workspace at " + w.dir
 	}
 	fmt.Fprintf(stderr, "agenttools mcp: serving %s over stdin and stdout on %s\n", strings.Join(names, ", "), where)
+	// A client that closed its end of stdout makes a write fail (EPIPE)
+	// instead of killing the server by SIGPIPE, so that Serve cancels
+	// the calls and kills their commands. (A handler, unlike ignoring the
+	// signal, is not passed on to the commands.)
+	brokenPipe := make(chan os.Signal, 1)
+	signal.Notify(brokenPipe, syscall.SIGPIPE)
+	defer signal.Stop(brokenPipe)
 	if err := set.Serve(ctx, stdin, stdout, "agenttools", version()); err != nil {
 		return 0, err
 	}

@@ -128,11 +128,12 @@ func TestMCPSubprocess(t *testing.T) {
 // rawServer is `agenttools mcp` driven over its stdin and stdout with
 // raw JSON-RPC lines.
 type rawServer struct {
-	t    *testing.T
-	cmd  *osexec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	next int
+	t       *testing.T
+	cmd     *osexec.Cmd
+	in      io.WriteCloser
+	outPipe io.Closer // the read end of the server's stdout
+	out     *bufio.Reader
+	next    int
 }
 
 func startRaw(t *testing.T, args ...string) *rawServer {
@@ -151,7 +152,7 @@ func startRaw(t *testing.T, args ...string) *rawServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	s := &rawServer{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	s := &rawServer{t: t, cmd: cmd, in: in, outPipe: out, out: bufio.NewReaderSize(out, 1<<20)}
 	s.request("initialize", []byte(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 	s.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return s
@@ -321,13 +322,12 @@ func TestMCPSubprocessGolden(t *testing.T) {
 // kills a running command with the server, which exits 130.
 func TestMCPSignalDuringExec(t *testing.T) {
 	dir := t.TempDir()
-	started := testws.PIDFIFO(t, filepath.Join(dir, "pid"))
 	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
-	s.write([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 600"}}}`))
-	pid := started()
+	exited := sleepCall(s, dir)
 	terminate(t, s.cmd)
-	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
-		t.Errorf("the command (pid %d) outlived the server: %v", pid, err)
+	// Killed, it exits soon; how soon depends on the scheduler.
+	if !exited(time.Minute) {
+		t.Errorf("the command outlived the server")
 	}
 }
 
@@ -394,5 +394,73 @@ func terminate(t *testing.T, cmd *osexec.Cmd) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the server did not exit after SIGTERM")
+	}
+}
+
+// A client that is gone (it closed the server's stdin, as when it is
+// killed) leaves nothing running: the call in flight gets the grace
+// period (2 s), then is cancelled, its command killed, and the server
+// exits 0.
+func TestMCPClientGone(t *testing.T) {
+	dir := t.TempDir()
+	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
+	exited := sleepCall(s, dir)
+	s.in.Close()
+	if rest := s.waitExit(); len(rest) != 0 {
+		t.Errorf("answered a client that is gone: %s", rest)
+	}
+	if !exited(time.Minute) {
+		t.Errorf("the command outlived the server")
+	}
+}
+
+// A client that closed its end of the server's stdout: the first answer
+// that cannot be written cancels the call in flight at once (no grace
+// period), its command is killed, and the server exits 0, its stdin
+// still open.
+func TestMCPClientClosedOutput(t *testing.T) {
+	dir := t.TempDir()
+	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
+	exited := sleepCall(s, dir)
+	s.outPipe.Close()
+	s.write([]byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
+	s.waitExit()
+	if !exited(time.Minute) {
+		t.Errorf("the command outlived the server")
+	}
+}
+
+// sleepCall calls exec on a command that sleeps, waits until it runs,
+// and returns a function that reports whether it exited within a time.
+func sleepCall(s *rawServer, dir string) func(time.Duration) bool {
+	s.t.Helper()
+	started := testws.PIDFIFO(s.t, filepath.Join(dir, "pid"))
+	s.write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid && exec sleep 7999"}}}`))
+	return testws.Watch(s.t, started())
+}
+
+// waitExit requires the server to exit with status 0 within a generous
+// minute, and returns what it wrote that was not read yet.
+func (s *rawServer) waitExit() []byte {
+	s.t.Helper()
+	type exit struct {
+		rest []byte
+		err  error
+	}
+	exited := make(chan exit, 1)
+	go func() {
+		// Wait closes the pipe: what is left is read first.
+		rest, _ := io.ReadAll(s.out)
+		exited <- exit{rest, s.cmd.Wait()}
+	}()
+	select {
+	case e := <-exited:
+		if e.err != nil {
+			s.t.Errorf("exit: %v, want status 0", e.err)
+		}
+		return e.rest
+	case <-time.After(time.Minute):
+		s.t.Fatal("the server did not exit")
+		return nil
 	}
 }
