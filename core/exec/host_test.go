@@ -171,18 +171,12 @@ func TestHostWorkingDirectory(t *testing.T) {
 // The run is over when the shell exits, though a background child still
 // holds its output pipes; and the child does not outlive the run.
 func TestHostBackgroundChildDoesNotHoldTheRun(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, exec.HostOptions{})
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	h, gone := fifoHost(t)
 	got := runToEnd(t, h, exec.Request{Command: "exec 3>fifo; sleep 100 & sleep 100 & echo done"})
 	if got.stdout != "done\n" || got.exit.Code != 0 {
 		t.Errorf("stdout %q exit %d", got.stdout, got.exit.Code)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a background child outlived the run")
-	}
+	waitGone(t, gone, "a background child outlived the run")
 }
 
 // A child that made a session of its own (setsid) is killed with the
@@ -191,9 +185,7 @@ func TestHostKillFindsNewSessions(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sessions are found through /proc")
 	}
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, exec.HostOptions{})
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	h, gone := fifoHost(t)
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; setsid sh -c 'echo started; exec sleep 100' & wait`})
@@ -206,11 +198,7 @@ func TestHostKillFindsNewSessions(t *testing.T) {
 	if err := run.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process in a session of its own survived Kill (confinement %v)", h.Confinement())
-	}
+	waitGone(t, gone, "a process in a session of its own survived Kill (confinement %v)", h.Confinement())
 }
 
 // manualTimer is the clock of a host backend's timeouts in a test of one
@@ -280,6 +268,25 @@ func holders(t *testing.T, fifo string) <-chan struct{} {
 	return gone
 }
 
+// fifoHost is a host backend on a fresh directory that holds a FIFO
+// "fifo" (see holders), and what holders returns for it.
+func fifoHost(t *testing.T) (*exec.Host, <-chan struct{}) {
+	t.Helper()
+	ws, dir := hostWorkspace(t)
+	return newHost(t, ws, exec.HostOptions{}), holders(t, filepath.Join(dir, "fifo"))
+}
+
+// waitGone waits for every holder of a FIFO to be gone (see holders),
+// failing the test with the message format and args after hang.
+func waitGone(t *testing.T, gone <-chan struct{}, format string, args ...any) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf(format, args...)
+	}
+}
+
 func TestHostCancelKillsTheProcessTree(t *testing.T) {
 	ws, dir := hostWorkspace(t)
 	h := newHost(t, ws, exec.HostOptions{})
@@ -303,17 +310,11 @@ func TestHostCancelKillsTheProcessTree(t *testing.T) {
 	if _, err := run.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Next after cancel: %v", err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process of the tree still holds the FIFO %v after the cancel", hang)
-	}
+	waitGone(t, gone, "a process of the tree still holds the FIFO %v after the cancel", hang)
 }
 
 func TestHostKillKillsTheProcessTree(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, exec.HostOptions{})
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	h, gone := fifoHost(t)
 	run, err := h.Start(t.Context(), exec.Request{Command: `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`})
 	if err != nil {
 		t.Fatal(err)
@@ -331,11 +332,7 @@ func TestHostKillKillsTheProcessTree(t *testing.T) {
 	if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
 		t.Errorf("after Kill: %+v, %v", ev, err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process of the tree survived Kill")
-	}
+	waitGone(t, gone, "a process of the tree survived Kill")
 }
 
 // The timeout kills the whole tree. It fires once the tree is up: the
@@ -358,11 +355,7 @@ func TestHostTimeout(t *testing.T) {
 	if !got.exit.TimedOut || got.exit.Code != 128+int(syscall.SIGKILL) || stdout+got.stdout != "before\n" {
 		t.Errorf("stdout %q exit %+v", stdout+got.stdout, got.exit)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process survived the timeout")
-	}
+	waitGone(t, gone, "a process survived the timeout")
 	// A command that ends in time is not marked.
 	if got := runToEnd(t, newHost(t, ws, exec.HostOptions{}), exec.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
 		t.Errorf("a quick command is marked timed out")
@@ -424,11 +417,7 @@ func TestHostTimeoutKillsOtherProcessGroups(t *testing.T) {
 	if got := drain(t, ctx, run, "the timed-out command"); !got.exit.TimedOut {
 		t.Errorf("exit %+v", got.exit)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process in another group survived the timeout")
-	}
+	waitGone(t, gone, "a process in another group survived the timeout")
 }
 
 // The command runs in a session of its own, with no controlling
