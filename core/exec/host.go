@@ -66,13 +66,21 @@ type HostOptions struct {
 	// DefaultLinger when zero. What the command itself wrote is read in
 	// full however short the linger.
 	Linger time.Duration
+	// MaxTasks caps the tasks (processes and threads) of one run where a
+	// cgroup with the pids controller can be made (see Confinement); 0
+	// picks half of the system's process table, less what the cgroups
+	// above this process and its user's process limit allow.
+	MaxTasks int
 }
 
 // Host runs commands as real processes on this machine, with bash -c (or
 // sh -c), in the host directory behind a workspace directory (a hostfs
-// mount). Each run has its own process group; killing the run, cancelling
-// its context or its timeout kills the whole group, children included.
-// The environment is BaseEnv from this process plus the call's env.
+// mount). Each run has a session of its own and, on Linux where one can
+// be made, a cgroup of its own (see Confinement). Killing the run,
+// cancelling its context or its timeout kills every process it started;
+// so does its end: what the command left running in the background is
+// killed once the run is over. The environment is BaseEnv from this
+// process plus the call's env.
 type Host struct {
 	ws     *vfs.Workspace
 	info   Info
@@ -80,11 +88,21 @@ type Host struct {
 	shell  string
 	allow  []string
 	linger time.Duration
+	procs  hostProcs
+	// afterFunc runs f after d unless the returned stop is called first;
+	// time.AfterFunc but in tests.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
-// NewHost returns a host backend over ws. It fails when no shell is found.
+// NewHost returns a host backend over ws. It fails when no shell is
+// found, and on a system where the backend does not run (Windows).
 func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
-	h := &Host{ws: ws, info: Info{ID: opts.ID, Description: opts.Description}, dir: opts.Dir, shell: opts.Shell, linger: opts.Linger}
+	if err := hostSupported(); err != nil {
+		return nil, err
+	}
+	h := &Host{ws: ws, info: Info{ID: opts.ID, Description: opts.Description}, dir: opts.Dir, shell: opts.Shell, linger: opts.Linger,
+		afterFunc: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
+	h.procs.maxTasks = opts.MaxTasks
 	if h.linger <= 0 {
 		h.linger = DefaultLinger
 	}
@@ -114,6 +132,11 @@ func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
 
 // Info describes the backend.
 func (h *Host) Info() Info { return h.info }
+
+// Confinement says how the backend holds its commands' processes on this
+// machine: found at the first call (of this or Start), from what the
+// system offers and this process may use.
+func (h *Host) Confinement() Confinement { return h.confinement() }
 
 func (h *Host) environ(overrides map[string]string) []string {
 	var env []string
@@ -154,7 +177,8 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 	if err := checkEnv(req.Env); err != nil {
 		return nil, err
 	}
-	cmd := osexec.Command(h.shell, "-c", req.Command)
+	args := []string{"-c", req.Command}
+	var extra []*os.File
 	var script *os.File // the write end of a long command's pipe
 	if len(req.Command) > maxArgBytes {
 		// Too long for one argument (Linux allows 128 KiB): the shell
@@ -165,16 +189,9 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 		}
 		defer r.Close()
 		script = w
-		cmd = osexec.Command(h.shell, "-c", longCommand)
-		cmd.ExtraFiles = []*os.File{r}
+		args = []string{"-c", longCommand}
+		extra = []*os.File{r}
 	}
-	cmd.Dir = dir
-	cmd.Env = h.environ(req.Env)
-	// A session of its own: no controlling terminal (a command that
-	// asks the terminal for a password fails instead of stopping), and
-	// every process the command starts, in whatever process group, can
-	// be found and killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -185,10 +202,21 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 		outW.Close()
 		return nil, err
 	}
-	// The process writes straight into the pipes, so its exit is seen
-	// even while a background child still holds them.
-	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
+	newCmd := func() *osexec.Cmd {
+		cmd := osexec.Command(h.shell, args...)
+		cmd.ExtraFiles = extra
+		cmd.Dir = dir
+		cmd.Env = h.environ(req.Env)
+		// The process writes straight into the pipes, so its exit is
+		// seen even while a background child still holds them.
+		cmd.Stdout, cmd.Stderr = outW, errW
+		return cmd
+	}
+	// A session of its own: no controlling terminal (a command that
+	// asks the terminal for a password fails instead of stopping), and
+	// every process the command starts can be found and killed.
+	cmd, procs, err := h.start(newCmd)
+	if err != nil {
 		for _, f := range []*os.File{outR, outW, errR, errW, script} {
 			if f != nil {
 				f.Close()
@@ -205,9 +233,9 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 			script.Close()
 		}()
 	}
-	r := &hostRun{cmd: cmd, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
+	r := &hostRun{procs: procs, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
 	if req.Timeout > 0 {
-		r.timer = time.AfterFunc(req.Timeout, func() {
+		r.stopTimer = h.afterFunc(req.Timeout, func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			if !r.exited {
@@ -237,8 +265,8 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 		r.mu.Lock()
 		r.exited = true
 		r.mu.Unlock()
-		if r.timer != nil {
-			r.timer.Stop()
+		if r.stopTimer != nil {
+			r.stopTimer()
 		}
 		code := 0
 		var exitErr *osexec.ExitError
@@ -257,6 +285,12 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 		readers.Wait()
 		outR.Close()
 		errR.Close()
+		// The run is over: what the command left running goes too.
+		r.mu.Lock()
+		_ = r.procs.kill(true)
+		r.over = true
+		r.mu.Unlock()
+		r.procs.release()
 		r.send(Event{Kind: Exit, Code: code, TimedOut: r.timedOut.Load()})
 		close(r.events)
 		close(r.done)
@@ -265,13 +299,14 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 }
 
 type hostRun struct {
-	mu       sync.Mutex
-	exited   bool // the command's process has exited (and was reaped)
-	cmd      *osexec.Cmd
-	events   chan Event
-	done     chan struct{}
-	timer    *time.Timer
-	timedOut atomic.Bool
+	mu        sync.Mutex
+	exited    bool // the command's process has exited (and was reaped)
+	over      bool // every process of the run was killed at its end
+	procs     *runProcs
+	events    chan Event
+	done      chan struct{}
+	stopTimer func() bool
+	timedOut  atomic.Bool
 	// gone is closed when the consumer stops reading events, so senders
 	// never block on a run nobody reads.
 	gone     chan struct{}
@@ -316,7 +351,7 @@ func (r *hostRun) drain(f *os.File, kind EventKind) {
 		n := 0
 		var rerr error
 		if err := conn.Read(func(fd uintptr) bool {
-			n, rerr = syscall.Read(int(fd), buf)
+			n, rerr = readNow(fd, buf)
 			return true // never wait
 		}); err != nil || rerr != nil || n <= 0 {
 			return
@@ -326,8 +361,14 @@ func (r *hostRun) drain(f *os.File, kind EventKind) {
 	}
 }
 
-// Next returns the next event; cancelling ctx kills the run.
+// Next returns the next event; cancelling ctx kills the run. A
+// cancelled ctx wins over an event that is ready.
 func (r *hostRun) Next(ctx context.Context) (Event, error) {
+	if ctx.Err() != nil {
+		_ = r.Kill()
+		r.goneOnce.Do(func() { close(r.gone) })
+		return Event{}, ctx.Err()
+	}
 	select {
 	case e, ok := <-r.events:
 		if !ok {
@@ -341,10 +382,8 @@ func (r *hostRun) Next(ctx context.Context) (Event, error) {
 	}
 }
 
-// Kill kills the command and every process it started that is still in
-// its session, whatever their process group (on Linux; elsewhere, its
-// process group). A process that left the session (setsid) is not
-// found.
+// Kill kills the command and every process it started (see
+// Confinement for what is found where), and returns once they are gone.
 func (r *hostRun) Kill() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -352,17 +391,10 @@ func (r *hostRun) Kill() error {
 }
 
 func (r *hostRun) killLocked() error {
-	sid := r.cmd.Process.Pid
-	if r.exited && !sessionAlive(sid) {
-		// Its id may be reused by now; nothing of the session is left.
+	if r.over {
 		return nil
 	}
-	err := syscall.Kill(-sid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		err = nil
-	}
-	killSession(sid)
-	return err
+	return r.procs.kill(r.exited)
 }
 
 // checkEnv refuses names the environment cannot hold: empty, or with

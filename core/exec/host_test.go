@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -56,22 +56,7 @@ func runToEnd(t *testing.T, b exec.Backend, req exec.Request) finished {
 	if err != nil {
 		t.Fatalf("Start(%q): %v", req.Command, err)
 	}
-	var f finished
-	for {
-		ev, err := run.Next(ctx)
-		if err != nil {
-			t.Fatalf("%q: %v (a hang: no exit within %v)", req.Command, err, hang)
-		}
-		switch ev.Kind {
-		case exec.Stdout:
-			f.stdout += string(ev.Data)
-		case exec.Stderr:
-			f.stderr += string(ev.Data)
-		case exec.Exit:
-			f.exit = ev
-			return f
-		}
-	}
+	return drain(t, ctx, run, req.Command)
 }
 
 func TestHostExitStatusAndStreams(t *testing.T) {
@@ -184,19 +169,82 @@ func TestHostWorkingDirectory(t *testing.T) {
 }
 
 // The run is over when the shell exits, though a background child still
-// holds its output pipes.
+// holds its output pipes; and the child does not outlive the run.
 func TestHostBackgroundChildDoesNotHoldTheRun(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, exec.HostOptions{})
-	got := runToEnd(t, h, exec.Request{Command: "sleep 60 & echo $! >&2; echo done"})
+	h, gone := fifoHost(t)
+	got := runToEnd(t, h, exec.Request{Command: "exec 3>fifo; sleep 100 & sleep 100 & echo done"})
 	if got.stdout != "done\n" || got.exit.Code != 0 {
 		t.Errorf("stdout %q exit %d", got.stdout, got.exit.Code)
 	}
-	if pid, err := strconv.Atoi(strings.TrimSpace(got.stderr)); err == nil {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	} else {
-		t.Errorf("the child's pid: %q", got.stderr)
+	waitGone(t, gone, "a background child outlived the run")
+}
+
+// A child that made a session of its own (setsid) is killed with the
+// run while its parent lives; in a cgroup, always.
+func TestHostKillFindsNewSessions(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("sessions are found through /proc")
 	}
+	h, gone := fifoHost(t)
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; setsid sh -c 'echo started; exec sleep 100' & wait`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := run.Next(ctx); err != nil || string(ev.Data) != "started\n" {
+		t.Fatalf("first event %+v, %v", ev, err)
+	}
+	if err := run.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, gone, "a process in a session of its own survived Kill (confinement %v)", h.Confinement())
+}
+
+// manualTimer is the clock of a host backend's timeouts in a test of one
+// run: its timeout fires when the test calls what fire gives.
+type manualTimer struct {
+	fire    chan func()
+	stopped chan struct{} // closed when the run stopped its timer
+}
+
+func manualTimeouts(h *exec.Host) *manualTimer {
+	m := &manualTimer{fire: make(chan func(), 1), stopped: make(chan struct{})}
+	exec.SetAfterFunc(h, func(_ time.Duration, fire func()) func() bool {
+		m.fire <- fire
+		var once sync.Once
+		return func() bool { once.Do(func() { close(m.stopped) }); return true }
+	})
+	return m
+}
+
+// next returns what fires the timeout of the run started last.
+func (m *manualTimer) next(t *testing.T) func() {
+	t.Helper()
+	select {
+	case f := <-m.fire:
+		return f
+	case <-time.After(hang):
+		t.Fatal("no timeout was started")
+		return nil
+	}
+}
+
+// readUntil reads events until one holds want on stdout, and returns
+// what stdout held.
+func readUntil(t *testing.T, ctx context.Context, run exec.Run, want string) string {
+	t.Helper()
+	var out string
+	for !strings.Contains(out, want) {
+		ev, err := run.Next(ctx)
+		if err != nil || ev.Kind == exec.Exit {
+			t.Fatalf("%q not printed: %+v, %v", want, ev, err)
+		}
+		if ev.Kind == exec.Stdout {
+			out += string(ev.Data)
+		}
+	}
+	return out
 }
 
 // holders opens a FIFO for reading and returns a channel closed when
@@ -218,6 +266,25 @@ func holders(t *testing.T, fifo string) <-chan struct{} {
 		_, _ = io.Copy(io.Discard, f)
 	}()
 	return gone
+}
+
+// fifoHost is a host backend on a fresh directory that holds a FIFO
+// "fifo" (see holders), and what holders returns for it.
+func fifoHost(t *testing.T) (*exec.Host, <-chan struct{}) {
+	t.Helper()
+	ws, dir := hostWorkspace(t)
+	return newHost(t, ws, exec.HostOptions{}), holders(t, filepath.Join(dir, "fifo"))
+}
+
+// waitGone waits for every holder of a FIFO to be gone (see holders),
+// failing the test with the message format and args after hang.
+func waitGone(t *testing.T, gone <-chan struct{}, format string, args ...any) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(hang):
+		t.Fatalf(format, args...)
+	}
 }
 
 func TestHostCancelKillsTheProcessTree(t *testing.T) {
@@ -243,17 +310,11 @@ func TestHostCancelKillsTheProcessTree(t *testing.T) {
 	if _, err := run.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Next after cancel: %v", err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process of the tree still holds the FIFO %v after the cancel", hang)
-	}
+	waitGone(t, gone, "a process of the tree still holds the FIFO %v after the cancel", hang)
 }
 
 func TestHostKillKillsTheProcessTree(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, exec.HostOptions{})
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	h, gone := fifoHost(t)
 	run, err := h.Start(t.Context(), exec.Request{Command: `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`})
 	if err != nil {
 		t.Fatal(err)
@@ -271,28 +332,32 @@ func TestHostKillKillsTheProcessTree(t *testing.T) {
 	if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
 		t.Errorf("after Kill: %+v, %v", ev, err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process of the tree survived Kill")
-	}
+	waitGone(t, gone, "a process of the tree survived Kill")
 }
 
+// The timeout kills the whole tree. It fires once the tree is up: the
+// test's clock, not the machine's speed, says when.
 func TestHostTimeout(t *testing.T) {
 	ws, dir := hostWorkspace(t)
 	h := newHost(t, ws, exec.HostOptions{})
+	timer := manualTimeouts(h)
 	gone := holders(t, filepath.Join(dir, "fifo"))
-	got := runToEnd(t, h, exec.Request{Command: `exec 3>fifo; echo before; sleep 100 & sleep 100`, Timeout: 50 * time.Millisecond})
-	if !got.exit.TimedOut || got.exit.Code != 128+int(syscall.SIGKILL) || got.stdout != "before\n" {
-		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; sleep 100 & echo before; sleep 100`, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process survived the timeout")
+	fire := timer.next(t)
+	stdout := readUntil(t, ctx, run, "before\n")
+	fire()
+	got := drain(t, ctx, run, "the timed-out command")
+	if !got.exit.TimedOut || got.exit.Code != 128+int(syscall.SIGKILL) || stdout+got.stdout != "before\n" {
+		t.Errorf("stdout %q exit %+v", stdout+got.stdout, got.exit)
 	}
+	waitGone(t, gone, "a process survived the timeout")
 	// A command that ends in time is not marked.
-	if got := runToEnd(t, h, exec.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
+	if got := runToEnd(t, newHost(t, ws, exec.HostOptions{}), exec.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
 		t.Errorf("a quick command is marked timed out")
 	}
 }
@@ -331,23 +396,28 @@ func TestHostLinger(t *testing.T) {
 }
 
 // Children that leave the command's process group (timeout does, and so
-// does job control) are still killed: they stay in its session.
+// does job control) are still killed.
 func TestHostTimeoutKillsOtherProcessGroups(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sessions are found through /proc")
 	}
 	ws, dir := hostWorkspace(t)
 	h := newHost(t, ws, exec.HostOptions{})
+	timer := manualTimeouts(h)
 	gone := holders(t, filepath.Join(dir, "fifo"))
-	got := runToEnd(t, h, exec.Request{Command: `exec 3>fifo; timeout 100 sleep 100 & set -m; sleep 100 & echo started; wait`, Timeout: 200 * time.Millisecond})
-	if !got.exit.TimedOut || got.stdout != "started\n" {
-		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; timeout 100 sleep 100 & set -m; sleep 100 & echo started; wait`, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case <-gone:
-	case <-time.After(hang):
-		t.Fatalf("a process in another group survived the timeout")
+	fire := timer.next(t)
+	readUntil(t, ctx, run, "started\n")
+	fire()
+	if got := drain(t, ctx, run, "the timed-out command"); !got.exit.TimedOut {
+		t.Errorf("exit %+v", got.exit)
 	}
+	waitGone(t, gone, "a process in another group survived the timeout")
 }
 
 // The command runs in a session of its own, with no controlling
@@ -365,11 +435,33 @@ func TestHostOwnSession(t *testing.T) {
 }
 
 // A timeout that comes after the command exited kills nothing: a
-// background child goes on, and the run is not marked timed out.
+// background child goes on to the end of the run, and the run is not
+// marked timed out.
 func TestHostTimeoutAfterExit(t *testing.T) {
-	ws, _ := hostWorkspace(t)
+	ws, dir := hostWorkspace(t)
 	h := newHost(t, ws, exec.HostOptions{Linger: hang})
-	got := runToEnd(t, h, exec.Request{Command: `(sleep 1.5; echo late) & echo done`, Timeout: time.Second})
+	timer := manualTimeouts(h)
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	run, err := h.Start(ctx, exec.Request{Command: `(read -r _ < gate; echo late) & echo done`, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fire := timer.next(t)
+	select {
+	case <-timer.stopped: // the shell has exited
+	case <-time.After(hang):
+		t.Fatal("the shell did not exit")
+	}
+	fire() // a timer that fired as the shell exited
+	if err := os.WriteFile(gate, []byte("go\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, ctx, run, "the late child")
 	if got.exit.TimedOut || got.exit.Code != 0 || got.stdout != "done\nlate\n" {
 		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
 	}

@@ -1,0 +1,43 @@
+package exec
+
+import (
+	"fmt"
+	"time"
+)
+
+// Confinement says how a host backend holds the processes of a command,
+// as found on this machine at run time.
+type Confinement struct {
+	// Kind is "cgroup v2" or "cgroup v1" (a cgroup of each run, killed
+	// as a whole), "session" (Linux without a usable cgroup: the run's
+	// session and the processes descended from it, found through /proc),
+	// "process group" (other Unix systems) or "none" (where the host
+	// backend does not run).
+	Kind string
+	// MaxTasks is the most tasks (processes and threads) a run may have
+	// at once; 0 when nothing caps it.
+	MaxTasks int
+	// UserProcs is the process limit (RLIMIT_NPROC) a command runs with,
+	// below this process's own so that a command that forks without end
+	// leaves room for this process's threads; 0 when it is not lowered.
+	UserProcs uint64
+}
+
+func (c Confinement) String() string {
+	s := c.Kind
+	if c.MaxTasks > 0 {
+		s += fmt.Sprintf(", at most %d tasks a run", c.MaxTasks)
+	}
+	if c.UserProcs > 0 {
+		s += fmt.Sprintf(", user process limit %d", c.UserProcs)
+	}
+	return s
+}
+
+// killWait bounds how long killing a run waits for its processes to be
+// gone; a process stuck in the kernel may outlast it.
+const killWait = 10 * time.Second
+
+// toolReserve is how many of the user's process slots (threads count)
+// a command's process limit leaves to this process.
+const toolReserve = 64
