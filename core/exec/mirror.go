@@ -216,12 +216,17 @@ func tryLockDir(dir string) (func(), error) {
 // mirror directory's.
 var errLockGone = errors.New("exec: the mirror was removed")
 
+// lockOpened is called when takeLock has opened a lock file (a test
+// hook).
+var lockOpened = func(path string) {}
+
 func takeLock(ctx context.Context, dir string, use bool) (func(), error) {
 	path := filepath.Join(dir, "lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	lockOpened(path)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {

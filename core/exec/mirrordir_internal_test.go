@@ -168,3 +168,58 @@ func TestPrivateDirMakesNothingBelowARefusal(t *testing.T) {
 		t.Errorf("without create: %v", err)
 	}
 }
+
+// A command that waited for the lock of a mirror RemoveMirror was
+// removing does not run in the directory moved aside: it makes the
+// mirror again and locks that.
+func TestLockOfARemovedMirror(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	m := &Mirror{dir: dir}
+	if _, err := m.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := tryLockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan string, 2)
+	lockOpened = func(p string) {
+		select {
+		case opened <- p:
+		default:
+		}
+	}
+	t.Cleanup(func() { lockOpened = func(string) {} })
+	type locked struct {
+		dir    string
+		unlock func()
+		err    error
+	}
+	done := make(chan locked)
+	go func() {
+		d, u, err := m.lock(t.Context())
+		done <- locked{d, u, err}
+	}()
+	<-opened // it waits on the lock file we hold
+	aside := dir + removing + "x"
+	if err := os.Rename(dir, aside); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	got := <-done
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	defer got.unlock()
+	if len(opened) != 1 {
+		t.Errorf("it locked the moved file, not a new one (%d more opens)", len(opened))
+	}
+	lockOpened = func(string) {}
+	// The lock held is the mirror's: another taker finds it in use.
+	if _, err := tryLockDir(dir); !errors.Is(err, ErrMirrorInUse) {
+		t.Errorf("the mirror's lock: %v", err)
+	}
+	if _, err := tryLockDir(aside); err != nil {
+		t.Errorf("the moved directory's lock is held: %v", err)
+	}
+}
