@@ -675,6 +675,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecTimedOut", Template: "\n\n[Killed after {ms} ms: the command ran longer than the exec timeout.]", Sample: MsgExecTimedOut(12345)},
 	{Name: "MsgExecHostBackend", Template: "Runs bash on this machine, in the host directory mounted at {dir}.", Sample: MsgExecHostBackend("<dir>")},
 	{Name: "MsgExecMirrorBackend", Template: "Runs bash on this machine, in a copy of {dir} that is synced before and after each command.", Sample: MsgExecMirrorBackend("<dir>")},
+	{Name: "MsgExecMirrorUnavailable", Template: "The command did not run: the host directory that mirrors the workspace cannot be used: {reason}", Sample: MsgExecMirrorUnavailable("<reason>")},
 	{Name: "MsgExecMirrorCopyInFailed", Template: "[Some of the workspace could not be copied to where the command runs, and is missing there: {reason}]\n", Sample: MsgExecMirrorCopyInFailed("<reason>")},
 	{Name: "MsgExecMirrorSyncFailed", Template: "\n[The command's changes could not all be copied back into the workspace: {reason}]", Sample: MsgExecMirrorSyncFailed("<reason>")},
 	{Name: "MsgExecMirrorConflicts", Template: "\n[These paths changed in the workspace while the command ran, and the command's changes to them could not be merged in, so the workspace's version was kept:{paths}]", Sample: MsgExecMirrorConflicts("<paths>")},

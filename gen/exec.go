@@ -265,6 +265,14 @@ func MsgExecMirrorBackend(dir string) string {
 	return "Runs bash on this machine, in a copy of " + dir + " that is synced before and after each command."
 }
 
+// MsgExecMirrorUnavailable renders: Ours: the error of an exec call on a
+// mirrored workspace whose mirror directory is not private to this user
+// (another user owns or can write a directory on its path, or made a link on
+// it), cannot be made, or has no place (no user cache directory).
+func MsgExecMirrorUnavailable(reason string) string {
+	return "The command did not run: the host directory that mirrors the workspace cannot be used: " + reason
+}
+
 // MsgExecMirrorCopyInFailed renders: Ours: starts stderr when a mirrored
 // command runs without some workspace nodes the host cannot hold.
 func MsgExecMirrorCopyInFailed(reason string) string {

@@ -7,6 +7,7 @@
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
 //	agenttools check [--db FILE]
+//	agenttools mirrors [--prune] [--older-than DURATION]
 //
 // The workspace is the SQLite database --db (agenttools.db in the
 // current directory by default, created on first use): "/" and
@@ -43,6 +44,9 @@
 // when it is damaged, 2 for a usage error or a file that is not a
 // workspace database.
 //
+// mirrors lists the exec mirrors in the user cache directory, or with
+// --prune removes those not in use.
+//
 // tools prints the tool definitions (name, description, input schema) as
 // one JSON array.
 //
@@ -55,8 +59,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -93,6 +95,7 @@ Commands:
   export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
   check   check the workspace database for damage
+  mirrors list or remove the exec mirrors in the user cache directory
 
 Run "agenttools <command> --help" for a command's flags.
 `
@@ -134,6 +137,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = copyTree(ctx, "export", args[1:], stdout, stderr)
 	case "check":
 		code, err = checkDB(ctx, args[1:], stdout, stderr)
+	case "mirrors":
+		code, err = listMirrors(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -329,7 +334,10 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 		if w.dir != "" {
 			backend, err = exec.NewHost(ws, exec.HostOptions{})
 		} else {
-			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: w.mirrorDir(wsp.dbPath)})
+			// The mirror is made when exec first runs (the other tools
+			// never need it): --mirror, or one per database under the
+			// user cache directory.
+			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: w.mirror, Key: wsp.dbPath})
 		}
 		if err != nil {
 			wsp.Close()
@@ -338,20 +346,6 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 		opts.Backends = []exec.Backend{backend}
 	}
 	return wsp, opts, nil
-}
-
-// mirrorDir is --mirror, or one directory per database under the user
-// cache directory (the temporary one without a home).
-func (w *workspaceFlags) mirrorDir(dbPath string) string {
-	if w.mirror != "" {
-		return w.mirror
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	sum := sha256.Sum256([]byte(dbPath))
-	return filepath.Join(cache, "agenttools", "mirror", hex.EncodeToString(sum[:8]))
 }
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {

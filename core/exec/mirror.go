@@ -28,13 +28,28 @@ type MirrorOptions struct {
 	// workspace directory that is mirrored, and where commands run when
 	// the call gives no cwd; gen.WorkspaceRoot when empty.
 	HostOptions
-	// Mirror is the host directory that holds the copy; created when
-	// missing. The tree is kept in Mirror/tree, what was last synced in
+	// Mirror is the host directory that holds the copy. Nothing is made
+	// until the first command: then it is made private to this user
+	// (0700, with the directories missing on its path), or, when it is
+	// there, checked: every directory on its path must be owned by root
+	// or this user and not writable by others (unless sticky, as /tmp
+	// is), every link on it made by root or this user, and Mirror itself
+	// a directory of this user's that others cannot write. A mirror that
+	// fails the check is not used: each command answers
+	// gen.MsgExecMirrorUnavailable with the reason.
+	//
+	// The tree is kept in Mirror/tree, what was last synced in
 	// Mirror/state.json, so a later process (the next agenttools call)
 	// copies only what changed since, and a base copy of each file up to
 	// MaxMergeBytes (what the command starts from, for merges) in
 	// Mirror/base.
 	Mirror string
+	// Key names the workspace for its default mirror, used when Mirror
+	// is "": a directory in MirrorCache named by a hash of Key, which
+	// records Key for Mirrors. The agenttools command gives the
+	// database's real path. Without a user cache directory every
+	// command answers gen.MsgExecMirrorUnavailable.
+	Key string
 }
 
 // Mirror runs commands as Host does, for a workspace that is not on the
@@ -76,15 +91,17 @@ type MirrorOptions struct {
 type Mirror struct {
 	host *Host
 	root string     // the mirrored workspace directory
-	dir  string     // the host copy
+	dir  string     // the host copy; "" for the default one of key
+	key  string     // MirrorOptions.Key
 	mu   sync.Mutex // held from a command's start to its synced exit
 	last SyncStats
 }
 
-// NewMirror returns a mirror backend over ws.
+// NewMirror returns a mirror backend over ws. It makes nothing on the
+// host: the mirror directory is made when the first command runs.
 func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
-	if opts.Mirror == "" {
-		return nil, errors.New("exec: a mirror needs a host directory")
+	if opts.Mirror == "" && opts.Key == "" {
+		return nil, errors.New("exec: a mirror needs a host directory or a key")
 	}
 	if opts.Dir == "" {
 		opts.Dir = gen.WorkspaceRoot
@@ -96,14 +113,13 @@ func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(opts.Mirror)
-	if err != nil {
-		return nil, err
+	abs := ""
+	if opts.Mirror != "" {
+		if abs, err = filepath.Abs(opts.Mirror); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, err
-	}
-	return &Mirror{host: h, root: vfs.Clean(opts.Dir), dir: abs}, nil
+	return &Mirror{host: h, root: vfs.Clean(opts.Dir), dir: abs, key: opts.Key}, nil
 }
 
 // Info describes the backend.
@@ -152,7 +168,7 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		return nil, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
 	}
 	m.mu.Lock()
-	unlock, err := lockDir(ctx, m.dir)
+	dir, unlock, err := m.lock(ctx)
 	if err != nil {
 		m.mu.Unlock()
 		return nil, err
@@ -161,8 +177,8 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		unlock()
 		m.mu.Unlock()
 	}
-	tree := filepath.Join(m.dir, "tree")
-	s := &syncer{ws: m.host.ws, tree: tree, dir: m.dir, baseDir: filepath.Join(m.dir, "base"), stateFile: filepath.Join(m.dir, "state.json"),
+	tree := filepath.Join(dir, "tree")
+	s := &syncer{ws: m.host.ws, tree: tree, dir: dir, baseDir: filepath.Join(dir, "base"), stateFile: filepath.Join(dir, "state.json"),
 		copy: vfs.HostCopy{WS: m.host.ws, Root: m.root, Dir: tree}, run: req.ID}
 	skipped, err := s.in(ctx)
 	if err != nil {
@@ -181,24 +197,48 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 	return r, nil
 }
 
-// lockDir takes the lock file of a mirror directory, waiting while
-// another process holds it, and returns what releases it.
+// lockDir takes the lock file of a mirror directory for a command,
+// waiting while another process holds it, marks the mirror used now
+// (the file's modification time) and returns what releases it. It
+// returns errLockGone when the mirror was removed (RemoveMirror) while
+// it waited.
 func lockDir(ctx context.Context, dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	return takeLock(ctx, dir, true)
+}
+
+// tryLockDir takes the lock file of a mirror directory if no process
+// holds it (else ErrMirrorInUse), leaving its time as it is.
+func tryLockDir(dir string) (func(), error) {
+	return takeLock(context.Background(), dir, false)
+}
+
+// errLockGone is lockDir's error when the lock it took is no longer the
+// mirror directory's.
+var errLockGone = errors.New("exec: the mirror was removed")
+
+// lockOpened is called when takeLock has opened a lock file (a test
+// hook).
+var lockOpened = func(path string) {}
+
+func takeLock(ctx context.Context, dir string, use bool) (func(), error) {
+	path := filepath.Join(dir, "lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	lockOpened(path)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
+			break
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, err
+		}
+		if !use {
+			f.Close()
+			return nil, ErrMirrorInUse
 		}
 		select {
 		case <-ctx.Done():
@@ -207,6 +247,31 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	unlock := func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+	// RemoveMirror moves the directory aside while it holds the lock:
+	// the file locked is then not the one at path.
+	held, err := f.Stat()
+	if err == nil {
+		var now fs.FileInfo
+		if now, err = os.Lstat(path); err == nil && !os.SameFile(held, now) {
+			err = errLockGone
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		err = errLockGone
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	if use {
+		t := time.Now()
+		_ = os.Chtimes(path, t, t)
+	}
+	return unlock, nil
 }
 
 // within returns p relative to root when p is root or below it.
