@@ -28,7 +28,7 @@ import (
 func MirrorCache() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory to keep the mirror in (%v): set one, or choose a mirror directory (agenttools: --mirror DIR)", err)
+		return "", fmt.Errorf("no cache directory to keep the mirror in (%v): set one, or choose a mirror directory (MirrorOptions.Dir; the CLI's --mirror)", err)
 	}
 	return filepath.Join(cache, "agenttools", "mirror"), nil
 }
