@@ -159,8 +159,12 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 	}
 	switch p.Kind {
 	case gen.KindString:
-		if _, ok := v.(string); !ok {
+		s, ok := v.(string)
+		if !ok {
 			return nil, wrong(gen.TypeNameString)
+		}
+		if problem := tooLong(p, arg, s); problem != "" {
+			return nil, []string{problem}
 		}
 	case gen.KindBoolean:
 		if _, ok := v.(bool); !ok {
@@ -193,11 +197,18 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 	case gen.KindStringOrList:
 		switch x := v.(type) {
 		case string:
+			if problem := tooLong(p, arg, x); problem != "" {
+				return nil, []string{problem}
+			}
 		case []any:
 			var problems []string
 			for i, item := range x {
-				if _, ok := item.(string); !ok {
-					problems = append(problems, gen.MsgArgumentsWrongType(fmt.Sprintf("%s[%d]", arg, i), gen.TypeNameString, typeName(item)))
+				at := fmt.Sprintf("%s[%d]", arg, i)
+				s, ok := item.(string)
+				if !ok {
+					problems = append(problems, gen.MsgArgumentsWrongType(at, gen.TypeNameString, typeName(item)))
+				} else if problem := tooLong(p, at, s); problem != "" {
+					problems = append(problems, problem)
 				}
 			}
 			if len(problems) > 0 {
@@ -270,6 +281,15 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 		}
 	}
 	return raw, nil
+}
+
+// tooLong is the problem with a string value longer than the parameter's
+// cap in UTF-8 bytes (deviation patternLength), or "".
+func tooLong(p gen.Param, arg, s string) string {
+	if p.MaxBytes > 0 && int64(len(s)) > p.MaxBytes {
+		return gen.MsgArgumentsTooLong(arg, p.MaxBytes, int64(len(s)))
+	}
+	return ""
 }
 
 // typeName names a decoded JSON value's type for the messages.

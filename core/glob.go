@@ -31,18 +31,29 @@ const anyChar = `[^\n\r\x{2028}\x{2029}]`
 // braces nest deeper than gen.WorkspaceMaxGlobDepthDefault or RE2 refuses
 // the result; it runs in time linear in the pattern's length.
 func compileGlob(pattern string) (*regexp.Regexp, error) {
-	g := globParser{pattern: pattern, groups: braceGroups(pattern)}
-	var re strings.Builder
-	re.WriteString("^")
-	if err := g.source(&re, 0, len(pattern), 0); err != nil {
+	source, err := globRegexp(pattern)
+	if err != nil {
 		return nil, err
 	}
-	re.WriteString("$")
-	compiled, err := regexp.Compile(re.String())
+	compiled, err := regexp.Compile(source)
 	if err != nil {
 		return nil, errno.New(errno.EINVAL, gen.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
 	}
 	return compiled, nil
+}
+
+// globRegexp is the RE2 source of a glob, anchored at both ends. A run of
+// stars becomes at most two quantified pieces, so the matcher's work per
+// character of a name does not grow with the run's length.
+func globRegexp(pattern string) (string, error) {
+	g := globParser{pattern: pattern, groups: braceGroups(pattern)}
+	var re strings.Builder
+	re.WriteString("^")
+	if err := g.source(&re, 0, len(pattern), 0); err != nil {
+		return "", err
+	}
+	re.WriteString("$")
+	return re.String(), nil
 }
 
 // braceGroup is a brace pair that forms alternatives: the index of its
@@ -90,11 +101,36 @@ type globParser struct {
 	groups  map[int]braceGroup
 }
 
+// The RE2 pieces of "**/" and "**". A run of them matches what one
+// piece matches: anyRun when the run holds a "**" not followed by "/"
+// (anyChar takes "/", so anyRun swallows an anyDirs beside it), else
+// anyDirs. source writes that one piece for the run ("****", "**/**/",
+// "****/" repeated).
+const (
+	anyDirs = "(?:" + anyChar + "*/)?"
+	anyRun  = anyChar + "*"
+)
+
 // source writes the RE2 source for pattern[from:to].
 func (g globParser) source(re *strings.Builder, from, to, depth int) error {
 	p := g.pattern
+	run := "" // the piece standing for the run of "**/" and "**" just read
 	for i := from; i < to; {
 		c := p[i]
+		switch {
+		case c == '*' && strings.HasPrefix(p[i:to], "**/"):
+			if run == "" {
+				run = anyDirs
+			}
+			i += 3
+			continue
+		case c == '*' && strings.HasPrefix(p[i:to], "**"):
+			run = anyRun
+			i += 2
+			continue
+		}
+		re.WriteString(run)
+		run = ""
 		if group, ok := g.groups[i]; ok && c == '{' && group.end < to {
 			if int64(depth) >= gen.WorkspaceMaxGlobDepthDefault {
 				return errno.New(errno.EINVAL, gen.MsgInvalidGlob(gen.MsgGlobTooDeep(gen.WorkspaceMaxGlobDepthDefault)), "")
@@ -115,12 +151,6 @@ func (g globParser) source(re *strings.Builder, from, to, depth int) error {
 			continue
 		}
 		switch {
-		case c == '*' && strings.HasPrefix(p[i:to], "**/"):
-			re.WriteString("(?:" + anyChar + "*/)?")
-			i += 3
-		case c == '*' && strings.HasPrefix(p[i:to], "**"):
-			re.WriteString(anyChar + "*")
-			i += 2
 		case c == '*':
 			re.WriteString("[^/]*")
 			i++
@@ -133,6 +163,7 @@ func (g globParser) source(re *strings.Builder, from, to, depth int) error {
 			i += size
 		}
 	}
+	re.WriteString(run)
 	return nil
 }
 

@@ -11,8 +11,8 @@ const FindInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","t
 // FindParams are the find tool's parameters in schema order.
 var FindParams = []Param{
 	{Name: "path", Kind: KindString, Optional: true, HasDefault: true, Default: "/workspace", When: WhenAlways},
-	{Name: "pattern", Kind: KindString, When: WhenAlways},
-	{Name: "exclude", Kind: KindStringOrList, Optional: true, When: WhenAlways},
+	{Name: "pattern", Kind: KindString, MaxBytes: 4096, When: WhenAlways},
+	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, When: WhenAlways},
 	{Name: "limit", Kind: KindInteger, Optional: true, Minimum: 1, Maximum: 1000, When: WhenAlways},
 	{Name: "offset", Kind: KindInteger, Optional: true, Minimum: 0, Maximum: 9007199254740991, When: WhenAlways},
 }

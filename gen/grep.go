@@ -11,9 +11,9 @@ const GrepInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","t
 // GrepParams are the grep tool's parameters in schema order.
 var GrepParams = []Param{
 	{Name: "path", Kind: KindString, Optional: true, HasDefault: true, Default: "/workspace", When: WhenAlways},
-	{Name: "query", Kind: KindString, When: WhenAlways},
-	{Name: "include", Kind: KindStringOrList, Optional: true, When: WhenAlways},
-	{Name: "exclude", Kind: KindStringOrList, Optional: true, When: WhenAlways},
+	{Name: "query", Kind: KindString, MaxBytes: 65536, When: WhenAlways},
+	{Name: "include", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, When: WhenAlways},
+	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, When: WhenAlways},
 	{Name: "regex", Kind: KindBoolean, Optional: true, When: WhenAlways},
 	{Name: "ignoreCase", Kind: KindBoolean, Optional: true, When: WhenAlways},
 	{Name: "context", Kind: KindInteger, Optional: true, Minimum: 0, Maximum: 10, When: WhenAlways},
@@ -64,6 +64,9 @@ const (
 	// holds (1 MiB); a page that would hold more stops early, with nextOffset
 	// (deviation grepBounds). In bytes.
 	GrepMaxResultBytesDefault int64 = 1048576
+	// GrepMaxQueryBytesDefault: Longest query accepted (64 KiB); a longer one is
+	// an invalid argument (deviation patternLength). In bytes.
+	GrepMaxQueryBytesDefault int64 = 65536
 )
 
 // MsgGrepInvalidRegex renders "Invalid regular expression: {reason}".

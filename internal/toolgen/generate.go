@@ -359,6 +359,8 @@ standard library.`)
 		jen.Id("Default").String(),
 		jen.Id("Minimum").Int64(),
 		jen.Id("Maximum").Int64(),
+		jen.Comment("MaxBytes, when not 0, is the longest string accepted (each string of a KindStringOrList), in UTF-8 bytes; the input schema does not carry it."),
+		jen.Id("MaxBytes").Int64(),
 		jen.Id("When").Id("ParamWhen"),
 		jen.Comment("Items are the properties of each element of a KindArray parameter."),
 		jen.Id("Items").Index().Id("Param"),
@@ -637,6 +639,9 @@ func paramValue(p Param) jen.Code {
 	}
 	if p.Maximum != nil {
 		vals = append(vals, kv("Maximum", num(*p.Maximum)))
+	}
+	if p.MaxBytes != nil {
+		vals = append(vals, kv("MaxBytes", num(*p.MaxBytes)))
 	}
 	vals = append(vals, kv("When", jen.Id("When"+goName(p.When))))
 	if len(p.Items) > 0 {

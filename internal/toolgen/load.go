@@ -286,6 +286,7 @@ func (l *loader) param(name string, v cue.Value) Param {
 		When:     l.str(v, "when"),
 		Minimum:  l.optInt(v, "minimum"),
 		Maximum:  l.optInt(v, "maximum"),
+		MaxBytes: l.optInt(v, "maxBytes"),
 	}
 	p.Description, _ = l.optStr(v, "description")
 	if s, ok := l.optStr(v, "default"); ok {

@@ -100,6 +100,7 @@ type Param struct {
 	Default      *string
 	Minimum      *int64
 	Maximum      *int64
+	MaxBytes     *int64
 	When         string
 	ItemsGoName  string
 	Items        []Param

@@ -1,0 +1,119 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
+)
+
+// TestPatternLengthIsCapped checks the argument caps of deviation
+// patternLength: a glob (find's pattern, grep's include and exclude, each
+// string of a list) of up to gen.WorkspaceMaxPathBytesDefault bytes and a
+// query of up to gen.GrepMaxQueryBytesDefault bytes run; one byte more is
+// refused with the invalid-argument text, before the tool runs.
+func TestPatternLengthIsCapped(t *testing.T) {
+	ex := newExec(t, core.Options{}, map[string]string{"/workspace/a.txt": "hello\n"})
+	globMax := int(gen.WorkspaceMaxPathBytesDefault)
+	queryMax := int(gen.GrepMaxQueryBytesDefault)
+	glob := func(n int) string { return strings.Repeat("*", n) }
+	for _, c := range []struct {
+		tool    string
+		args    string
+		problem string // "" for a call that runs
+	}{
+		{gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: glob(globMax)}), ""},
+		{gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: glob(globMax + 1)}), gen.MsgArgumentsTooLong("pattern", int64(globMax), int64(globMax+1))},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax)), ""},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax+1)), gen.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":["x",%q]}`, glob(2*globMax)), gen.MsgArgumentsTooLong("exclude[1]", int64(globMax), int64(2*globMax))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%q}`, glob(globMax)), ""},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":[%q]}`, glob(globMax+1)), gen.MsgArgumentsTooLong("include[0]", int64(globMax), int64(globMax+1))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%q}`, glob(globMax+1)), gen.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)), ""},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)+"x"), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(queryMax+1))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":%q,"regex":true}`, strings.Repeat("a|", queryMax)), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(2*queryMax))},
+	} {
+		out := call(t, ex, c.tool, c.args)
+		if c.problem == "" {
+			if out.Kind != gen.OutputJSON || strings.Contains(string(out.JSON), `"error"`) {
+				t.Errorf("%s %.80s: %.300s", c.tool, c.args, out.Text+string(out.JSON))
+			}
+			continue
+		}
+		checkOutput(t, out, invalid(c.tool, c.problem))
+	}
+}
+
+// cancelStore is a store that cancels the call it serves once it has
+// listed the directory "workspace/big" or given the first bytes of the
+// file "workspace/big.txt": the hook stands for a client that gives up
+// while the tool is inside one directory or one file.
+type cancelStore struct {
+	vfs.Store
+	cancel context.CancelFunc
+}
+
+func (s cancelStore) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	entries, err := s.Store.ReadDir(ctx, name, offset, limit)
+	if name == "workspace/big" {
+		s.cancel()
+	}
+	return entries, err
+}
+
+func (s cancelStore) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	r, err := s.Store.Open(ctx, name, offset)
+	if err != nil || name != "workspace/big.txt" {
+		return r, err
+	}
+	return cancelReader{r, s.cancel}, nil
+}
+
+type cancelReader struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (r cancelReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.cancel()
+	return n, err
+}
+
+// TestSearchStopsWithinOneDirectoryOrFile cancels find in the middle of
+// one directory of 3000 entries, and grep in the middle of one file of
+// 20,000 lines (one read from the store): each answers the context's
+// error instead of going on to fill a page.
+func TestSearchStopsWithinOneDirectoryOrFile(t *testing.T) {
+	files := map[string]string{"/workspace/big.txt": strings.Repeat("x\n", 20000)}
+	for i := range 3000 {
+		files[fmt.Sprintf("/workspace/big/f%04d", i)] = ""
+	}
+	for _, c := range []struct{ tool, args string }{
+		{gen.ToolFind, `{"path":"/workspace/big","pattern":"*","limit":1000}`},
+		{gen.ToolGrep, `{"path":"/workspace/big.txt","query":"x","limit":1000}`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			store := memfs.New()
+			populate(t, vfs.New(store), files)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			ex, err := core.New(vfs.New(cancelStore{store, cancel}), core.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := ex.Call(ctx, c.tool, []byte(c.args))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("got %.200s, %v; want context.Canceled", out.Text+string(out.JSON), err)
+			}
+		})
+	}
+}
