@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -41,39 +41,22 @@ func versionOfBinary(t *testing.T, bin string) string {
 	}
 	v = strings.TrimSuffix(v, "\n")
 
-	cmd := osexec.Command(bin, "mcp", "--db", filepath.Join(t.TempDir(), "ws.db"))
-	in, err := cmd.StdinPipe()
+	// initialize, then the end of input: the server answers and exits.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, bin, "mcp", "--db", filepath.Join(t.TempDir(), "ws.db"))
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	out, err = cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("agenttools mcp: %v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	if _, err := in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")); err != nil {
-		t.Fatal(err)
-	}
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- l
-	}()
 	var answer struct {
 		Result struct {
 			ServerInfo struct{ Name, Version string }
 		}
 	}
-	select {
-	case l := <-line:
-		if err := json.Unmarshal([]byte(l), &answer); err != nil {
-			t.Fatalf("initialize: %q: %v", l, err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("no answer to initialize within a minute")
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("initialize: %q: %v", out, err)
 	}
 	if got := answer.Result.ServerInfo; got.Name != "agenttools" || got.Version != v {
 		t.Errorf("the MCP server reports %+v, want agenttools %q (what --version prints)", got, v)
