@@ -3,14 +3,22 @@
 //	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--exec host|none]
 //	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]
-//	agenttools import [--db FILE] [--to PATH] DIR
+//	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
 //	agenttools check [--db FILE]
 //	agenttools mirrors [--prune] [--older-than DURATION]
+//	agenttools --version
+//
+// COMMAND --help prints a command's usage; a usage error prints what is
+// wrong and where the usage is (exit status 2). --version prints the
+// version the program was built from, which the MCP server reports too.
+// A command that fails leaves no new file behind (no database it made,
+// no directory export made).
 //
 // The workspace is the SQLite database --db (agenttools.db in the
-// current directory by default, created on first use): "/" and
+// current directory by default, created on first use with an empty
+// /workspace): "/" and
 // everything in it, /workspace included, unless --dir mounts a host
 // directory at /workspace. Several processes can share one database. A
 // database this user cannot write (a read-only mount, another user's
@@ -31,8 +39,8 @@
 // it. Output it cuts is saved under /.computer/output, in the database
 // (or the host directory --output), so a later call can read it.
 //
-// import and export copy a tree between a host directory and the
-// workspace, keeping permission bits and symbolic links.
+// import and export copy a tree (or one file) between a host directory
+// and the workspace, keeping permission bits and symbolic links.
 //
 // replay runs the reference oracle's cases (its case format) and prints
 // one JSON line per case with the oracle's field names, for the oracle's
@@ -68,7 +76,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -91,13 +98,14 @@ Commands:
   call    run one tool call on the workspace and print the model output
   tools   print the tool definitions (name, description, JSON Schema)
   mcp     serve the tools over the Model Context Protocol on stdin and stdout
-  import  copy a host directory into the workspace
+  import  copy a host directory (or a file) into the workspace
   export  copy a workspace directory out to the host
   replay  run the reference oracle's cases and print one JSON line per case
   check   check the workspace database for damage
   mirrors list or remove the exec mirrors in the user cache directory
 
-Run "agenttools <command> --help" for a command's flags.
+Run 'agenttools <command> --help' for a command's flags, 'agenttools --version' for
+the version.
 `
 
 func main() {
@@ -111,9 +119,6 @@ func main() {
 // exitInterrupted is the exit status when a signal cancelled the call,
 // as a shell reports a command Ctrl-C stopped.
 const exitInterrupted = 130
-
-// errUsage marks a failure that is the caller's doing (exit status 2).
-var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -142,14 +147,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "agenttools %s\n", version())
+		return 0
 	default:
-		fmt.Fprintf(stderr, "agenttools: unknown command %q\n\n%s", args[0], usage)
+		(&usageError{msg: fmt.Sprintf("unknown command %q", args[0])}).report(stderr)
 		return 2
 	}
+	var ue *usageError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.As(err, &ue):
+		ue.report(stderr)
 		return 2
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintln(stderr, "agenttools: interrupted")
@@ -161,29 +171,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return code
 }
 
-// flags makes a command's flag set, printing its usage to stderr.
-func flags(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
-	fl := flag.NewFlagSet(name, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agenttools %s %s\n\n%s\n\nFlags:\n", name, synopsis, about)
-		fl.PrintDefaults()
-	}
-	return fl
-}
-
-func parse(fl *flag.FlagSet, args []string) error {
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	return nil
-}
-
 // workspaceFlags are the flags that choose the workspace and tool set.
 type workspaceFlags struct {
+	command     string // whose flags they are, for usage errors
 	db          string
 	dir         string
 	mirror      string
@@ -200,6 +190,7 @@ func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
 }
 
 func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
+	w.command = fl.Name()
 	w.registerStore(fl)
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
 	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db) or none")
@@ -213,6 +204,9 @@ type workspace struct {
 	ws      *vfs.Workspace
 	dbPath  string
 	closers []io.Closer
+	// made is the database file this command created, "" when it
+	// existed; madeDir the first directory made for it, "" for none.
+	made, madeDir string
 }
 
 func (w *workspace) Close() {
@@ -221,26 +215,66 @@ func (w *workspace) Close() {
 	}
 }
 
-// openStore opens the workspace: "/" in the --db database, the --dir
-// host directory at /workspace (else /workspace in the database, made
-// on first use unless the database is read-only).
+// Discard closes the workspace of a command that failed, and removes
+// the database and its directories if the command created them: a
+// failed command leaves no new file behind.
+func (w *workspace) Discard() {
+	w.Close()
+	if w.made == "" {
+		return
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		_ = os.Remove(w.made + suffix)
+	}
+	if w.madeDir == "" {
+		return
+	}
+	// Each directory only if empty.
+	for dir := filepath.Dir(w.made); ; dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil || dir == w.madeDir || filepath.Dir(dir) == dir {
+			return
+		}
+	}
+}
+
+// openStore opens the workspace: "/" in the --db database (which
+// sqlitefs makes with an empty /workspace), the --dir host directory at
+// /workspace when given.
 //
 // readonly opens the database read-only (sqlitefs.ReadOnly), and a
 // database that does not exist is not created: "/" is then an empty tree
 // in memory. Without it, a database this process cannot write is opened
 // read-only all the same (sqlitefs.Open), and its tools' changes fail
-// saying so.
+// saying so. A database this call creates is removed when the call
+// fails, and so is one the caller Discards.
 func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspace, error) {
 	dbPath, err := filepath.Abs(w.db)
 	if err != nil {
 		return nil, err
 	}
+	out := &workspace{}
+	// The host directory first: a --dir that cannot be opened leaves
+	// no database made for nothing.
+	var host *hostfs.FS
+	if w.dir != "" {
+		dir, err := filepath.Abs(w.dir)
+		if err != nil {
+			return nil, err
+		}
+		if host, err = hostfs.Open(dir); err != nil {
+			return nil, fmt.Errorf("--dir: %w", err)
+		}
+		out.closers = append(out.closers, host)
+	}
 	var root vfs.Store
-	var closers []io.Closer
-	dbReadOnly := readonly
-	if _, err := os.Stat(dbPath); readonly && errors.Is(err, fs.ErrNotExist) {
-		root = memfs.New()
-	} else {
+	if _, err := os.Lstat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		if readonly {
+			root = memfs.New()
+		} else {
+			out.made, out.madeDir = dbPath, vfs.FirstMissing(filepath.Dir(dbPath))
+		}
+	}
+	if root == nil {
 		var opts []sqlitefs.Option
 		if readonly {
 			opts = append(opts, sqlitefs.ReadOnly())
@@ -248,57 +282,44 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 			// "Created on first use" includes its directory (a client's
 			// configuration often names a database in a directory not
 			// made yet).
+			out.Discard()
 			return nil, fmt.Errorf("--db: %w", err)
 		}
 		db, err := sqlitefs.Open(dbPath, opts...)
 		if err != nil {
+			out.Discard()
 			return nil, fmt.Errorf("--db: %w", err)
 		}
-		root, closers, dbReadOnly = db, []io.Closer{db}, db.ReadOnly()
+		root, out.closers = db, append(out.closers, db)
 	}
 	// The database through a link is the file it names (one mirror for
 	// both, and import leaves it out however it is reached).
 	if real, err := filepath.EvalSymlinks(dbPath); err == nil {
 		dbPath = real
 	}
-	out := &workspace{ws: vfs.New(root), dbPath: dbPath, closers: closers}
-	if w.dir != "" {
-		dir, err := filepath.Abs(w.dir)
-		if err != nil {
-			out.Close()
-			return nil, err
-		}
-		host, err := hostfs.Open(dir)
-		if err != nil {
-			out.Close()
-			return nil, fmt.Errorf("--dir: %w", err)
-		}
-		out.closers = append(out.closers, host)
+	out.ws, out.dbPath = vfs.New(root), dbPath
+	if host != nil {
 		if err := out.ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
-			out.Close()
+			out.Discard()
 			return nil, err
-		}
-	} else if !dbReadOnly {
-		if err := out.ws.Mkdir(ctx, gen.WorkspaceRoot, vfs.MkdirOptions{Recursive: true}); err != nil {
-			out.Close()
-			return nil, fmt.Errorf("--db: %w", err)
 		}
 	}
 	return out, nil
 }
 
-// open builds the tool set over the workspace.
-func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
+// open builds the tool set over the workspace. When the caller fails,
+// it calls Discard on the workspace, else Close.
+func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, *workspace, error) {
 	wsp, opts, err := w.setup(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	tools, err := raw.New(wsp.ws, opts)
 	if err != nil {
-		wsp.Close()
+		wsp.Discard()
 		return nil, nil, err
 	}
-	return tools, wsp.Close, nil
+	return tools, wsp, nil
 }
 
 // setup opens the workspace and the tool-set options: exec on the host
@@ -306,27 +327,35 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, func(), error) {
 func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Options, error) {
 	var none agenttools.Options
 	if w.exec != "host" && w.exec != "none" {
-		return nil, none, fmt.Errorf("--exec: want host or none, got %q", w.exec)
+		return nil, none, usagef(w.command, "--exec: want host or none, got %q", w.exec)
 	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
-		return nil, none, fmt.Errorf("--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
+		return nil, none, usagef(w.command, "--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
+	}
+	withExec := w.exec == "host" && !w.readonly
+	var output *hostfs.FS
+	if withExec && w.output != "" {
+		// Before the database, which a failure here would leave made
+		// for nothing.
+		var err error
+		if output, err = hostfs.Open(w.output); err != nil {
+			return nil, none, fmt.Errorf("--output: %w", err)
+		}
 	}
 	wsp, err := w.openStore(ctx, w.readonly)
 	if err != nil {
+		if output != nil {
+			output.Close()
+		}
 		return nil, none, err
 	}
 	ws := wsp.ws
 	opts := agenttools.Options{Readonly: w.readonly, ExecTimeout: w.execTimeout}
-	if w.exec == "host" && !w.readonly {
-		if w.output != "" {
-			out, err := hostfs.Open(w.output)
-			if err != nil {
-				wsp.Close()
-				return nil, none, fmt.Errorf("--output: %w", err)
-			}
-			wsp.closers = append(wsp.closers, out)
-			if err := ws.Mount(ctx, gen.OutputDir, out, vfs.MountOptions{}); err != nil {
-				wsp.Close()
+	if withExec {
+		if output != nil {
+			wsp.closers = append(wsp.closers, output)
+			if err := ws.Mount(ctx, gen.OutputDir, output, vfs.MountOptions{}); err != nil {
+				wsp.Discard()
 				return nil, none, err
 			}
 		}
@@ -340,7 +369,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: w.mirror, Key: wsp.dbPath})
 		}
 		if err != nil {
-			wsp.Close()
+			wsp.Discard()
 			return nil, none, err
 		}
 		opts.Backends = []exec.Backend{backend}
@@ -351,16 +380,15 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
 	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
-		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it from standard input. Exit status 0\nfor a result, 1 for a failure the model would see, 2 for a usage error (bad flags, an\nunknown tool, ARGS_JSON that is not JSON at all).", stderr)
-	w.register(fl, "host")
+		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
+	fl.more = toolSummary
+	w.register(fl.FlagSet, "host")
 	typed := fl.Bool("typed", false, `print the model output object {"type":…,"value":…} instead of the bare value`)
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() < 1 || fl.NArg() > 2 {
-		fmt.Fprintf(stderr, "agenttools call: want TOOL and at most one ARGS_JSON (flags go before TOOL), got %d arguments\n", fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef("call", "want TOOL and at most one ARGS_JSON (flags go before TOOL), got %d arguments", fl.NArg())
 	}
 	name, argText := fl.Arg(0), "{}"
 	if fl.NArg() == 2 {
@@ -376,22 +404,21 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if strings.TrimSpace(argText) != "" && !json.Valid([]byte(argText)) {
 		var v any
 		reason := json.Unmarshal([]byte(argText), &v)
-		fmt.Fprintf(stderr, "agenttools call: ARGS_JSON is not valid JSON: %v\n", reason)
-		return 0, errUsage
+		return 0, usagef("call", "ARGS_JSON is not valid JSON: %v", reason)
 	}
-	tools, done, err := w.open(ctx)
+	tools, wsp, err := w.open(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer done()
 	if _, ok := tools.Executor().Tool(name); !ok {
+		wsp.Discard()
 		var names []string
 		for _, d := range tools.Definitions() {
 			names = append(names, d.Name)
 		}
-		fmt.Fprintf(stderr, "agenttools call: no tool %q (the tools are %s)\n", name, strings.Join(names, ", "))
-		return 0, errUsage
+		return 0, usagef("call", "no tool %q (the tools are %s)", name, strings.Join(names, ", "))
 	}
+	defer wsp.Close()
 	out, err := tools.Execute(ctx, name, []byte(argText))
 	if err != nil {
 		return 0, err
@@ -411,19 +438,17 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("tools", "[--readonly] [--exec host|none]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stderr)
+	fl := flags("tools", "[--readonly] [--exec host|none]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
 	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
 	backend := fl.String("exec", "host", "exec backend: host or none")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "agenttools tools: takes no arguments, got %d\n", fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef("tools", "takes no arguments, got %d", fl.NArg())
 	}
 	if *backend != "host" && *backend != "none" {
-		return 0, fmt.Errorf("--exec: want host or none, got %q", *backend)
+		return 0, usagef("tools", "--exec: want host or none, got %q", *backend)
 	}
 	ws := vfs.New(memfs.New())
 	opts := agenttools.Options{Readonly: *readonly}
@@ -446,20 +471,17 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 
 func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fl := flags("replay", "[--workspace memory|sqlite] CASES.json",
-		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file cannot be read.", stderr)
+		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file cannot be read.", stdout)
 	kind := fl.String("workspace", "memory", "workspace each case starts on: memory or sqlite (a new database per case)")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 1 {
-		fmt.Fprintf(stderr, "agenttools replay: want one CASES.json, got %d arguments\n", fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef("replay", "want one CASES.json, got %d arguments", fl.NArg())
 	}
 	newWorkspace := map[string]replay.Workspace{"memory": replay.Memory, "sqlite": replay.SQLite}[*kind]
 	if newWorkspace == nil {
-		fmt.Fprintf(stderr, "agenttools replay: unknown workspace %q (memory or sqlite)\n", *kind)
-		return 0, errUsage
+		return 0, usagef("replay", "unknown workspace %q (memory or sqlite)", *kind)
 	}
 	data, err := os.ReadFile(fl.Arg(0))
 	if err != nil {
@@ -484,47 +506,58 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // workspace tree out to the host).
 func copyTree(ctx context.Context, command string, args []string, stdout, stderr io.Writer) (int, error) {
 	about := map[string]string{
-		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped). Prints how many nodes it copied.",
-		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped). Prints how many nodes it copied.",
+		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped); a FILE is copied into --to under its name. Prints how many\nnodes it copied. A database it created is removed when it fails.",
+		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped); a file at --from is copied into DIR under its name. Prints\nhow many nodes it copied. The directories it created are removed when it fails.",
 	}[command]
 	var w workspaceFlags
-	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stderr)
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory)")
+	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR|FILE", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stdout)
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; import creates it if missing, with its directory;\nexport needs it)")
 	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], gen.WorkspaceRoot, "the workspace directory")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 1 {
-		fmt.Fprintf(stderr, "agenttools %s: want one DIR, got %d arguments\n", command, fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef(command, "want one DIR, got %d arguments", fl.NArg())
 	}
 	dir, err := filepath.Abs(fl.Arg(0))
 	if err != nil {
 		return 0, err
 	}
+	// What is missing stops the command before anything is made.
+	if command == "import" {
+		if _, err := os.Stat(dir); err != nil {
+			return 0, err
+		}
+	} else if _, err := os.Stat(w.db); err != nil {
+		return 0, fmt.Errorf("--db: %w", err)
+	}
 	wsp, err := w.openStore(ctx, command == "export")
 	if err != nil {
 		return 0, err
 	}
-	defer wsp.Close()
 	c := vfs.HostCopy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
 		// The database itself, when it is in the tree.
 		return p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-")
 	}}
 	var n int
-	if command == "import" {
-		if _, err := os.Stat(dir); err != nil {
-			return 0, err
-		}
+	if real, _ := filepath.EvalSymlinks(dir); command == "import" && c.Skip(real) {
+		wsp.Discard()
+		return 0, fmt.Errorf("%s is the workspace database (--db), not something to import", fl.Arg(0))
+	} else if command == "import" {
 		n, err = c.Import(ctx)
 	} else {
 		n, err = c.Export(ctx)
 	}
 	if err != nil {
+		wsp.Discard()
 		return 0, err
 	}
-	fmt.Fprintf(stdout, "%sed %d nodes\n", command, n)
+	wsp.Close()
+	nodes := "nodes"
+	if n == 1 {
+		nodes = "node"
+	}
+	fmt.Fprintf(stdout, "%sed %d %s\n", command, n, nodes)
 	return 0, nil
 }
 
@@ -536,15 +569,13 @@ const integrityLines = 20
 // sound, 1 when it is damaged.
 func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fl := flags("check", "[--db FILE]",
-		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every node (file, directory, link) against its\nchecksum and for values the workspace never writes, every directory's count of entries,\nthe files' content ids (one file each, and there), the counters of revisions and contents,\nevery chunk of file content against its checksum and every file's chunks against its\nsize. Prints what it found. Exit status 0 when the database is sound, 1 when it is\ndamaged, 2 for a usage error or a file that is not a workspace database.", stderr)
+		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every node (file, directory, link) against its\nchecksum and for values the workspace never writes, every directory's count of entries,\nthe files' content ids (one file each, and there), the counters of revisions and contents,\nevery chunk of file content against its checksum and every file's chunks against its\nsize. Prints what it found. Exit status 0 when the database is sound, 1 when it is\ndamaged, 2 for a usage error or a file that is not a workspace database.", stdout)
 	db := fl.String("db", "agenttools.db", "the workspace database (SQLite)")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "agenttools check: takes no arguments, got %d\n", fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef("check", "takes no arguments, got %d", fl.NArg())
 	}
 	path, err := filepath.Abs(*db)
 	if err != nil {
@@ -591,25 +622,24 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var w workspaceFlags
 	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
-		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stderr)
-	w.register(fl, "none")
-	if err := parse(fl, args); err != nil {
+		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
+	w.register(fl.FlagSet, "none")
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "agenttools mcp: takes no arguments, got %d\n", fl.NArg())
-		fl.Usage()
-		return 0, errUsage
+		return 0, usagef("mcp", "takes no arguments, got %d", fl.NArg())
 	}
 	wsp, opts, err := w.setup(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer wsp.Close()
 	set, err := mcp.New(wsp.ws, opts)
 	if err != nil {
+		wsp.Discard()
 		return 0, err
 	}
+	defer wsp.Close()
 	// One line for the client's log (and a person at a terminal): what
 	// is served, on what.
 	var names []string
@@ -632,13 +662,4 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 0, err
 	}
 	return 0, nil
-}
-
-// version is the module version the program was built from ("devel"
-// when built from a checkout).
-func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
 }

@@ -134,29 +134,38 @@ func TestCallWritesTheHostDirectory(t *testing.T) {
 }
 
 // TestUsageErrors: mistakes of the caller, not of the model, exit 2 with
-// a word on stderr and nothing on stdout.
+// a word on stderr and nothing on stdout: for a usage error, what is
+// wrong and where the usage is, two lines, never the whole usage.
 func TestUsageErrors(t *testing.T) {
 	dir := hostDir(t)
 	tests := []struct {
 		name   string
 		args   []string
 		stderr string // a part of it
+		usage  string // the command whose usage the error points to, "" for none
 	}{
-		{"no command", nil, "usage: agenttools"},
-		{"an unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"an unknown tool", []string{"call", "--dir", dir, "nope", "{}"}, `no tool "nope"`},
-		{"a tool the read-only set leaves out", []string{"call", "--dir", dir, "--readonly", "write", "{}"}, `no tool "write"`},
-		{"a bad flag", []string{"call", "--bogus", "read", "{}"}, "flag provided but not defined: -bogus"},
-		{"a bad flag of tools", []string{"tools", "--bogus"}, "flag provided but not defined: -bogus"},
-		{"a bad flag of replay", []string{"replay", "--bogus", "x.json"}, "flag provided but not defined: -bogus"},
-		{"no tool", []string{"call", "--dir", dir}, "usage: agenttools call"},
-		{"too many arguments", []string{"call", "--dir", dir, "read", "{}", "{}"}, "usage: agenttools call"},
-		{"arguments that are not JSON", []string{"call", "--dir", dir, "read", `{"path":`}, "not valid JSON"},
-		{"a missing directory", []string{"call", "--dir", filepath.Join(dir, "missing"), "read", "{}"}, "--dir"},
-		{"tools takes no arguments", []string{"tools", "x"}, "agenttools tools: takes no arguments"},
-		{"replay needs a file", []string{"replay"}, "usage: agenttools replay"},
-		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json"},
-		{"replay on an unknown workspace", []string{"replay", "--workspace", "postgres", "x.json"}, `unknown workspace "postgres"`},
+		{"no command", nil, "usage: agenttools", ""},
+		{"an unknown command", []string{"frobnicate"}, `agenttools: unknown command "frobnicate"`, "agenttools help"},
+		{"an unknown tool", []string{"call", "--dir", dir, "nope", "{}"}, `agenttools call: no tool "nope"`, "call"},
+		{"a tool the read-only set leaves out", []string{"call", "--dir", dir, "--readonly", "write", "{}"}, `no tool "write"`, "call"},
+		{"a bad flag", []string{"call", "--bogus", "read", "{}"}, "agenttools call: unknown flag --bogus", "call"},
+		{"a bad flag with one dash", []string{"call", "-bogus=1", "read", "{}"}, "agenttools call: unknown flag -bogus", "call"},
+		{"a flag without its value", []string{"call", "--db"}, "agenttools call: flag needs an argument: --db", "call"},
+		{"a flag with a bad value", []string{"call", "--exec-timeout", "soon", "read"}, `invalid value "soon" for flag --exec-timeout`, "call"},
+		{"an exec timeout out of range", []string{"call", "--dir", dir, "--exec-timeout", "-1", "read"}, "--exec-timeout: want milliseconds", "call"},
+		{"an unknown exec backend", []string{"mcp", "--exec", "docker"}, `agenttools mcp: --exec: want host or none, got "docker"`, "mcp"},
+		{"a bad flag of tools", []string{"tools", "--bogus"}, "agenttools tools: unknown flag --bogus", "tools"},
+		{"a bad flag of replay", []string{"replay", "--bogus", "x.json"}, "agenttools replay: unknown flag --bogus", "replay"},
+		{"a bad flag of import", []string{"import", "--bogus", "x"}, "agenttools import: unknown flag --bogus", "import"},
+		{"a bad flag of check", []string{"check", "--bogus"}, "agenttools check: unknown flag --bogus", "check"},
+		{"no tool", []string{"call", "--dir", dir}, "want TOOL", "call"},
+		{"too many arguments", []string{"call", "--dir", dir, "read", "{}", "{}"}, "want TOOL", "call"},
+		{"arguments that are not JSON", []string{"call", "--dir", dir, "read", `{"path":`}, "not valid JSON", "call"},
+		{"a missing directory", []string{"call", "--dir", filepath.Join(dir, "missing"), "read", "{}"}, "--dir", ""},
+		{"tools takes no arguments", []string{"tools", "x"}, "agenttools tools: takes no arguments", "tools"},
+		{"replay needs a file", []string{"replay"}, "agenttools replay: want one CASES.json", "replay"},
+		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json", ""},
+		{"replay on an unknown workspace", []string{"replay", "--workspace", "postgres", "x.json"}, `unknown workspace "postgres"`, "replay"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,10 +174,22 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("agenttools %q: exit %d, stdout %q, stderr %q; want exit 2, no stdout, stderr with %q",
 					tt.args, got.code, got.stdout, got.stderr, tt.stderr)
 			}
+			if tt.usage == "" {
+				return
+			}
+			hint := "Run 'agenttools " + tt.usage + " --help' for usage.\n"
+			if tt.usage == "agenttools help" {
+				hint = "Run 'agenttools help' for usage.\n"
+			}
+			if lines := strings.SplitAfter(got.stderr, "\n"); len(lines) != 3 || lines[1] != hint || lines[2] != "" {
+				t.Errorf("agenttools %q: stderr %q, want one line saying what is wrong, then %q", tt.args, got.stderr, hint)
+			}
 		})
 	}
 }
 
+// TestHelp: asked for, the usage goes to stdout (exit 0); call's lists the
+// tools with their arguments.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		got := runCLI(t, "", args...)
@@ -176,12 +197,23 @@ func TestHelp(t *testing.T) {
 			t.Errorf("agenttools %q: exit %d, stdout %q", args, got.code, got.stdout)
 		}
 	}
-	for _, command := range []string{"call", "tools", "replay"} {
+	for _, command := range []string{"call", "tools", "replay", "mcp", "import", "export", "check"} {
 		for _, flag := range []string{"--help", "-h"} {
 			got := runCLI(t, "", command, flag)
-			if got.code != 0 || !strings.Contains(got.stderr, "usage: agenttools "+command) || !strings.Contains(got.stderr, "Flags:") {
-				t.Errorf("agenttools %s %s: exit %d, stderr %q", command, flag, got.code, got.stderr)
+			if got.code != 0 || got.stderr != "" || !strings.Contains(got.stdout, "usage: agenttools "+command) || !strings.Contains(got.stdout, "Flags:") {
+				t.Errorf("agenttools %s %s: exit %d, stdout %q, stderr %q", command, flag, got.code, got.stdout, got.stderr)
 			}
+		}
+	}
+	got := runCLI(t, "", "call", "--help")
+	for _, tool := range gen.Tools {
+		if !strings.Contains(got.stdout, "\n  "+tool.Name+" ") {
+			t.Errorf("agenttools call --help does not list %s:\n%s", tool.Name, got.stdout)
+		}
+	}
+	for _, want := range []string{"  read    path [offset] [byteOffset] [limit]\n          Read a workspace file.\n", "  find    [path] pattern "} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("agenttools call --help lacks %q:\n%s", want, got.stdout)
 		}
 	}
 }

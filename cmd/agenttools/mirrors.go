@@ -27,20 +27,18 @@ workspace). Exit status 0, or 1 when a mirror could not be removed.`
 // listMirrors runs the mirrors command: lists the default exec mirrors,
 // or removes them.
 func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("mirrors", "[--prune] [--older-than DURATION]", mirrorsAbout, stderr)
+	fl := flags("mirrors", "[--prune] [--older-than DURATION]", mirrorsAbout, stdout)
 	prune := fl.Bool("prune", false, "remove the mirrors listed, except those in use")
 	olderThan := fl.String("older-than", "0", "only the mirrors last used longer ago than this: a Go duration (90m, 12h) or\na number of days (7d)")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
-		fmt.Fprintf(stderr, "agenttools mirrors: takes no arguments, got %d\n", fl.NArg())
-		return 0, errUsage
+		return 0, usagef("mirrors", "takes no arguments, got %d", fl.NArg())
 	}
 	age, err := parseAge(*olderThan)
 	if err != nil {
-		fmt.Fprintf(stderr, "agenttools mirrors: --older-than: %v\n", err)
-		return 0, errUsage
+		return 0, usagef("mirrors", "--older-than: %v", err)
 	}
 	root, err := exec.MirrorCache()
 	if err != nil {

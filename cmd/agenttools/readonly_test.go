@@ -29,6 +29,10 @@ func sharedWorkspace(t *testing.T) (db, bare string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A database without /workspace (sqlitefs makes a new one with it).
+	if err := s.Remove(t.Context(), "workspace"); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	for _, p := range []string{db, bare} {
 		if err := os.Chmod(p, 0o644); err != nil {

@@ -249,15 +249,41 @@ func (c HostCopy) FromHost(ctx context.Context, rel string, fi fs.FileInfo) erro
 }
 
 // Export copies the workspace tree at Root into Dir (created if
-// missing), over what Dir holds, and returns how many nodes it copied.
-// It stays within the host's permissions, as cp does: a host file it may
-// not write stops it (EACCES) unchanged, and a file it rewrites keeps its
-// owner.
-func (c HostCopy) Export(ctx context.Context) (int, error) {
+// missing, with its parents), over what Dir holds, and returns how many
+// nodes it copied; a file at Root is copied into Dir under its name (1
+// node). It stays within the host's permissions, as cp does: a host file
+// it may not write stops it (EACCES) unchanged, and a file it rewrites
+// keeps its owner. Root must exist (the workspace's error otherwise,
+// ENOENT) and be a directory or a file (ENOTDIR), else nothing is
+// created. When it fails, the directories it created (Dir, or the first
+// of its parents it made) are removed with what it copied into them;
+// what it changed in a Dir that existed stays changed.
+func (c HostCopy) Export(ctx context.Context) (n int, err error) {
+	info, err := c.WS.Stat(ctx, c.Root)
+	if err != nil {
+		return 0, err
+	}
+	if info.Type != TypeDir && info.Type != TypeFile {
+		return 0, &fs.PathError{Op: "export", Path: c.Root, Err: errors.New("neither a directory nor a file")}
+	}
+	made := FirstMissing(c.Dir)
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return 0, err
 	}
-	n := 0
+	if made != "" {
+		defer func() {
+			if err != nil {
+				_ = RemoveHostAll(made)
+			}
+		}()
+	}
+	if info.Type == TypeFile {
+		one := HostCopy{WS: c.WS, Root: c.Root, Dir: filepath.Join(c.Dir, Base(c.Root))}
+		if err := one.exportNode(ctx, "", info); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		entries, err := c.WS.ReadDir(ctx, c.WSPath(rel), 0, -1)
@@ -284,18 +310,56 @@ func (c HostCopy) Export(ctx context.Context) (int, error) {
 	return n, walk("")
 }
 
-// Import copies the host tree at Dir into Root (created if missing),
-// over what Root holds, and returns how many nodes it copied.
-func (c HostCopy) Import(ctx context.Context) (int, error) {
-	if err := c.WS.Mkdir(ctx, c.Root, MkdirOptions{Recursive: true}); err != nil {
-		return 0, err
+// FirstMissing is the first of the host directory dir and its parents,
+// from the top, that does not exist ("" when dir exists): the first
+// directory os.MkdirAll(dir) would create.
+func FirstMissing(dir string) string {
+	missing := ""
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			return missing
+		}
+		missing = p
+		if filepath.Dir(p) == p {
+			return missing
+		}
 	}
+}
+
+// Import copies the host tree at Dir into Root (created if missing),
+// over what Root holds, and returns how many nodes it copied; a file at
+// Dir (or a link to one) is copied into Root under its name (1 node). A
+// link at Dir is followed. Dir must be a directory or a file, and not one
+// Skip leaves out, else nothing is created (the host's error, or an
+// *fs.PathError saying what Dir is).
+func (c HostCopy) Import(ctx context.Context) (int, error) {
+	name := filepath.Base(c.Dir)
 	// A link to the tree is the tree.
 	if real, err := filepath.EvalSymlinks(c.Dir); err == nil {
 		c.Dir = real
 	}
+	fi, err := os.Stat(c.Dir)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case c.Skip != nil && c.Skip(c.Dir):
+		return 0, &fs.PathError{Op: "import", Path: c.Dir, Err: errors.New("left out of the copy (Skip)")}
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return 0, &fs.PathError{Op: "import", Path: c.Dir, Err: errors.New("neither a directory nor a regular file")}
+	}
+	if err := c.WS.Mkdir(ctx, c.Root, MkdirOptions{Recursive: true}); err != nil {
+		return 0, err
+	}
+	if !fi.IsDir() {
+		one := HostCopy{WS: c.WS, Root: Join(c.Root, name), Dir: c.Dir}
+		if err := one.FromHost(ctx, "", fi); err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
 	n := 0
-	err := filepath.WalkDir(c.Dir, func(hp string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(c.Dir, func(hp string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -165,10 +165,18 @@ func SQLite(now func() time.Time) (*vfs.Workspace, func(), error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	return vfs.New(db), func() {
+	done := func() {
 		db.Close()
 		os.RemoveAll(dir)
-	}, nil
+	}
+	// The reference's workspace starts empty: a new database's
+	// /workspace goes.
+	ws := vfs.New(db)
+	if err := ws.Remove(context.Background(), gen.WorkspaceRoot, vfs.RemoveOptions{}); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return ws, done, nil
 }
 
 // Run runs one case on a fresh workspace from newWorkspace.

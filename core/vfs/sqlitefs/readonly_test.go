@@ -244,7 +244,7 @@ func TestReadOnlyOtherUser(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.ask(t, "ls "); got != "ok f,g" {
+	if got := h.ask(t, "ls "); got != "ok f,g,workspace" {
 		t.Errorf("ls after the writer closed: %s", got)
 	}
 	w, err = sqlitefs.Open(path)

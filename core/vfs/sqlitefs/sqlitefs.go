@@ -226,6 +226,11 @@ UPDATE tree SET sum = ` + sumOf + `;
 `
 )
 
+// workspaceDir is the store name of the directory a new database is
+// made with besides its root: gen.WorkspaceRoot, the directory the tools
+// work in by default.
+var workspaceDir = strings.TrimPrefix(gen.WorkspaceRoot, "/")
+
 // castagnoli is the table of the chunks' checksums (CRC-32C).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -343,8 +348,10 @@ func withGCAge(d time.Duration) Option {
 }
 
 // Open opens the workspace database at path, creating and initializing
-// it when the file does not exist or is empty (a root directory 0o755
-// and nothing else). The directory holding path must exist.
+// it when the file does not exist or is empty: a root directory 0o755
+// holding the directory /workspace (gen.WorkspaceRoot) 0o755, empty, the
+// tools' default directory. A database that exists is left as it is,
+// with or without /workspace. The directory holding path must exist.
 //
 // When this process cannot write the file or its directory (a read-only
 // mount, or permissions: SQLite needs to create its -wal and -shm files
@@ -779,9 +786,17 @@ func (f *FS) upgrade(ctx context.Context, tx *sql.Tx, version int) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('rev', 1), ('content', 0)`); err != nil {
 			return err
 		}
+		// The root, holding the workspace directory (/workspace, where the
+		// tools work by default), both of revision 1.
+		now := f.stamp()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tree (path, parent, name, type, mode, mtime, rev, entries, sum)
+			VALUES ('', NULL, '', ?1, ?2, ?3, 1, 1, `+sumFunc+`('', NULL, '', ?1, ?2, ?3, 0, '', 1, NULL, 1))`,
+			dbDir, 0o755, now); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tree (path, parent, name, type, mode, mtime, rev, sum)
-			VALUES ('', NULL, '', ?1, ?2, ?3, 1, `+sumFunc+`('', NULL, '', ?1, ?2, ?3, 0, '', 1, NULL, 0))`,
-			dbDir, 0o755, f.stamp()); err != nil {
+			VALUES (?1, '', ?1, ?2, ?3, ?4, 1, `+sumFunc+`(?1, '', ?1, ?2, ?3, ?4, 0, '', 1, NULL, 0))`,
+			workspaceDir, dbDir, 0o755, now); err != nil {
 			return err
 		}
 	case 1, 2:

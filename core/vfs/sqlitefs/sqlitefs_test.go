@@ -34,6 +34,16 @@ func openStore(t *testing.T, opts ...sqlitefs.Option) (*sqlitefs.FS, string) {
 	return reopen(t, path, opts...), path
 }
 
+// emptyRoot removes the workspace directory a new database is made with,
+// for tests that expect a new store to be empty, as the conformance
+// suite does.
+func emptyRoot(t *testing.T, s *sqlitefs.FS) {
+	t.Helper()
+	if err := s.Remove(t.Context(), "workspace"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // reopen opens the store at path, closing it when the test ends.
 func reopen(t *testing.T, path string, opts ...sqlitefs.Option) *sqlitefs.FS {
 	t.Helper()
@@ -94,6 +104,7 @@ var (
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) vfs.Store {
 		s, _ := openStore(t)
+		emptyRoot(t, s)
 		t.Cleanup(func() {
 			if n := s.Unprepared(); n != 0 {
 				t.Errorf("%d statements ran unprepared", n)
@@ -592,6 +603,7 @@ func TestWriteFileFails(t *testing.T) {
 // that RemoveAll of a tree spares its siblings that share its prefix.
 func TestNames(t *testing.T) {
 	s, _ := openStore(t)
+	emptyRoot(t, s)
 	ctx := t.Context()
 	for _, d := range []string{"a", "a/b", "a.", "a0", "ab", "a\xff"} {
 		if err := s.Mkdir(ctx, d, 0o755); err != nil {
@@ -721,5 +733,35 @@ func TestClock(t *testing.T) {
 				t.Errorf("step %q: mtime of %q = %d, want %d", st.name, name, got, want)
 			}
 		}
+	}
+}
+
+// TestNewDatabaseWorkspace: a new database holds the workspace
+// directory, empty, 0o755, and is sound; a database without one (its
+// workspace removed) is opened as it is, nothing added.
+func TestNewDatabaseWorkspace(t *testing.T) {
+	ctx := t.Context()
+	s, path := openStore(t)
+	if got := names(t, s, ""); !slices.Equal(got, []string{"workspace"}) {
+		t.Errorf("a new database's root lists %q, want [workspace]", got)
+	}
+	info := lstat(t, s, "workspace")
+	if info.Type != vfs.TypeDir || info.Mode != 0o755 {
+		t.Errorf("workspace of a new database: %v %o, want a directory 0o755", info.Type, info.Mode)
+	}
+	if got := names(t, s, "workspace"); len(got) != 0 {
+		t.Errorf("workspace of a new database lists %q, want nothing", got)
+	}
+	rep, err := sqlitefs.Check(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Errorf("Check of a new database: %+v", rep)
+	}
+	emptyRoot(t, s)
+	s.Close()
+	if got := names(t, reopen(t, path), ""); len(got) != 0 {
+		t.Errorf("reopened without its workspace, the root lists %q, want nothing", got)
 	}
 }
