@@ -14,7 +14,9 @@
 // wrong and where the usage is (exit status 2). --version prints the
 // version the program was built from, which the MCP server reports too.
 // A command that fails leaves no new file behind (no database it made,
-// no directory export made).
+// no directory export made), except a database another process opened
+// meanwhile (Linux; elsewhere a new database is always kept), which it
+// keeps, saying so on stderr.
 //
 // The workspace is the SQLite database --db (agenttools.db in the
 // current directory by default, created on first use with an empty
@@ -181,6 +183,7 @@ type workspaceFlags struct {
 	readonly    bool
 	exec        string
 	execTimeout int64
+	stderr      io.Writer // where a kept database is noted (os.Stderr when nil)
 }
 
 // registerStore registers the flags that choose the workspace.
@@ -207,6 +210,10 @@ type workspace struct {
 	// made is the database file this command created, "" when it
 	// existed; madeDir the first directory made for it, "" for none.
 	made, madeDir string
+	// db is the database (nil before it is opened, or with none), and
+	// stderr where Discard says it kept it.
+	db     *sqlitefs.FS
+	stderr io.Writer
 }
 
 func (w *workspace) Close() {
@@ -217,16 +224,22 @@ func (w *workspace) Close() {
 
 // Discard closes the workspace of a command that failed, and removes
 // the database and its directories if the command created them: a
-// failed command leaves no new file behind.
+// failed command leaves no new file behind. A database another process
+// opened meanwhile is kept (sqlitefs.FS.Discard), with a note on stderr:
+// what it wrote there must not be lost.
 func (w *workspace) Discard() {
-	w.Close()
-	if w.made == "" {
-		return
+	removed := false
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		if c := w.closers[i]; c != io.Closer(w.db) || w.made == "" {
+			c.Close()
+			continue
+		}
+		var err error
+		if removed, err = w.db.Discard(); err != nil {
+			fmt.Fprintf(w.stderr, "agenttools: %v\n", err)
+		}
 	}
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		_ = os.Remove(w.made + suffix)
-	}
-	if w.madeDir == "" {
+	if w.made == "" || w.madeDir == "" || (w.db != nil && !removed) {
 		return
 	}
 	// Each directory only if empty.
@@ -246,13 +259,17 @@ func (w *workspace) Discard() {
 // in memory. Without it, a database this process cannot write is opened
 // read-only all the same (sqlitefs.Open), and its tools' changes fail
 // saying so. A database this call creates is removed when the call
-// fails, and so is one the caller Discards.
+// fails, and so is one the caller Discards (unless another process
+// opened it meanwhile: see workspace.Discard).
 func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspace, error) {
 	dbPath, err := filepath.Abs(w.db)
 	if err != nil {
 		return nil, err
 	}
-	out := &workspace{}
+	out := &workspace{stderr: w.stderr}
+	if out.stderr == nil {
+		out.stderr = os.Stderr
+	}
 	// The host directory first: a --dir that cannot be opened leaves
 	// no database made for nothing.
 	var host *hostfs.FS
@@ -290,7 +307,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 			out.Discard()
 			return nil, fmt.Errorf("--db: %w", err)
 		}
-		root, out.closers = db, append(out.closers, db)
+		root, out.db, out.closers = db, db, append(out.closers, db)
 	}
 	// The database through a link is the file it names (one mirror for
 	// both, and import leaves it out however it is reached).
@@ -378,7 +395,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 }
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	var w workspaceFlags
+	w := workspaceFlags{stderr: stderr}
 	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
@@ -506,10 +523,10 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // workspace tree out to the host).
 func copyTree(ctx context.Context, command string, args []string, stdout, stderr io.Writer) (int, error) {
 	about := map[string]string{
-		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped); a FILE is copied into --to under its name. Prints how many\nnodes it copied. A database it created is removed when it fails.",
+		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped); a FILE is copied into --to under its name. Prints how many\nnodes it copied. A database it created is removed when it fails, unless another process\nopened it meanwhile.",
 		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped); a file at --from is copied into DIR under its name. Prints\nhow many nodes it copied. The directories it created are removed when it fails.",
 	}[command]
-	var w workspaceFlags
+	w := workspaceFlags{stderr: stderr}
 	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR|FILE", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stdout)
 	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; import creates it if missing, with its directory;\nexport needs it)")
 	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], gen.WorkspaceRoot, "the workspace directory")
@@ -620,7 +637,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // serveMCP serves the tools over MCP on stdin and stdout until the client
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	var w workspaceFlags
+	w := workspaceFlags{stderr: stderr}
 	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
 		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")

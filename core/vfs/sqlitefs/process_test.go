@@ -73,6 +73,17 @@ func helper(role, path, id string) error {
 			}
 		}
 		return nil
+	case "write":
+		// Writes b, then says so and waits for a line on stdin (or its
+		// end) before it writes c and closes.
+		if err := s.WriteFile(ctx, "b", strings.NewReader("b"), 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote")
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil && err != io.EOF {
+			return err
+		}
+		return s.WriteFile(ctx, "c", strings.NewReader("c"), 0o644)
 	case "slowwrite":
 		// Streams 64 KiB blocks; once 32 are stored (two batches), says
 		// so on stdout and blocks until it is killed.
@@ -104,6 +115,33 @@ func helperCmd(t *testing.T, role, path, id string) *exec.Cmd {
 	return cmd
 }
 
+// startHelper starts this test binary as a helper and waits for its
+// first line, which must be want; the helper is killed when the test
+// ends. It returns the helper, its stdin and what it wrote on stderr.
+func startHelper(t *testing.T, role, path, id, want string) (*exec.Cmd, io.WriteCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := helperCmd(t, role, path, id)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != want+"\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper %s said %q, %v, want %q\n%s", id, line, err, want, stderr)
+	}
+	return cmd, stdin, stderr
+}
+
 // TestCrossProcess runs processes helpers at once, each making rounds
 // Update increments of one counter and appends to one log in one
 // database: none is lost.
@@ -115,23 +153,7 @@ func TestCrossProcess(t *testing.T) {
 	var stdins []io.WriteCloser
 	var errs []*bytes.Buffer
 	for i := range processes {
-		cmd := helperCmd(t, "update", path, strconv.Itoa(i))
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stderr := &bytes.Buffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
-			t.Fatalf("helper %d said %q, %v\n%s", i, line, err, stderr)
-		}
+		cmd, stdin, stderr := startHelper(t, "update", path, strconv.Itoa(i), "ready")
 		cmds, stdins, errs = append(cmds, cmd), append(stdins, stdin), append(errs, stderr)
 	}
 	for _, stdin := range stdins {
@@ -192,27 +214,8 @@ func TestKillMidWrite(t *testing.T) {
 	write(t, s, "big", old)
 	s.Close()
 
-	cmd := helperCmd(t, "slowwrite", path, "0")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, _ := startHelper(t, "slowwrite", path, "0", "ready")
 	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("helper said %q, %v\n%s", line, err, stderr.String())
-	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

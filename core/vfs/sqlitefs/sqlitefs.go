@@ -309,6 +309,14 @@ type FS struct {
 	// snap watches the file while the FS reads it immutable (read-only
 	// FS only).
 	snap *snapshot
+	// file is the database file (abs with links resolved); use the lock
+	// on it that tells Discard another FS has it open (nil where there
+	// is none). created says this FS made the database (see Discard):
+	// then version was PRAGMA data_version on conn, the driver's
+	// connection of the writing pool, as it made it.
+	file    string
+	use     *useLock
+	created *creation
 
 	// damage is the first damage an operation met, nil while none was.
 	damage atomic.Pointer[damage]
@@ -389,6 +397,11 @@ func withGCAge(d time.Duration) Option {
 //
 // Open also collects the content of writes that failed or were killed
 // (unreferenced content untouched for 15 minutes).
+//
+// On Linux, the FS holds a lock on the file until Close (a read lock, on
+// a byte SQLite never locks), which tells another FS's Discard that the
+// database is in use; Open waits while a Discard removes the file, and
+// then opens (and makes) the database at path anew.
 func Open(path string, opts ...Option) (*FS, error) {
 	f := &FS{path: path, now: time.Now, gcAge: defaultGCAge}
 	for _, o := range opts {
@@ -412,8 +425,15 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if f.canWrite = why == ""; f.readOnly == "" {
 		f.readOnly = why
 	}
+	// Held before SQLite opens the file, and until the FS is closed: a
+	// Discard elsewhere removes no database this FS has open.
+	if f.use, err = holdUse(abs, f.readOnly == ""); err != nil {
+		return nil, err
+	}
+	f.file = abs
 	if f.readOnly != "" {
 		if err := f.openReadOnly(ctx, abs); err != nil {
+			f.use.Close()
 			return nil, err
 		}
 		return f, nil
@@ -435,6 +455,7 @@ func Open(path string, opts ...Option) (*FS, error) {
 		"_pragma=query_only(1)"))
 	if err != nil {
 		wdb.Close()
+		f.use.Close()
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(readConns)
@@ -449,6 +470,7 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if err != nil {
 		rdb.Close()
 		wdb.Close()
+		f.use.Close()
 		var oe *openError
 		if !errors.As(err, &oe) {
 			err = fmt.Errorf("%s: %w", path, err)
@@ -472,10 +494,14 @@ func dsn(abs string, params ...string) string {
 
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
+	err := errors.Join(f.r.Close(), f.w.Close())
 	if f.snap != nil {
-		defer f.snap.close()
+		f.snap.close()
 	}
-	return errors.Join(f.r.Close(), f.w.Close())
+	// Last: closing a descriptor of the file releases the POSIX locks
+	// SQLite's connections in this process hold on it.
+	f.use.Close()
+	return err
 }
 
 func (f *FS) refuse(kind error, err error, format string, args ...any) error {
@@ -705,7 +731,7 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 	if err := f.checkVersion(ctx, conn); err != nil {
 		return err
 	}
-	version := 0
+	version, made := 0, false
 	if err := conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return err
 	}
@@ -733,8 +759,16 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 		if err := tx.Commit(); err != nil {
 			return err
 		}
+		made = version == 0
 	}
-	return f.turnWALOn(ctx, conn)
+	if err := f.turnWALOn(ctx, conn); err != nil {
+		return err
+	}
+	if made {
+		// After WAL is on: turning it on resets what data_version reads.
+		f.created, err = creationOf(ctx, conn)
+	}
+	return err
 }
 
 // turnWALOn switches the database to WAL. Of processes opening a new
