@@ -212,6 +212,27 @@ func tryLockDir(dir string) (func(), error) {
 	return takeLock(context.Background(), dir, false)
 }
 
+// lockHeld reports whether a process holds the lock of a mirror
+// directory, without writing anything: a directory without a lock file
+// is not in use.
+func lockHeld(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		if err == nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			return false
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return errors.Is(err, syscall.EWOULDBLOCK)
+		}
+	}
+}
+
 // errLockGone is lockDir's error when the lock it took is no longer the
 // mirror directory's.
 var errLockGone = errors.New("exec: the mirror was removed")

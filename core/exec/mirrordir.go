@@ -119,7 +119,7 @@ const removing = ".removing-"
 // Mirrors lists the default mirror directories in root (MirrorCache()),
 // least recently used first. A root that does not exist holds none; one
 // that is not private to this user (see MirrorOptions.Mirror) is an
-// error.
+// error. It writes nothing.
 func Mirrors(root string) ([]MirrorInfo, error) {
 	if err := privateDir(root, false); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -146,11 +146,7 @@ func Mirrors(root string) ([]MirrorInfo, error) {
 		} else if fi, err := e.Info(); err == nil {
 			info.LastUsed = fi.ModTime()
 		}
-		if unlock, err := tryLockDir(dir); err == nil {
-			unlock()
-		} else {
-			info.InUse = errors.Is(err, ErrMirrorInUse)
-		}
+		info.InUse = lockHeld(dir)
 		_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
 				if fi, err := d.Info(); err == nil {
