@@ -171,7 +171,7 @@ func TestUnwritableCacheDirectory(t *testing.T) {
 		t.Errorf("write: %+v", got)
 	}
 	got := cliEnv(t, env, "call", "--db", db, "exec", `{"command":"echo ran"}`)
-	if got.code != 1 || !strings.Contains(got.stdout, "/proc/.cache") {
+	if got.code != 1 || !strings.Contains(got.stdout, "/proc/.cache") || !strings.Contains(got.stdout, "the CLI's --mirror") {
 		t.Errorf("exec: %+v", got)
 	}
 	t.Logf("exec: %s", got.stdout)
