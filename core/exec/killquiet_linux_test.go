@@ -17,16 +17,7 @@ func TestHostKillProvokesNoOutput(t *testing.T) {
 	h := newHost(t, ws, exec.HostOptions{})
 	for i := range 40 {
 		ctx, stop := context.WithTimeout(t.Context(), hang)
-		run, err := h.Start(ctx, exec.Request{Command: `echo started; while :; do sh -c 'true & true'; done`})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev, err := run.Next(ctx); err != nil || string(ev.Data) != "started\n" {
-			t.Fatalf("first event %+v, %v", ev, err)
-		}
-		if err := run.Kill(); err != nil {
-			t.Fatal(err)
-		}
+		run := startAndKill(t, ctx, h, `echo started; while :; do sh -c 'true & true'; done`)
 		ev, err := run.Next(ctx)
 		stop()
 		if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
