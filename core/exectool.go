@@ -327,9 +327,19 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 		Result:   exit.Result,
 	}
 	if exit.TimedOut {
-		res.Stderr += gen.MsgExecTimedOut(t.timeout.Milliseconds())
+		res.Stderr = addNote(res.Stderr, gen.MsgExecTimedOut(t.timeout.Milliseconds()))
 	}
 	return jsonOutput(res), nil
+}
+
+// addNote ends text with a note of ours: after text, as the note is
+// spelled (set off by a blank line); alone, without the blank lines
+// before it.
+func addNote(text, note string) string {
+	if text == "" {
+		return strings.TrimLeft(note, "\n")
+	}
+	return text + note
 }
 
 // runID allocates the next run id, exec-1, exec-2, ..., after any left

@@ -195,9 +195,15 @@ func TestExecDecodesAcrossChunks(t *testing.T) {
 
 func TestExecTimeout(t *testing.T) {
 	ex, _ := hostExec(t, core.Options{ExecTimeout: 100}, false)
+	// The note alone does not start with blank lines; after the
+	// command's stderr it is set off by one.
 	res := execResult(t, t.Context(), ex, `{"command":"echo started; sleep 100"}`)
-	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != gen.MsgExecTimedOut(100) {
+	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != strings.TrimLeft(gen.MsgExecTimedOut(100), "\n") || res.Stderr[0] != '[' {
 		t.Errorf("timed out run: exit %d stdout %q stderr %q", *res.ExitCode, res.Stdout, res.Stderr)
+	}
+	res = execResult(t, t.Context(), ex, `{"command":"echo oops >&2; sleep 100"}`)
+	if res.Stderr != "oops\n"+gen.MsgExecTimedOut(100) {
+		t.Errorf("timed out run with stderr: %q", res.Stderr)
 	}
 }
 

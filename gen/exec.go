@@ -248,7 +248,8 @@ func MsgExecSaveFailed(path string, reason string) string {
 }
 
 // MsgExecTimedOut renders: Ours: ends stderr when the optional exec timeout
-// (off by default, as in the reference) killed the command.
+// (off by default, as in the reference) killed the command; without its
+// leading newlines when stderr is otherwise empty.
 func MsgExecTimedOut(ms int64) string {
 	return "\n\n[Killed after " + strconv.FormatInt(ms, 10) + " ms: the command ran longer than the exec timeout.]"
 }
@@ -280,7 +281,8 @@ func MsgExecMirrorCopyInFailed(reason string) string {
 }
 
 // MsgExecMirrorSyncFailed renders: Ours: ends stderr when syncing a mirrored
-// command's changes back failed.
+// command's changes back failed; without its leading newline when stderr is
+// otherwise empty.
 func MsgExecMirrorSyncFailed(reason string) string {
 	return "\n[The command's changes could not all be copied back into the workspace: " + reason + "]"
 }
@@ -291,7 +293,8 @@ func MsgExecMirrorSyncFailed(reason string) string {
 // that is not text or has no base copy, a deleted or replaced node). paths is
 // one mirrorConflictSaved, mirrorConflictNotSaved or mirrorConflictNotDeleted
 // line per workspace path, at most limits.conflictLines of them, then
-// mirrorConflictMore.
+// mirrorConflictMore. Without its leading newline when stderr is otherwise
+// empty.
 func MsgExecMirrorConflicts(paths string) string {
 	return "\n[These paths changed in the workspace while the command ran, and the command's changes to them could not be merged in, so the workspace's version was kept:" + paths + "]"
 }

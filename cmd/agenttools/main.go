@@ -78,6 +78,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -147,6 +148,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "mirrors":
 		code, err = listMirrors(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
+		if args[0] == "help" && len(args) > 1 && !isHelp(args[1]) {
+			// help COMMAND is COMMAND --help.
+			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "version", "-version", "--version":
@@ -167,10 +172,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "agenttools: interrupted")
 		return exitInterrupted
 	case err != nil:
-		fmt.Fprintln(stderr, "agenttools:", err)
+		fmt.Fprintf(stderr, "agenttools %s: %v\n", args[0], err)
 		return 2
 	}
 	return code
+}
+
+// isHelp says whether arg asks for the usage.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // workspaceFlags are the flags that choose the workspace and tool set.
@@ -523,7 +537,7 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // workspace tree out to the host).
 func copyTree(ctx context.Context, command string, args []string, stdout, stderr io.Writer) (int, error) {
 	about := map[string]string{
-		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped); a FILE is copied into --to under its name. Prints how many\nnodes it copied. A database it created is removed when it fails, unless another process\nopened it meanwhile.",
+		"import": "Copies the host directory DIR into the workspace directory --to (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into DIR is remapped); a FILE is copied into --to under its name. Prints how many\nnodes it copied, and on stderr how many it passed over (named pipes, sockets, devices).\nA database it created is removed when it fails, unless another process opened it\nmeanwhile.",
 		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped); a file at --from is copied into DIR under its name. Prints\nhow many nodes it copied. The directories it created are removed when it fails.",
 	}[command]
 	w := workspaceFlags{stderr: stderr}
@@ -534,7 +548,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		return 0, err
 	}
 	if fl.NArg() != 1 {
-		return 0, usagef(command, "want one DIR, got %d arguments", fl.NArg())
+		return 0, usagef(command, "want one %s, got %d arguments", map[string]string{"import": "DIR or FILE", "export": "DIR"}[command], fl.NArg())
 	}
 	dir, err := filepath.Abs(fl.Arg(0))
 	if err != nil {
@@ -552,10 +566,11 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	if err != nil {
 		return 0, err
 	}
+	var passed []string
 	c := vfs.HostCopy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
 		// The database itself, when it is in the tree.
 		return p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-")
-	}}
+	}, PassedOver: func(p string) { passed = append(passed, p) }}
 	var n int
 	if real, _ := filepath.EvalSymlinks(dir); command == "import" && c.Skip(real) {
 		wsp.Discard()
@@ -565,17 +580,31 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	} else {
 		n, err = c.Export(ctx)
 	}
+	if errors.Is(err, vfs.ErrImportRoot) {
+		err = fmt.Errorf("--to: %w", err)
+	}
 	if err != nil {
 		wsp.Discard()
 		return 0, err
 	}
 	wsp.Close()
-	nodes := "nodes"
-	if n == 1 {
-		nodes = "node"
+	fmt.Fprintf(stdout, "%sed %s\n", command, nodeCount(n))
+	switch len(passed) {
+	case 0:
+	case 1:
+		fmt.Fprintf(stderr, "agenttools import: skipped 1 node that is not a file, directory or link: %s\n", passed[0])
+	default:
+		fmt.Fprintf(stderr, "agenttools import: skipped %d nodes that are not a file, directory or link (the first: %s)\n", len(passed), passed[0])
 	}
-	fmt.Fprintf(stdout, "%sed %d %s\n", command, n, nodes)
 	return 0, nil
+}
+
+// nodeCount is "1 node" or "n nodes".
+func nodeCount(n int) string {
+	if n == 1 {
+		return "1 node"
+	}
+	return strconv.Itoa(n) + " nodes"
 }
 
 // integrityLines is how many lines of SQLite's integrity report check
@@ -664,6 +693,10 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		names = append(names, t.Name)
 	}
 	where := wsp.dbPath
+	if _, err := os.Lstat(wsp.dbPath); w.readonly && errors.Is(err, fs.ErrNotExist) {
+		// openStore serves an empty tree in memory for it.
+		where = "an empty workspace in memory (" + wsp.dbPath + " does not exist, and --readonly makes none)"
+	}
 	if w.dir != "" {
 		where += ", /workspace at " + w.dir
 	}

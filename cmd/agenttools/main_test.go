@@ -151,7 +151,11 @@ func TestUsageErrors(t *testing.T) {
 		{"a bad flag", []string{"call", "--bogus", "read", "{}"}, "agenttools call: unknown flag --bogus", "call"},
 		{"a bad flag with one dash", []string{"call", "-bogus=1", "read", "{}"}, "agenttools call: unknown flag -bogus", "call"},
 		{"a flag without its value", []string{"call", "--db"}, "agenttools call: flag needs an argument: --db", "call"},
-		{"a flag with a bad value", []string{"call", "--exec-timeout", "soon", "read"}, `invalid value "soon" for flag --exec-timeout`, "call"},
+		{"a flag with a bad value", []string{"call", "--exec-timeout", "soon", "read"}, `agenttools call: --exec-timeout: "soon" is not a number of milliseconds`, "call"},
+		{"a flag with a value out of range", []string{"call", "--exec-timeout", "99999999999999999999", "read"}, `agenttools call: --exec-timeout: "99999999999999999999" is out of range`, "call"},
+		{"a boolean flag with a bad value", []string{"call", "--readonly=maybe", "read"}, `agenttools call: --readonly: "maybe" is not true or false`, "call"},
+		{"import needs a directory or a file", []string{"import"}, "agenttools import: want one DIR or FILE, got 0 arguments", "import"},
+		{"export needs a directory", []string{"export"}, "agenttools export: want one DIR, got 0 arguments", "export"},
 		{"an exec timeout out of range", []string{"call", "--dir", dir, "--exec-timeout", "-1", "read"}, "--exec-timeout: want milliseconds", "call"},
 		{"an unknown exec backend", []string{"mcp", "--exec", "docker"}, `agenttools mcp: --exec: want host or none, got "docker"`, "mcp"},
 		{"a bad flag of tools", []string{"tools", "--bogus"}, "agenttools tools: unknown flag --bogus", "tools"},
@@ -203,6 +207,14 @@ func TestHelp(t *testing.T) {
 			if got.code != 0 || got.stderr != "" || !strings.Contains(got.stdout, "usage: agenttools "+command) || !strings.Contains(got.stdout, "Flags:") {
 				t.Errorf("agenttools %s %s: exit %d, stdout %q, stderr %q", command, flag, got.code, got.stdout, got.stderr)
 			}
+		}
+	}
+	// help COMMAND is COMMAND --help; a flag is spelled as the usage
+	// spells it, --name.
+	for _, command := range []string{"call", "mcp", "import", "mirrors"} {
+		got, want := runCLI(t, "", "help", command), runCLI(t, "", command, "--help")
+		if got != want || !strings.Contains(got.stdout, "\n  --db ") && command != "mirrors" || strings.Contains(got.stdout, "\n  -d") || strings.Contains(got.stdout, "\n  -p") {
+			t.Errorf("agenttools help %s: %+v, want %+v", command, got, want)
 		}
 	}
 	got := runCLI(t, "", "call", "--help")
@@ -603,6 +615,20 @@ func TestImportSkipsTheDatabase(t *testing.T) {
 	}
 	if got := runCLI(t, "", "call", "--db", db, "find", `{"pattern":"agenttools.db*"}`); !strings.Contains(got.stdout, `"count":0`) {
 		t.Errorf("the database was imported: %s", got.stdout)
+	}
+}
+
+// mcp --readonly on a database that does not exist says it serves an
+// empty workspace, not the file.
+func TestMCPReadonlyWithoutTheDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "none.db")
+	got := runCLI(t, "", "mcp", "--readonly", "--db", db)
+	want := "agenttools mcp: serving read, ls, find, grep over stdin and stdout on an empty workspace in memory (" + db + " does not exist, and --readonly makes none)\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("mcp: %+v, want stderr %q", got, want)
+	}
+	if _, err := os.Lstat(db); err == nil {
+		t.Errorf("mcp --readonly made %s", db)
 	}
 }
 

@@ -56,7 +56,7 @@ func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if !*prune {
-		fmt.Fprintf(stdout, "%s: %d mirrors\n", root, len(list))
+		fmt.Fprintf(stdout, "%s: %s\n", root, countMirrors(len(list)))
 		if len(list) == 0 {
 			return 0, nil
 		}
@@ -87,7 +87,7 @@ func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
 			fmt.Fprintf(stdout, "removed %s (%s): %s\n", m.Dir, gen.FormatSize(m.Size), database(m.Key))
 		}
 	}
-	fmt.Fprintf(stdout, "removed %d mirrors, %s\n", removed, gen.FormatSize(freed))
+	fmt.Fprintf(stdout, "removed %s, %s\n", countMirrors(removed), gen.FormatSize(freed))
 	return code, nil
 }
 
@@ -118,11 +118,20 @@ func lastUse(m exec.MirrorInfo) string {
 	return m.LastUsed.Local().Format("2006-01-02 15:04")
 }
 
-// database names the database a mirror is for, saying when it is gone.
+// countMirrors is "1 mirror" or "n mirrors".
+func countMirrors(n int) string {
+	if n == 1 {
+		return "1 mirror"
+	}
+	return strconv.Itoa(n) + " mirrors"
+}
+
+// database names the database a mirror is for, saying when it is gone
+// or was not recorded (a directory without a key file).
 func database(key string) string {
 	switch _, err := os.Stat(key); {
 	case key == "":
-		return "?"
+		return "(not recorded)"
 	case err != nil:
 		return key + " (gone)"
 	}

@@ -171,7 +171,7 @@ func TestUnwritableCacheDirectory(t *testing.T) {
 		t.Errorf("write: %+v", got)
 	}
 	got := cliEnv(t, env, "call", "--db", db, "exec", `{"command":"echo ran"}`)
-	if got.code != 1 || !strings.Contains(got.stdout, "/proc/.cache") {
+	if got.code != 1 || !strings.Contains(got.stdout, "/proc/.cache") || !strings.Contains(got.stdout, "the CLI's --mirror") {
 		t.Errorf("exec: %+v", got)
 	}
 	t.Logf("exec: %s", got.stdout)
@@ -206,6 +206,16 @@ func TestMirrorsCommand(t *testing.T) {
 	if got := cliEnv(t, env, "mirrors", "--older-than", "7d"); got.code != 0 || got.stdout != root+": 0 mirrors\n" {
 		t.Errorf("mirrors --older-than 7d: %+v", got)
 	}
+	// A directory without a key file: its database is not known.
+	if err := os.Mkdir(filepath.Join(root, "stray"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := cliEnv(t, env, "mirrors"); got.code != 0 || !strings.HasPrefix(got.stdout, root+": 3 mirrors\n") || !strings.Contains(got.stdout, " (not recorded)\n") {
+		t.Errorf("mirrors with a stray directory: %+v", got)
+	}
+	if err := os.Remove(filepath.Join(root, "stray")); err != nil {
+		t.Fatal(err) // also: listing made no lock file in it
+	}
 	for _, bad := range []string{"7x", "-1h", "99999999999d"} {
 		if got := cliEnv(t, env, "mirrors", "--older-than", bad); got.code != 2 || !strings.Contains(got.stderr, "--older-than") {
 			t.Errorf("mirrors --older-than %s: %+v", bad, got)
@@ -224,7 +234,7 @@ func TestMirrorsCommand(t *testing.T) {
 	got = cliEnv(t, env, "mirrors", "--prune")
 	kept := "kept " + filepath.Join(root, mirrorName(one)) + ": in use by a running command\n"
 	removed := "removed " + filepath.Join(root, mirrorName(two)) + " ("
-	if got.code != 0 || !strings.Contains(got.stdout, kept) || !strings.Contains(got.stdout, removed) || !strings.Contains(got.stdout, "\nremoved 1 mirrors, ") {
+	if got.code != 0 || !strings.Contains(got.stdout, kept) || !strings.Contains(got.stdout, removed) || !strings.Contains(got.stdout, "\nremoved 1 mirror, ") {
 		t.Errorf("mirrors --prune: %+v", got)
 	}
 	if err := running.Process.Signal(os.Interrupt); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/agenttools/agenttools"
@@ -71,19 +72,70 @@ func (fl *cmdFlags) parse(args []string) error {
 			fmt.Fprintf(fl.stdout, "%s\n\n", fl.more())
 		}
 		fmt.Fprintln(fl.stdout, "Flags:")
-		fl.SetOutput(fl.stdout)
+		// The flag package spells a flag -name; the usage, --name.
+		var b strings.Builder
+		fl.SetOutput(&b)
 		fl.PrintDefaults()
+		fmt.Fprint(fl.stdout, strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
 		return err
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		msg = "unknown flag " + asGiven(args, name)
+	} else if bad, ok := badValue(fl.FlagSet, msg); ok {
+		msg = bad
 	} else {
 		// The flag package names a flag -name; the usage spells it --name.
 		msg = strings.Replace(msg, "flag -", "flag --", 1)
 		msg = strings.Replace(msg, "argument: -", "argument: --", 1)
 	}
 	return usagef(fl.Name(), "%s", msg)
+}
+
+// flagNumbers says what a numeric flag's value is, where "a number"
+// says too little.
+var flagNumbers = map[string]string{"exec-timeout": "a number of milliseconds"}
+
+// badValue rewords the flag package's error for a value a flag cannot
+// take ("invalid value "abc" for flag -n: parse error") to name the flag
+// and the value and say what is wanted: --n: "abc" is not a number.
+func badValue(fs *flag.FlagSet, msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		rest, ok = strings.CutPrefix(msg, "invalid boolean value ")
+	}
+	if !ok {
+		return "", false
+	}
+	value, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	rest = strings.TrimPrefix(strings.TrimPrefix(rest[len(value):], " for"), " flag")
+	name, reason, ok := strings.Cut(strings.TrimPrefix(rest, " -"), ": ")
+	f := fs.Lookup(name)
+	if !ok || f == nil {
+		return "", false
+	}
+	what := "a valid value"
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			what = "true or false"
+		case int, int64, uint, uint64, float64:
+			what = "a number"
+		}
+	}
+	if w, ok := flagNumbers[name]; ok {
+		what = w
+	}
+	switch reason {
+	case "parse error":
+		return fmt.Sprintf("--%s: %s is not %s", name, value, what), true
+	case "value out of range":
+		return fmt.Sprintf("--%s: %s is out of range", name, value), true
+	}
+	return fmt.Sprintf("--%s: %s: %s", name, value, reason), true
 }
 
 // asGiven is the flag name as args spells it (-x or --x), or --name.

@@ -188,7 +188,15 @@ func TestHostKillFindsNewSessions(t *testing.T) {
 	h, gone := fifoHost(t)
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
-	run, err := h.Start(ctx, exec.Request{Command: `exec 3>fifo; setsid sh -c 'echo started; exec sleep 100' & wait`})
+	startAndKill(t, ctx, h, `exec 3>fifo; setsid sh -c 'echo started; exec sleep 100' & wait`)
+	waitGone(t, gone, "a process in a session of its own survived Kill (confinement %v)", h.Confinement())
+}
+
+// startAndKill starts command, which prints "started\n" first, and kills
+// it once it has.
+func startAndKill(t *testing.T, ctx context.Context, h *exec.Host, command string) exec.Run {
+	t.Helper()
+	run, err := h.Start(ctx, exec.Request{Command: command})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +206,7 @@ func TestHostKillFindsNewSessions(t *testing.T) {
 	if err := run.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, gone, "a process in a session of its own survived Kill (confinement %v)", h.Confinement())
+	return run
 }
 
 // manualTimer is the clock of a host backend's timeouts in a test of one
@@ -315,19 +323,11 @@ func TestHostCancelKillsTheProcessTree(t *testing.T) {
 
 func TestHostKillKillsTheProcessTree(t *testing.T) {
 	h, gone := fifoHost(t)
-	run, err := h.Start(t.Context(), exec.Request{Command: `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
-	// Kill once the tree is up.
-	if ev, err := run.Next(ctx); err != nil || string(ev.Data) != "started\n" {
-		t.Fatalf("first event %+v, %v", ev, err)
-	}
-	if err := run.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	run := startAndKill(t, ctx, h, `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`)
+	// The kill makes the command print nothing (see
+	// TestHostKillProvokesNoOutput): its exit comes next.
 	ev, err := run.Next(ctx)
 	if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
 		t.Errorf("after Kill: %+v, %v", ev, err)

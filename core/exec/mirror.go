@@ -192,7 +192,7 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 	}
 	r := &mirrorRun{run: run, m: m, s: s, release: release}
 	if skipped != nil {
-		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorCopyInFailed(skipped.Error()))})
+		r.note(gen.MsgExecMirrorCopyInFailed(skipped.Error()))
 	}
 	return r, nil
 }
@@ -210,6 +210,27 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 // holds it (else ErrMirrorInUse), leaving its time as it is.
 func tryLockDir(dir string) (func(), error) {
 	return takeLock(context.Background(), dir, false)
+}
+
+// lockHeld reports whether a process holds the lock of a mirror
+// directory, without writing anything: a directory without a lock file
+// is not in use.
+func lockHeld(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		if err == nil {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			return false
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return errors.Is(err, syscall.EWOULDBLOCK)
+		}
+	}
 }
 
 // errLockGone is lockDir's error when the lock it took is no longer the
@@ -294,6 +315,18 @@ type mirrorRun struct {
 	release  func()
 	released bool
 	queue    []Event // events to give before the command's own
+	// stderr is set once stderr had something: a note after it is set
+	// off by a blank line, one that starts stderr is not.
+	stderr bool
+}
+
+// note queues a note on stderr, before the exit.
+func (r *mirrorRun) note(text string) {
+	if !r.stderr {
+		text = strings.TrimLeft(text, "\n")
+	}
+	r.stderr = true
+	r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(text)})
 }
 
 // Next passes the command's events on; before the exit it syncs the
@@ -312,16 +345,17 @@ func (r *mirrorRun) Next(ctx context.Context) (Event, error) {
 		return ev, err
 	}
 	if ev.Kind != Exit {
+		r.stderr = r.stderr || ev.Kind == Stderr && len(ev.Data) > 0
 		return ev, nil
 	}
 	skipped := r.s.out(context.WithoutCancel(ctx))
 	r.m.last = r.s.stats
 	r.done()
 	if note := r.s.conflictNote(); note != "" {
-		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(note)})
+		r.note(note)
 	}
 	if skipped != nil {
-		r.queue = append(r.queue, Event{Kind: Stderr, Data: []byte(gen.MsgExecMirrorSyncFailed(skipped.Error()))})
+		r.note(gen.MsgExecMirrorSyncFailed(skipped.Error()))
 	}
 	r.queue = append(r.queue, ev)
 	return r.Next(ctx)

@@ -130,7 +130,7 @@ func TestMirrorConflictKeepsTheWorkspaceVersion(t *testing.T) {
 		got := runAround(t, m, "exec-7", "sed -i s/alpha/ALPHA/ sub/f.txt", func() {
 			write(t, ws, "/workspace/sub/f.txt", "alpha, changed\nbeta\n")
 		})
-		want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/sub/f.txt", "/.computer/conflicts/exec-7/sub/f.txt"))
+		want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/sub/f.txt", "/.computer/conflicts/exec-7/sub/f.txt")))
 		if got.exit.Code != 0 || got.stderr != want {
 			t.Errorf("exit %d stderr %q, want %q", got.exit.Code, got.stderr, want)
 		}
@@ -144,10 +144,11 @@ func TestMirrorConflictKeepsTheWorkspaceVersion(t *testing.T) {
 		}
 
 		// Another process's run exec-7 conflicts too: a directory of its own.
-		got = runAround(t, m, "exec-7", "echo mine > sub/f.txt", func() {
+		// After the command's own stderr, the note is set off by a blank line.
+		got = runAround(t, m, "exec-7", "echo mine > sub/f.txt; echo warning >&2", func() {
 			write(t, ws, "/workspace/sub/f.txt", "theirs\n")
 		})
-		want = gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/sub/f.txt", "/.computer/conflicts/exec-7-2/sub/f.txt"))
+		want = "warning\n" + gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/sub/f.txt", "/.computer/conflicts/exec-7-2/sub/f.txt"))
 		if got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
@@ -164,7 +165,7 @@ func TestMirrorKeepsADeletedFileChangedMeanwhile(t *testing.T) {
 		got := runAround(t, m, "exec-1", "rm f.txt g.txt", func() {
 			write(t, ws, "/workspace/f.txt", "f, changed\n")
 		})
-		if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/f.txt")); got.stderr != want {
+		if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/f.txt"))); got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
 		wantFile(t, ws, "/workspace/f.txt", "f, changed\n")
@@ -186,7 +187,7 @@ func TestMirrorKeepsADeletionMeanwhile(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/f.txt", "/.computer/conflicts/exec-1/f.txt")); got.stderr != want {
+		if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/f.txt", "/.computer/conflicts/exec-1/f.txt"))); got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
 		if _, err := ws.Lstat(t.Context(), "/workspace/f.txt"); errno.CodeOf(err) != errno.ENOENT {
@@ -204,7 +205,7 @@ func TestMirrorCreateVersusCreate(t *testing.T) {
 			write(t, ws, "/workspace/same.txt", "same\n")
 			write(t, ws, "/workspace/new.txt", "theirs\n")
 		})
-		if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/new.txt", "/.computer/conflicts/exec-1/new.txt")); got.stderr != want {
+		if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/new.txt", "/.computer/conflicts/exec-1/new.txt"))); got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
 		wantFile(t, ws, "/workspace/same.txt", "same\n")
@@ -269,7 +270,7 @@ func TestMirrorLargeFile(t *testing.T) {
 	got := runAround(t, m, "exec-1", "echo more >> big.txt; echo more >> big2.txt", func() {
 		write(t, ws, "/workspace/big2.txt", "small now\n")
 	})
-	if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/big2.txt", "/.computer/conflicts/exec-1/big2.txt")); got.stderr != want {
+	if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/big2.txt", "/.computer/conflicts/exec-1/big2.txt"))); got.stderr != want {
 		t.Errorf("stderr %q, want %q", got.stderr, want)
 	}
 	if got := readWS(t, ws, "/workspace/big.txt"); got != big+"more\n" {
@@ -288,7 +289,7 @@ func TestMirrorRemovedDirectoryKeepsNewContent(t *testing.T) {
 		got := runAround(t, m, "exec-1", "rm -r d", func() {
 			write(t, ws, "/workspace/d/new.txt", "new\n")
 		})
-		if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/d")); got.stderr != want {
+		if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/d"))); got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
 		wantFile(t, ws, "/workspace/d/new.txt", "new\n")
@@ -315,7 +316,7 @@ func TestMirrorLinkConflict(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/link", "/.computer/conflicts/exec-1/link")); got.stderr != want {
+		if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/link", "/.computer/conflicts/exec-1/link"))); got.stderr != want {
 			t.Errorf("stderr %q, want %q", got.stderr, want)
 		}
 		for p, want := range map[string]string{"/workspace/link": "c", "/.computer/conflicts/exec-1/link": "b"} {
@@ -344,7 +345,7 @@ func TestMirrorConflictNoteIsBounded(t *testing.T) {
 		lines.WriteString(gen.MsgExecMirrorConflictNotDeleted("/workspace/f" + string(rune('a'+i))))
 	}
 	lines.WriteString(gen.MsgExecMirrorConflictMore(2))
-	if want := gen.MsgExecMirrorConflicts(lines.String()); got.stderr != want {
+	if want := noteAlone(gen.MsgExecMirrorConflicts(lines.String())); got.stderr != want {
 		t.Errorf("stderr %q, want %q", got.stderr, want)
 	}
 	if s := m.LastSync(); s.Conflicts != 12 {
@@ -446,7 +447,7 @@ func TestMirrorRaceWithTheSync(t *testing.T) {
 
 	store.name, store.content, store.raced = "workspace/g.txt", "g, changed\n", false
 	got := runToEnd(t, m, exec.Request{ID: "exec-2", Command: "rm g.txt"})
-	if want := gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/g.txt")); got.stderr != want || !store.raced {
+	if want := noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictNotDeleted("/workspace/g.txt"))); got.stderr != want || !store.raced {
 		t.Errorf("stderr %q, want %q; raced %v", got.stderr, want, store.raced)
 	}
 	wantFile(t, ws, "/workspace/g.txt", "g, changed\n")
@@ -490,3 +491,7 @@ func TestMirrorOnAStoreWithoutRevisions(t *testing.T) {
 		t.Errorf("run.sh: %+v %v", info, err)
 	}
 }
+
+// noteAlone is a note of the mirror as it reads when the command wrote
+// nothing on stderr: without the blank line that sets it off.
+func noteAlone(note string) string { return strings.TrimLeft(note, "\n") }

@@ -35,6 +35,9 @@ type conflict struct {
 // Nodes it cannot copy are passed over and returned as a non-nil error
 // naming them; the rest is synced.
 func (s *syncer) out(ctx context.Context) error {
+	// What the sync in passed over was noted then, and never came in:
+	// there is nothing of it to copy back.
+	s.skipped = skips{}
 	seen := map[string]bool{}
 	_ = filepath.WalkDir(s.tree, func(hp string, d fs.DirEntry, err error) error {
 		if hp == s.tree {

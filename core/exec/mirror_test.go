@@ -239,6 +239,13 @@ func TestMirrorPassesOverWhatTheHostCannotHold(t *testing.T) {
 	if got.exit.Code != 0 || got.stdout != "ok\n" || !strings.HasPrefix(got.stderr, "[Some of the workspace could not be copied") {
 		t.Errorf("stdout %q stderr %q exit %d", got.stdout, got.stderr, got.exit.Code)
 	}
+	// The sync back has nothing to say of a node that never came in.
+	for range 2 {
+		if strings.Contains(got.stderr, "copied back") {
+			t.Errorf("a note on the sync back: %q", got.stderr)
+		}
+		got = runToEnd(t, m, exec.Request{Command: "true"})
+	}
 	if got := readWS(t, ws, "/workspace/out.txt"); got != "done\n" {
 		t.Errorf("out.txt %q", got)
 	}

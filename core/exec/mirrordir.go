@@ -28,10 +28,13 @@ import (
 func MirrorCache() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory to keep the mirror in (%v): set one, or choose a mirror directory (MirrorOptions.Dir; the CLI's --mirror)", err)
+		return "", fmt.Errorf("no cache directory to keep the mirror in (%v): set one, or %s", err, chooseMirror)
 	}
 	return filepath.Join(cache, "agenttools", "mirror"), nil
 }
+
+// chooseMirror is the way out where the default mirror cannot be used.
+const chooseMirror = "choose a mirror directory (MirrorOptions.Mirror; the CLI's --mirror)"
 
 // defaultMirror is the default mirror directory of the workspace key
 // names: in MirrorCache, named by the first 16 hex digits of key's
@@ -67,6 +70,11 @@ func (m *Mirror) prepare() (string, error) {
 		}
 	}
 	if err := privateDir(dir, true); err != nil {
+		if m.dir == "" {
+			// The default one, in the cache directory (a HOME that does
+			// not exist, say): another can be named.
+			err = fmt.Errorf("%w; %s", err, chooseMirror)
+		}
 		return "", mirrorUnavailable{err}
 	}
 	if m.key != "" {
@@ -119,7 +127,7 @@ const removing = ".removing-"
 // Mirrors lists the default mirror directories in root (MirrorCache()),
 // least recently used first. A root that does not exist holds none; one
 // that is not private to this user (see MirrorOptions.Mirror) is an
-// error.
+// error. It writes nothing.
 func Mirrors(root string) ([]MirrorInfo, error) {
 	if err := privateDir(root, false); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -146,11 +154,7 @@ func Mirrors(root string) ([]MirrorInfo, error) {
 		} else if fi, err := e.Info(); err == nil {
 			info.LastUsed = fi.ModTime()
 		}
-		if unlock, err := tryLockDir(dir); err == nil {
-			unlock()
-		} else {
-			info.InUse = errors.Is(err, ErrMirrorInUse)
-		}
+		info.InUse = lockHeld(dir)
 		_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
 				if fi, err := d.Info(); err == nil {

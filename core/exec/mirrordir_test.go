@@ -129,6 +129,38 @@ func TestMirrorsAndRemoveMirror(t *testing.T) {
 	}
 }
 
+// Listing the mirrors writes nothing: a directory without a lock file
+// (not in use) gets none.
+func TestMirrorsWritesNothing(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root, err := exec.MirrorCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := memWorkspace(t, map[string]string{"/workspace/a.txt": "a"})
+	m, err := exec.NewMirror(ws, exec.MirrorOptions{Key: "/one.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(t, m, exec.Request{Command: "true"})
+	stray := filepath.Join(root, "stray")
+	if err := os.Mkdir(stray, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	list, err := exec.Mirrors(root)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("Mirrors: %+v %v", list, err)
+	}
+	for _, mi := range list {
+		if mi.InUse {
+			t.Errorf("in use: %+v", mi)
+		}
+	}
+	if entries, err := os.ReadDir(stray); err != nil || len(entries) != 0 {
+		t.Errorf("Mirrors wrote in a directory it listed: %v %v", entries, err)
+	}
+}
+
 // A command that starts while its mirror is being removed gets a mirror
 // of its own, made again, not the one moved aside.
 func TestMirrorStartsDuringARemoval(t *testing.T) {

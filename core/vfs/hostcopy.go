@@ -23,7 +23,15 @@ type HostCopy struct {
 	// Skip leaves out of Import the host paths it is true for (and what
 	// is below them); nil skips nothing.
 	Skip func(hostPath string) bool
+	// PassedOver, when set, is called by Import with the host path of
+	// each node it passes over for being neither a file, a directory nor
+	// a symbolic link (a named pipe, a socket, a device).
+	PassedOver func(hostPath string)
 }
+
+// ErrImportRoot is Import's error (wrapped, with the path and what it
+// is) when Root is there and is not a directory.
+var ErrImportRoot = errors.New("not a directory to copy into")
 
 // HostPath is rel on the host side.
 func (c HostCopy) HostPath(rel string) string { return filepath.Join(c.Dir, filepath.FromSlash(rel)) }
@@ -348,6 +356,9 @@ func (c HostCopy) Import(ctx context.Context) (int, error) {
 	case !fi.IsDir() && !fi.Mode().IsRegular():
 		return 0, &fs.PathError{Op: "import", Path: c.Dir, Err: errors.New("neither a directory nor a regular file")}
 	}
+	if info, err := c.WS.Stat(ctx, c.Root); err == nil && info.Type != TypeDir {
+		return 0, fmt.Errorf("%s is a %s, %w", c.Root, info.Type, ErrImportRoot)
+	}
 	if err := c.WS.Mkdir(ctx, c.Root, MkdirOptions{Recursive: true}); err != nil {
 		return 0, err
 	}
@@ -385,6 +396,8 @@ func (c HostCopy) Import(ctx context.Context) (int, error) {
 		}
 		if HostType(fi) != TypeOther {
 			n++
+		} else if c.PassedOver != nil {
+			c.PassedOver(hp)
 		}
 		return nil
 	})

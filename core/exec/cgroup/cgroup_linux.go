@@ -218,50 +218,72 @@ func (g *Group) Procs() []int {
 
 // Kill kills every process in the group, except skip (this process,
 // should one of its threads be in it), and returns once the group is
-// empty, or with an error when it is not by the deadline. First it stops
-// the group from growing: v2's cgroup.kill does all at once; else the
-// group is frozen (v2) or its pids.max set to 0 (v1), so no process can
-// fork while the others are killed.
+// empty, or with an error when it is not by the deadline. v2's
+// cgroup.kill kills all at once; else v2 freezes the group first, so no
+// process can fork while the others are killed. v1 kills what it finds,
+// round after round: a process forking when it is killed either fails
+// to fork and dies without running on, or its child is found in the
+// next round. Only a group that still grows after two rounds has its
+// pids.max set to 0: that stops it, but a process that is not killed
+// yet then sees its forks fail, and a shell says so ("Cannot fork") on
+// the command's stderr, which a group that merely had a child in the
+// making must not show.
 func (g *Group) Kill(skip int, deadline time.Time) error {
 	if g.version == 2 && g.write("cgroup.kill", "1") == nil {
-		return g.wait(skip, deadline, false)
+		return g.wait(skip, deadline, nil)
 	}
-	frozen := false
 	if g.version == 2 {
-		frozen = g.write("cgroup.freeze", "1") == nil
-	} else if g.pids {
-		frozen = g.write("pids.max", "0") == nil
+		frozen := g.write("cgroup.freeze", "1") == nil
+		err := g.wait(skip, deadline, func(int) {})
+		if frozen {
+			_ = g.write("cgroup.freeze", "0")
+		}
+		return err
 	}
-	err := g.wait(skip, deadline, true)
-	if frozen && g.version == 2 {
-		_ = g.write("cgroup.freeze", "0")
-	}
-	return err
+	capped := false
+	return g.wait(skip, deadline, func(growths int) {
+		if growths > 2 && g.pids && !capped {
+			capped = g.write("pids.max", "0") == nil
+		}
+	})
 }
 
-// wait waits until the group has no process but skip, killing what it
-// finds when kill is set.
-func (g *Group) wait(skip int, deadline time.Time, kill bool) error {
+// wait waits until the group has no process but skip. With grown set,
+// it kills what it finds, and calls grown before each round's kills with
+// how many rounds so far found a process not killed before.
+func (g *Group) wait(skip int, deadline time.Time, grown func(growths int)) error {
 	pause := 50 * time.Microsecond
+	killed := map[int]bool{}
+	growths := 0
 	for {
-		left := 0
+		var left []int
+		fresh := false
 		for _, pid := range g.Procs() {
-			if pid == skip {
-				continue
-			}
-			left++
-			if kill {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+			if pid != skip {
+				left = append(left, pid)
+				fresh = fresh || !killed[pid]
 			}
 		}
-		if left == 0 {
+		if len(left) == 0 {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return errors.New("cgroup: " + strconv.Itoa(left) + " processes still in " + g.Dir)
+		if grown != nil {
+			if fresh {
+				growths++
+			}
+			grown(growths)
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killed[pid] = true
+			}
 		}
-		time.Sleep(pause) // killed processes take a moment to exit
-		pause = min(2*pause, 10*time.Millisecond)
+		if time.Now().After(deadline) {
+			return errors.New("cgroup: " + strconv.Itoa(len(left)) + " processes still in " + g.Dir)
+		}
+		if !fresh || grown == nil {
+			time.Sleep(pause) // killed processes take a moment to exit
+			pause = min(2*pause, 10*time.Millisecond)
+		}
 	}
 }
 

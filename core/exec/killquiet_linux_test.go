@@ -1,0 +1,27 @@
+package exec_test
+
+import (
+	"context"
+	"syscall"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/exec"
+)
+
+// Killing a command that keeps forking makes it print nothing: a fork
+// that fails because of the kill (the shell's "Cannot fork") is not the
+// command's output. The kill lands at a different point of the loop on
+// each round.
+func TestHostKillProvokesNoOutput(t *testing.T) {
+	ws, _ := hostWorkspace(t)
+	h := newHost(t, ws, exec.HostOptions{})
+	for i := range 40 {
+		ctx, stop := context.WithTimeout(t.Context(), hang)
+		run := startAndKill(t, ctx, h, `echo started; while :; do sh -c 'true & true'; done`)
+		ev, err := run.Next(ctx)
+		stop()
+		if err != nil || ev.Kind != exec.Exit || ev.Code != 128+int(syscall.SIGKILL) {
+			t.Fatalf("round %d, after Kill: %+v (%q), %v", i, ev, ev.Data, err)
+		}
+	}
+}
