@@ -20,6 +20,22 @@ import (
 // test runs under a hard cap of its own (the user's limit and a pids
 // cgroup) so that a bomb that escapes cannot take the machine down.
 func TestForkBombAsAnotherUser(t *testing.T) {
+	forkBomb(t, 300, 400)
+}
+
+// The same where what binds is not the user's process limit, which is
+// left large, but the pids cgroup agenttools itself runs in (a
+// container's pids limit, a systemd unit's TasksMax) and agenttools
+// cannot make a cgroup of its own: the command's process limit then
+// keeps agenttools's reserve free within that cgroup.
+func TestForkBombInACappedCgroup(t *testing.T) {
+	forkBomb(t, 0, 400)
+}
+
+// forkBomb runs a fork bomb through agenttools as nobody, with the
+// user's process limit nproc (0: as this process has it) and in a new
+// pids cgroup that holds at most maxTasks tasks.
+func forkBomb(t *testing.T, nproc, maxTasks int) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs agenttools as another user")
 	}
@@ -28,7 +44,7 @@ func TestForkBombAsAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	prep, left := testws.Capped(t, testws.Nobody, 300, 400)
+	prep, left := testws.Capped(t, testws.Nobody, nproc, maxTasks)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, bin, "call", "--dir", dir, "--exec-timeout", "4000", "exec", `{"command":"b(){ b|b& b; }; b"}`)

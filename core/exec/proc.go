@@ -20,7 +20,16 @@ type Confinement struct {
 	// UserProcs is the process limit (RLIMIT_NPROC) a command runs with,
 	// below this process's own so that a command that forks without end
 	// leaves room for this process's threads; 0 when it is not lowered.
+	// Where a run gets no capped cgroup of its own, it is also low
+	// enough to leave that room in the tightest pids cgroup this process
+	// is in (it then follows how many tasks the user has: the value of
+	// a run starting now).
 	UserProcs uint64
+	// Unbounded says that this process is in a cgroup that caps its
+	// tasks, its runs get no capped cgroup of their own, and the process
+	// limit does not hold it (root): nothing keeps a command that forks
+	// without end from taking the tasks this process needs.
+	Unbounded bool
 }
 
 func (c Confinement) String() string {
@@ -30,6 +39,9 @@ func (c Confinement) String() string {
 	}
 	if c.UserProcs > 0 {
 		s += fmt.Sprintf(", user process limit %d", c.UserProcs)
+	}
+	if c.Unbounded {
+		s += ", nothing keeps a run within the pids limit of this process's cgroup"
 	}
 	return s
 }

@@ -24,7 +24,8 @@ import (
 type hostProcs struct {
 	once     sync.Once
 	parent   *cgroup.Parent // where runs get a cgroup; nil: none
-	nproc    uint64         // RLIMIT_NPROC for commands; 0: left as it is
+	nproc    uint64         // RLIMIT_NPROC for commands by the user's limit; 0: left as it is
+	holds    bool           // RLIMIT_NPROC holds this process's user
 	maxTasks int            // HostOptions.MaxTasks
 	seq      atomic.Int64
 	// ungated is set once ptrace was refused: a command is then confined
@@ -41,10 +42,98 @@ func (c *hostProcs) init() {
 		var lim unix.Rlimit
 		// Root is not held by the limit; a user is, and shares it with
 		// every process of theirs.
-		if os.Geteuid() != 0 && unix.Getrlimit(unix.RLIMIT_NPROC, &lim) == nil && lim.Cur != unix.RLIM_INFINITY {
+		c.holds = limitHolds()
+		if c.holds && unix.Getrlimit(unix.RLIMIT_NPROC, &lim) == nil && lim.Cur != unix.RLIM_INFINITY {
 			c.nproc = lim.Cur - min(toolReserve, lim.Cur/2)
 		}
 	})
+}
+
+// limit is the RLIMIT_NPROC for a run starting now; 0: left as it is.
+// It is the user's limit less the reserve and, for a run without a
+// capped cgroup of its own (capped false), no more than leaves the
+// reserve free in the tightest pids cgroup this process is in (a
+// container's pids limit, a systemd unit's TasksMax): the user's tasks
+// now plus that cgroup's headroom, less the reserve. Root is held by
+// neither.
+func (c *hostProcs) limit(capped bool) uint64 {
+	n := c.nproc
+	if capped || !c.holds {
+		return n
+	}
+	room := cgroup.Headroom()
+	if room < 0 {
+		return n
+	}
+	tasks := userTasks(os.Getuid())
+	if tasks < 0 {
+		return n
+	}
+	m := uint64(max(tasks+room-min(toolReserve, room/2), 1))
+	if n == 0 || m < n {
+		n = m
+	}
+	return n
+}
+
+// limitHolds says whether RLIMIT_NPROC holds this process's user: the
+// kernel lets a process of root (real uid 0), or one with
+// CAP_SYS_RESOURCE or CAP_SYS_ADMIN, fork past it.
+func limitHolds() bool {
+	if os.Getuid() == 0 || os.Geteuid() == 0 {
+		return false
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err != nil || caps&(1<<unix.CAP_SYS_RESOURCE|1<<unix.CAP_SYS_ADMIN) == 0
+		}
+	}
+	return true
+}
+
+// userTasks counts the tasks (threads included) of the processes whose
+// real uid is uid, which RLIMIT_NPROC holds against that user, from
+// /proc; -1 when /proc cannot be read.
+func userTasks(uid int) int {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return -1
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return -1
+	}
+	want := strconv.Itoa(uid)
+	n := 0
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + name + "/status")
+		if err != nil {
+			continue // gone
+		}
+		mine, threads := false, 0
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+				f := strings.Fields(v)
+				mine = len(f) > 0 && f[0] == want
+			} else if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+				threads, _ = strconv.Atoi(strings.TrimSpace(v))
+				break
+			}
+		}
+		if mine {
+			n += max(threads, 1)
+		}
+	}
+	return n
 }
 
 // removeStale removes the empty groups that runs of processes now gone
@@ -90,13 +179,17 @@ func (c *hostProcs) budget() int {
 func (h *Host) confinement() Confinement {
 	c := &h.procs
 	c.init()
-	conf := Confinement{Kind: "session", UserProcs: c.nproc}
+	conf := Confinement{Kind: "session"}
+	capped := false
 	if c.parent != nil {
 		conf.Kind = fmt.Sprintf("cgroup v%d", c.parent.Version)
 		if c.parent.Pids {
 			conf.MaxTasks = c.budget()
+			capped = true
 		}
 	}
+	conf.UserProcs = c.limit(capped)
+	conf.Unbounded = !capped && !c.holds && cgroup.Headroom() >= 0
 	return conf
 }
 
@@ -124,16 +217,20 @@ func (h *Host) start(newCmd func() *osexec.Cmd) (*osexec.Cmd, *runProcs, error) 
 			group = g
 		}
 	}
+	// The limit is counted before the shell starts: it is one of the
+	// tasks the limit lets the run have.
+	nproc := c.limit(group != nil && group.Capped())
 	confine := func(pid int) {
 		if group != nil && group.Add(pid) != nil {
 			_ = group.Remove()
 			group = nil
+			nproc = c.limit(false)
 		}
-		if c.nproc > 0 {
-			_ = unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: c.nproc, Max: c.nproc}, nil)
+		if nproc > 0 {
+			_ = unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: nproc, Max: nproc}, nil)
 		}
 	}
-	gated := (group != nil || c.nproc > 0) && !c.ungated.Load()
+	gated := (group != nil || nproc > 0) && !c.ungated.Load()
 	cmd, err := startCmd(newCmd, gated, confine)
 	if err != nil && gated && errors.Is(err, syscall.EPERM) {
 		if cmd, err = startCmd(newCmd, false, confine); err == nil {

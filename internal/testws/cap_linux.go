@@ -12,7 +12,8 @@ import (
 )
 
 // Capped prepares a command to run as uid with at most nproc processes
-// for that user (RLIMIT_NPROC, which root ignores) and inside a new
+// for that user (RLIMIT_NPROC, which root ignores; nproc 0 leaves the
+// limit as this process has it) and inside a new
 // cgroup that holds at most maxTasks tasks: a hard cap for a test that
 // may start processes without end. It returns the preparation and a
 // function that lists the processes left in the cgroup. When the test
@@ -51,7 +52,10 @@ func Capped(tb testing.TB, uid, nproc, maxTasks int) (prep func(*osexec.Cmd), le
 	prep = func(cmd *osexec.Cmd) {
 		// A shell sets the limit and execs the program; for v1 it moves
 		// itself into the group first (v2 is entered at the fork).
-		script := "ulimit -u " + strconv.Itoa(nproc) + ` && exec "$@"`
+		script := `exec "$@"`
+		if nproc > 0 {
+			script = "ulimit -u " + strconv.Itoa(nproc) + " && " + script
+		}
 		if group.Version() == 1 {
 			script = `echo $$ > "$0"/cgroup.procs && ` + script
 		}

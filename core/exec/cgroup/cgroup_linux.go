@@ -147,6 +147,44 @@ func Available(dir string) int {
 	}
 }
 
+// Headroom is how many more tasks the pids cgroups this process is in
+// allow, in every hierarchy that has the pids controller (v1 pids and
+// the unified one): the least of pids.max minus pids.current over its
+// cgroups and their ancestors, read whether or not this process may
+// write there. -1 when none of them caps its tasks, or they cannot be
+// read.
+func Headroom() int {
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return -1
+	}
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return -1
+	}
+	least := -1
+	for line := range strings.Lines(string(own)) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		dir := ""
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			dir = mountDir(string(mounts), "cgroup2", "", parts[2])
+		case hasWord(strings.ReplaceAll(parts[1], ",", " "), "pids"):
+			dir = mountDir(string(mounts), "cgroup", "pids", parts[2])
+		}
+		if dir == "" {
+			continue
+		}
+		if n := Available(dir); n >= 0 && (least < 0 || n < least) {
+			least = n
+		}
+	}
+	return least
+}
+
 // readInt reads a number from the file name in dir; -1 when there is
 // none ("max", or no such file).
 func readInt(dir, name string) int {
