@@ -78,24 +78,41 @@ func (m *Mirror) prepare() (string, error) {
 		return "", mirrorUnavailable{err}
 	}
 	if m.key != "" {
-		if _, err := os.Lstat(filepath.Join(dir, keyFile)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := lstat(filepath.Join(dir, keyFile)); errors.Is(err, fs.ErrNotExist) {
 			_ = os.WriteFile(filepath.Join(dir, keyFile), []byte(m.key), 0o600)
 		}
 	}
 	return dir, nil
 }
 
+// lstat is os.Lstat (a test hook: what the mirror directory's checks
+// call).
+var lstat = os.Lstat
+
+// maxRemade bounds how many times in a row lock makes the mirror again
+// because a path of it vanished, in case something other than
+// RemoveMirror keeps it vanishing.
+const maxRemade = 100
+
 // lock prepares the mirror directory and takes its lock, waiting while
-// another process holds it. A mirror removed (RemoveMirror) while this
-// waited for its lock is made again.
+// another process holds it. A mirror removed (RemoveMirror) at any
+// point before this holds its lock (while it was checked, before its
+// lock file was opened, or while this waited for the lock) is made
+// again.
 func (m *Mirror) lock(ctx context.Context) (dir string, unlock func(), err error) {
-	for {
-		if dir, err = m.prepare(); err != nil {
-			return "", nil, err
+	for remade := 0; ; remade++ {
+		dir, err = m.prepare()
+		if err == nil {
+			unlock, err = lockDir(ctx, dir)
 		}
-		unlock, err = lockDir(ctx, dir)
-		if !errors.Is(err, errLockGone) {
-			return dir, unlock, err
+		// RemoveMirror renames the directory aside: what was checked or
+		// is to be opened in it is then not there.
+		gone := errors.Is(err, errLockGone) || errors.Is(err, fs.ErrNotExist) && remade < maxRemade && ctx.Err() == nil
+		if !gone {
+			if err != nil {
+				return "", nil, err
+			}
+			return dir, unlock, nil
 		}
 	}
 }

@@ -223,3 +223,59 @@ func TestLockOfARemovedMirror(t *testing.T) {
 		t.Errorf("the moved directory's lock is held: %v", err)
 	}
 }
+
+// A mirror RemoveMirror moves aside while a command checks it or before
+// the command opens its lock file does not fail the command: it makes
+// the mirror again and locks that.
+func TestMirrorRemovedWhileChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// at says whether the mirror is moved aside at this lstat of
+		// path (n-th of it) by the checks.
+		at func(dir, path string, n int) bool
+	}{
+		// privateDir found the directory; its own check of it comes next.
+		{"checked", func(dir, path string, n int) bool { return path == dir && n == 2 }},
+		// The checks are done; the lock file is opened next.
+		{"before its lock", func(dir, path string, n int) bool { return path == filepath.Join(dir, keyFile) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "m")
+			m := &Mirror{dir: dir, key: "k"}
+			if _, err := m.prepare(); err != nil {
+				t.Fatal(err)
+			}
+			aside := dir + removing + "x"
+			seen := map[string]int{}
+			moved := false
+			lstat = func(p string) (fs.FileInfo, error) {
+				seen[p]++
+				if !moved && tc.at(dir, p, seen[p]) {
+					moved = true
+					if err := os.Rename(dir, aside); err != nil {
+						t.Error(err)
+					}
+				}
+				return os.Lstat(p)
+			}
+			t.Cleanup(func() { lstat = os.Lstat })
+			got, unlock, err := m.lock(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unlock()
+			if !moved {
+				t.Fatal("the mirror was not moved aside")
+			}
+			if got != dir {
+				t.Errorf("locked %s, want %s", got, dir)
+			}
+			if _, err := tryLockDir(dir); !errors.Is(err, ErrMirrorInUse) {
+				t.Errorf("the mirror's lock: %v", err)
+			}
+			if data, err := os.ReadFile(filepath.Join(dir, keyFile)); err != nil || string(data) != "k" {
+				t.Errorf("the key of the mirror made again: %q, %v", data, err)
+			}
+		})
+	}
+}

@@ -17,7 +17,7 @@ func privateDir(dir string, create bool) error {
 			return err
 		}
 	}
-	fi, err := os.Lstat(dir)
+	fi, err := lstat(dir)
 	if err != nil {
 		return err
 	}

@@ -48,14 +48,14 @@ func privateDir(dir string, create bool) error {
 			continue
 		}
 		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
+		fi, err := lstat(next)
 		if errors.Is(err, fs.ErrNotExist) && create {
 			if err := os.Mkdir(next, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
 			}
 			// What is there now: ours, or what another process made
 			// first.
-			fi, err = os.Lstat(next)
+			fi, err = lstat(next)
 		}
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func privateDir(dir string, create bool) error {
 
 // trusted checks one directory on the way (own: dir itself).
 func trusted(p string, uid int, own bool) error {
-	fi, err := os.Lstat(p)
+	fi, err := lstat(p)
 	if err != nil {
 		return err
 	}
