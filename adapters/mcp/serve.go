@@ -77,9 +77,8 @@ const GracePeriod = 2 * time.Second
 // ±(2^53-1); a string with a lone surrogate or a byte that is not UTF-8)
 // or whose id is already in flight, a message with a method and an id
 // of null (which the SDK would take for a notification), a message with
-// an id and neither a
-// method, a result nor an error, and a message that is not JSON-RPC 2.0
-// are invalid requests (-32600); a request beyond MaxInFlight or
+// an id and neither a method, a result nor an error, and a message that
+// is not JSON-RPC 2.0 are invalid requests (-32600); a request beyond MaxInFlight or
 // MaxInFlightBytes is refused with CodeBusy. A client may reuse an id
 // once it has read the answer.
 func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, version string) error {
