@@ -80,12 +80,88 @@ const (
 	walkChunkMax = 1 << 16
 )
 
-// walkHeldDirs is how many open directories a walk keeps at most: past
-// that depth a directory whose listing goes on after a subdirectory is
-// closed while the walk is below it and opened again by its path after.
-// A directory whose listing ends with a subdirectory is closed before
-// the walk enters that one, so a deep chain holds few open directories.
-const walkHeldDirs = 256
+// walkHeldDirs is the span of the open directories a walk keeps: the
+// starting directory, the walkHeldDirs nearest above the one it lists,
+// and above those checkpoints at exponentially spaced distances (a
+// directory whose depth is a multiple of walkHeldDirs^l while it lies
+// within walkHeldDirs^(l+1) levels; see walkHeld). So a walk D levels
+// deep holds about walkHeldDirs * log(D)/log(walkHeldDirs) open
+// directories at most, and a directory it closed and comes back to is
+// opened again from the nearest one still open, one name at a time,
+// with those in between kept as the rule says: for any shape of tree
+// the opening costs the store O(log D) names per entry walked at most,
+// not the whole path each time. A variable for tests.
+var walkHeldDirs = 64
+
+// walkHeld reports whether a walk depth levels below its start keeps the
+// directory i levels below the start (i <= depth) open.
+func walkHeld(i, depth int) bool {
+	if i == 0 || depth-i <= walkHeldDirs {
+		return true
+	}
+	for span := walkHeldDirs; i%span == 0; span *= walkHeldDirs {
+		if depth-i <= span*walkHeldDirs {
+			return true
+		}
+		if span > depth/walkHeldDirs {
+			break
+		}
+	}
+	return false
+}
+
+// walkFrame is a directory on the walk's path from its start: its name
+// in the directory above, its link-free path, and its handle while the
+// walk holds it open (nil otherwise).
+type walkFrame struct {
+	name, real string
+	d          *vfs.Dir
+}
+
+// walkPath is the walk's path of directories from its start (frame 0,
+// always open) to the one it lists.
+type walkPath []walkFrame
+
+// release closes, now that the walk went down to depth, the directories
+// walkHeld no longer keeps: those that just left the nearest span or a
+// checkpoint's span (at depth - span - 1 for span = walkHeldDirs^(l+1)).
+func (p walkPath) release(depth int) {
+	for span := walkHeldDirs; span < depth; span *= walkHeldDirs {
+		if i := depth - span - 1; i > 0 && p[i].d != nil && !walkHeld(i, depth) {
+			p[i].d.Close()
+			p[i].d = nil
+		}
+		if span > depth/walkHeldDirs {
+			break
+		}
+	}
+}
+
+// reopen opens the directory at depth again, from the nearest open one
+// above it and one name at a time (each step refusing a link, so a
+// directory swapped for a link meanwhile is ENOTDIR), keeping open the
+// ones in between that walkHeld keeps. Errors as vfs.Dir.OpenDir's.
+func (p walkPath) reopen(ctx context.Context, depth int) error {
+	j := depth
+	for p[j].d == nil {
+		j--
+	}
+	cur, temp := p[j].d, false
+	for i := j + 1; i <= depth; i++ {
+		next, err := cur.OpenDir(ctx, p[i].name)
+		if temp {
+			cur.Close()
+		}
+		if err != nil {
+			return err
+		}
+		cur, temp = next, true
+		if i == depth || walkHeld(i, depth) {
+			p[i].d, temp = next, false
+		}
+	}
+	return nil
+}
 
 // walk visits the tree below dir in pre-order, siblings in raw byte
 // order, calling visit for each entry whose relative path matches the
@@ -93,7 +169,9 @@ const walkHeldDirs = 256
 // is not entered; a symbolic link is not followed. visit returning false
 // stops the walk. The walk goes through open directories (vfs.Dir), so
 // each step costs the store one name, however deep, and it holds a
-// chunk of each directory's names, not the whole directory.
+// chunk of each directory's names, not the whole directory. Below the
+// start, a directory or file the host refuses, or that vanished or
+// became something else meanwhile, is passed over (see unreadable).
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
 	var inc *regexp.Regexp
 	if include != "" {
@@ -110,21 +188,27 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 	if dir.Path == "/" {
 		prefix = 1
 	}
-	// visitDir walks the directory d, at the link-free path real and
-	// shown at shown, depth levels below the start, and closes it.
-	var visitDir func(d *vfs.Dir, real, shown string, depth int) (bool, error)
-	visitDir = func(d *vfs.Dir, real, shown string, depth int) (bool, error) {
-		defer func() {
-			if d != nil {
-				d.Close()
+	top, err := e.ws.OpenDirReal(ctx, dir.Real)
+	if err != nil {
+		return err
+	}
+	path := walkPath{{real: dir.Real, d: top}}
+	defer func() {
+		for _, f := range path {
+			if f.d != nil {
+				f.d.Close()
 			}
-		}()
+		}
+	}()
+	// visitDir walks the directory path[depth], shown at shown.
+	var visitDir func(shown string, depth int) (bool, error)
+	visitDir = func(shown string, depth int) (bool, error) {
 		after, chunk := "", walkChunkMin
 		for {
 			if err := ctx.Err(); err != nil {
 				return false, err
 			}
-			entries, err := d.Entries(ctx, after, chunk)
+			entries, err := path[depth].d.Entries(ctx, after, chunk)
 			if unreadable(err) && depth > 0 {
 				return true, nil // a directory the host will not list is passed over
 			}
@@ -137,6 +221,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				if err := ctx.Err(); err != nil {
 					return false, err
 				}
+				d := path[depth].d
 				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
 				rel := child.path[prefix:]
 				for _, x := range excl {
@@ -157,15 +242,18 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				if err != nil {
 					return false, err
 				}
-				if last := end && i == len(entries)-1; last || depth >= walkHeldDirs {
-					d.Close()
-					d = nil
+				path = append(path, walkFrame{name: en.Name, real: vfs.Join(path[depth].real, en.Name), d: sub})
+				path.release(depth + 1)
+				more, err := visitDir(child.path, depth+1)
+				if c := path[depth+1].d; c != nil {
+					c.Close()
 				}
-				if more, err := visitDir(sub, vfs.Join(real, en.Name), child.path, depth+1); !more || err != nil {
+				path = path[:depth+1]
+				if !more || err != nil {
 					return false, err
 				}
-				if d == nil && !(end && i == len(entries)-1) {
-					if d, err = e.ws.OpenDirReal(ctx, real); err != nil {
+				if path[depth].d == nil && !(end && i == len(entries)-1) {
+					if err := path.reopen(ctx, depth); err != nil {
 						return unreadable(err), ignoreUnreadable(err)
 					}
 				}
@@ -176,11 +264,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 			after, chunk = entries[len(entries)-1].Name, min(chunk*2, walkChunkMax)
 		}
 	}
-	top, err := e.ws.OpenDirReal(ctx, dir.Real)
-	if err != nil {
-		return err
-	}
-	_, err = visitDir(top, dir.Real, dir.Path, 0)
+	_, err = visitDir(dir.Path, 0)
 	return err
 }
 
@@ -255,10 +339,13 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 }
 
 // unreadable reports a host refusal that a walk passes over rather than
-// failing the whole search: permission denied, or a node that vanished.
+// failing the whole search: permission denied, or a node that vanished
+// or became something else while the walk went by (a directory replaced
+// by a link or a file: ENOTDIR; a file by a link: ELOOP, or by a
+// directory: EISDIR).
 func unreadable(err error) bool {
 	switch errno.CodeOf(err) {
-	case errno.EACCES, errno.EPERM, errno.ENOENT:
+	case errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR:
 		return true
 	}
 	return false

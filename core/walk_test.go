@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,15 +16,26 @@ import (
 
 // countingStore is a memfs store that counts the work a tool asks of
 // it: steps, the name elements it is handed (each one a lookup for a
-// store that resolves names from its root, as os.Root does on a host),
-// listings of a whole directory, and the most entries one listing
-// returned.
+// store that resolves names from its root, as os.Root does on a host,
+// and one for each name handed to an open directory), listings of a
+// whole directory, the most entries one listing returned, and the most
+// directories open at once.
 type countingStore struct {
 	*memfs.FS
 	mu        sync.Mutex
 	steps     int
 	wholeDirs int
 	largest   int
+	open      int
+	mostOpen  int
+}
+
+// opened counts a directory handle opened (n = 1) or closed (n = -1).
+func (s *countingStore) opened(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open += n
+	s.mostOpen = max(s.mostOpen, s.open)
 }
 
 func (s *countingStore) count(name string, entries int) {
@@ -82,6 +94,60 @@ func TestWalkLinearInDepth(t *testing.T) {
 				t.Errorf("%s asked the store for %d name lookups at depth 100 and %d at depth 400: not linear in the depth", c.tool, steps[100], steps[400])
 			}
 		})
+	}
+}
+
+// TestWalkLinearInComb: find and grep down a comb (each directory holds
+// a/, where the chain goes on, and b/, visited after it) ask the store
+// for work in proportion to the entries walked, however deep, and hold
+// a bounded number of directories open: a directory the walk closed
+// while below it is opened again from a nearby open one, not by its
+// whole path. With the default span of open directories and with a
+// tiny one (many checkpoints).
+func TestWalkLinearInComb(t *testing.T) {
+	for _, span := range []int{0, 4} {
+		for _, c := range []struct{ tool, args string }{
+			{"find", `{"pattern":"**/zzz"}`},
+			{"grep", `{"query":"needle"}`},
+		} {
+			t.Run(fmt.Sprintf("%s/span%d", c.tool, span), func(t *testing.T) {
+				if span > 0 {
+					defer core.SetWalkHeldDirs(span)()
+				}
+				steps := map[int]int{}
+				for _, depth := range []int{300, 1200} {
+					s := &countingStore{FS: memfs.New()}
+					// Built through the store: the workspace resolves
+					// each path from the root, which is slow this deep.
+					ctx, dir := t.Context(), "workspace"
+					for range depth {
+						if err := errors.Join(s.Mkdir(ctx, dir, 0o755), s.Mkdir(ctx, dir+"/b", 0o755)); err != nil {
+							t.Fatal(err)
+						}
+						dir += "/a"
+					}
+					if err := errors.Join(s.Mkdir(ctx, dir, 0o755), s.WriteFile(ctx, dir+"/zzz", strings.NewReader("needle\n"), 0o644)); err != nil {
+						t.Fatal(err)
+					}
+					ex := newExecOn(t, s, core.Options{}, nil)
+					s.steps, s.open, s.mostOpen = 0, 0, 0
+					if out := call(t, ex, c.tool, c.args); !strings.Contains(string(out.JSON), `"count":1,`) {
+						t.Fatalf("depth %d: %s", depth, out.JSON)
+					}
+					steps[depth] = s.steps
+					t.Logf("depth %d: %d steps, %d open at most", depth, s.steps, s.mostOpen)
+					if s.open != 0 || s.mostOpen > 300 {
+						t.Errorf("depth %d: %d directories left open, %d open at once; want 0 and at most 300", depth, s.open, s.mostOpen)
+					}
+				}
+				// Linear: 4 times the depth, about 4 times the steps
+				// (a little more with the checkpoints); the square
+				// would be 16 times.
+				if steps[1200] > 6*steps[300] {
+					t.Errorf("%s asked the store for %d name lookups at depth 300 and %d at depth 1200: not linear in the depth", c.tool, steps[300], steps[1200])
+				}
+			})
+		}
 	}
 }
 

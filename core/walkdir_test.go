@@ -16,6 +16,7 @@ func (s *countingStore) OpenDir(ctx context.Context, name string) (vfs.DirHandle
 	if err != nil {
 		return nil, err
 	}
+	s.opened(1)
 	return countingDir{h, s}, nil
 }
 
@@ -36,10 +37,16 @@ func (d countingDir) OpenDir(ctx context.Context, name string) (vfs.DirHandle, e
 	if err != nil {
 		return nil, err
 	}
+	d.s.opened(1)
 	return countingDir{h, d.s}, nil
 }
 
 func (d countingDir) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	d.s.count(name, 0)
 	return d.DirHandle.Open(ctx, name, offset)
+}
+
+func (d countingDir) Close() error {
+	d.s.opened(-1)
+	return d.DirHandle.Close()
 }

@@ -75,9 +75,10 @@ const GracePeriod = 2 * time.Second
 // (whitespace included), a request whose id the SDK could not echo
 // exactly (a number with a fraction or an exponent, or beyond
 // ±(2^53-1); a string with a lone surrogate or a byte that is not UTF-8)
-// or whose id is already in flight, a message with an id and neither a
-// method, a result nor an error, and a message that is not JSON-RPC 2.0
-// are invalid requests (-32600); a request beyond MaxInFlight or
+// or whose id is already in flight, a message with a method and an id
+// of null (which the SDK would take for a notification), a message with
+// an id and neither a method, a result nor an error, and a message that
+// is not JSON-RPC 2.0 are invalid requests (-32600); a request beyond MaxInFlight or
 // MaxInFlightBytes is refused with CodeBusy. A client may reuse an id
 // once it has read the answer.
 func (s *Tools) Serve(ctx context.Context, r io.Reader, w io.Writer, name, version string) error {
@@ -413,6 +414,12 @@ func (fr *flightReader) line(line []byte) {
 	switch msg := msg.(type) {
 	case *jsonrpc.Request:
 		if !msg.IsCall() {
+			if bytes.Equal(id, []byte("null")) {
+				// The SDK reads an id of null as none: a notification,
+				// which nobody answers. MCP allows no null id.
+				fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string or an integer, not null")
+				return
+			}
 			if msg.Method == "notifications/cancelled" {
 				fr.cancelled(msg)
 			}

@@ -113,6 +113,27 @@ func TestServeIDs(t *testing.T) {
 			t.Errorf("id %s:\n got %s\nwant %s", id, got, want)
 		}
 	}
+	// An id of null is no notification: it is refused, and the tool is
+	// not run.
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id" : null ,"method":"tools/call","params":{"name":"write","arguments":{"path":"/workspace/null.txt","content":"x"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","id":null,"params":{"requestId":1}}`,
+	} {
+		// A ping after it: its answer comes next when the line got none.
+		w.send(line + "\n" + `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+		got, want := w.line(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or an integer, not null"}}`
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", line, got, want)
+		}
+		if !strings.Contains(got, `"id":7,`) {
+			w.line()
+		}
+	}
+	w.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read","arguments":{"path":"/workspace/null.txt"}}}`)
+	if got := w.line(); !strings.Contains(got, `"isError":true`) {
+		t.Errorf("the tools/call with id null ran: %.300s", got)
+	}
 	w.send(`{"jsonrpc":"2.0","id":6,"ID":5,"method":"ping"}`)
 	if got := w.line(); got != `{"jsonrpc":"2.0","id":6,"result":{}}` {
 		t.Errorf("id and ID: %s", got)
