@@ -202,6 +202,7 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 			}
 		case []any:
 			var problems []string
+			total := int64(0)
 			for i, item := range x {
 				at := fmt.Sprintf("%s[%d]", arg, i)
 				s, ok := item.(string)
@@ -209,7 +210,12 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 					problems = append(problems, gen.MsgArgumentsWrongType(at, gen.TypeNameString, typeName(item)))
 				} else if problem := tooLong(p, at, s); problem != "" {
 					problems = append(problems, problem)
+				} else {
+					total += int64(len(s))
 				}
+			}
+			if p.MaxTotalBytes > 0 && total > p.MaxTotalBytes && len(problems) == 0 {
+				problems = append(problems, gen.MsgArgumentsTooLong(arg, p.MaxTotalBytes, total))
 			}
 			if len(problems) > 0 {
 				return nil, problems

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -362,4 +363,57 @@ func mustJSON(t *testing.T, data []byte, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%v: %.200s", err, data)
 	}
+}
+
+// endingStore is a store whose file "workspace/line.txt" is size bytes
+// of "a" with no newline; reading to its end calls atEnd.
+type endingStore struct {
+	endless
+	atEnd func()
+}
+
+func (e endingStore) Open(ctx context.Context, name string, off int64) (io.ReadCloser, error) {
+	r, err := e.endless.Open(ctx, name, off)
+	if name == "workspace/line.txt" && err == nil {
+		return io.NopCloser(atEOF{r, e.atEnd}), nil
+	}
+	return r, err
+}
+
+type atEOF struct {
+	io.Reader
+	hook func()
+}
+
+func (r atEOF) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if err == io.EOF {
+		r.hook()
+	}
+	return n, err
+}
+
+// TestGrepCancelsWithinALine cancels a grep once its file is read, while
+// it matches the file's one 256 KiB line against a query whose program
+// is 60,000 instructions (minutes of matching): the call stops within
+// the line, with the context's error.
+func TestGrepCancelsWithinALine(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ws := vfs.New(endingStore{endless{memfs.New(), gen.GrepMaxLineBytesDefault}, cancel})
+	if err := ws.Mkdir(t.Context(), "/workspace", vfs.MkdirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := core.New(ws, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := true
+	args := grepArgs(gen.GrepArgs{Path: "/workspace/line.txt", Query: strings.Repeat(".*", 30000) + "z", Regex: &truth})
+	within(t, func() {
+		out, err := ex.Call(ctx, gen.ToolGrep, []byte(args))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled grep: %v %.300s", err, out.JSON)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,12 +19,26 @@ import (
 // patternLength: a glob (find's pattern, grep's include and exclude, each
 // string of a list) of up to gen.WorkspaceMaxPathBytesDefault bytes and a
 // query of up to gen.GrepMaxQueryBytesDefault bytes run; one byte more is
-// refused with the invalid-argument text, before the tool runs.
+// refused with the invalid-argument text, before the tool runs. The globs
+// of one include or exclude list hold at most
+// gen.WorkspaceMaxGlobListBytesDefault bytes together.
 func TestPatternLengthIsCapped(t *testing.T) {
 	ex := newExec(t, core.Options{}, map[string]string{"/workspace/a.txt": "hello\n"})
 	globMax := int(gen.WorkspaceMaxPathBytesDefault)
 	queryMax := int(gen.GrepMaxQueryBytesDefault)
+	listMax := int(gen.WorkspaceMaxGlobListBytesDefault)
 	glob := func(n int) string { return strings.Repeat("*", n) }
+	// globs is a JSON list of globs of globMax bytes, the last one extra
+	// bytes longer or shorter, holding total bytes together.
+	globs := func(total int) string {
+		var list []string
+		for ; total > globMax; total -= globMax {
+			list = append(list, strings.Repeat("a", globMax))
+		}
+		list = append(list, strings.Repeat("b", total))
+		data, _ := json.Marshal(list)
+		return string(data)
+	}
 	for _, c := range []struct {
 		tool    string
 		args    string
@@ -37,6 +52,11 @@ func TestPatternLengthIsCapped(t *testing.T) {
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%q}`, glob(globMax)), ""},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":[%q]}`, glob(globMax+1)), gen.MsgArgumentsTooLong("include[0]", int64(globMax), int64(globMax+1))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%q}`, glob(globMax+1)), gen.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax)), ""},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax+1)), gen.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(listMax)), ""},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(2*listMax)), gen.MsgArgumentsTooLong("include", int64(listMax), int64(2*listMax))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, globs(listMax+1)), gen.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)), ""},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)+"x"), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(queryMax+1))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q,"regex":true}`, strings.Repeat("a|", queryMax)), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(2*queryMax))},

@@ -9,6 +9,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -353,7 +354,7 @@ func unreadable(err error) bool {
 
 // scan is the state of one grep across files.
 type scan struct {
-	match    func(string) bool
+	match    *queryMatcher
 	context  int64
 	offset   int64
 	limit    int64
@@ -382,8 +383,13 @@ func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, err
 	var before []gen.GrepContextLine
 	var pending []*pendingMatch
 	done := false
+	var matchErr error
 	err = eachLine(ctx, r, gen.GrepMaxLineBytesDefault, func(n int64, text string, cut bool) bool {
-		isMatch := s.match(text)
+		isMatch, err := s.match.match(ctx, text)
+		if err != nil {
+			matchErr = err
+			return false
+		}
 		if cut {
 			text = gen.MsgReadLineTruncated(text)
 		}
@@ -436,6 +442,9 @@ func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, err
 		}
 		return true
 	})
+	if err == nil {
+		err = matchErr
+	}
 	if err != nil {
 		return false, err
 	}
@@ -521,9 +530,9 @@ func eachLine(ctx context.Context, r io.Reader, maxLine int64, fn func(n int64, 
 
 // compileQuery builds the line matcher: a literal (the default) or an RE2
 // pattern, optionally ignoring case.
-func compileQuery(query string, isRegex, ignoreCase bool) (func(string) bool, error) {
+func compileQuery(query string, isRegex, ignoreCase bool) (*queryMatcher, error) {
 	if !isRegex && !ignoreCase {
-		return func(line string) bool { return strings.Contains(line, query) }, nil
+		return &queryMatcher{literal: query}, nil
 	}
 	source, err := querySource(query, isRegex, ignoreCase)
 	if err != nil {
@@ -533,7 +542,100 @@ func compileQuery(query string, isRegex, ignoreCase bool) (func(string) bool, er
 	if err != nil {
 		return nil, invalidRegex(err)
 	}
-	return re.MatchString, nil
+	return &queryMatcher{re: re, insts: programSize(source)}, nil
+}
+
+// matchSlice is how much matching work, in program instructions times
+// bytes of text (what RE2's automaton costs at most), runs between two
+// looks at the context: tens of milliseconds.
+const matchSlice = 1 << 22
+
+// matchWhole is the most work a line may cost at worst and still be
+// matched whole, as a string: a few tenths of a second. Matching a
+// string is faster than reading runes (regexp skips to the pattern's
+// literal prefix), so the lines of a common pattern (tens of
+// instructions) are matched whole even at grep's 256 KiB line cap.
+const matchWhole = 1 << 25
+
+// queryMatcher matches lines against a grep query. A line whose
+// matching may cost more than matchWhole (a long line and a large
+// program: Go's automaton runs in time proportional to both) is read
+// through a reader that looks at the context every matchSlice of work,
+// so a cancelled call stops within the line; a cheaper line is matched
+// whole, and the context is looked at once the lines matched since the
+// last look cost matchSlice. One queryMatcher serves one call at a time.
+type queryMatcher struct {
+	literal string         // the query, when re is nil
+	re      *regexp.Regexp // the compiled pattern, or nil
+	insts   int            // the size of re's program, in instructions
+	work    int            // the work done since the context was looked at
+}
+
+// match reports whether line matches, or ctx's error once ctx is done.
+func (m *queryMatcher) match(ctx context.Context, line string) (bool, error) {
+	if m.re == nil {
+		return strings.Contains(line, m.literal), nil
+	}
+	cost := (len(line) + 1) * m.insts
+	if cost <= matchWhole {
+		if m.work += cost; m.work > matchSlice {
+			m.work = 0
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		return m.re.MatchString(line), nil
+	}
+	if prefix, _ := m.re.LiteralPrefix(); prefix != "" && !strings.Contains(line, prefix) {
+		return false, nil // every match begins with prefix
+	}
+	every := max(1, matchSlice/m.insts)
+	r := ctxRunes{ctx: ctx, text: line, every: every, left: every}
+	matched := m.re.MatchReader(&r)
+	if r.err != nil {
+		return false, r.err
+	}
+	return matched, nil
+}
+
+// ctxRunes reads the runes of text as regexp reads a string (a byte
+// that is not UTF-8 is U+FFFD, one byte wide) and looks at ctx every
+// so many runes: once ctx is done it ends the text with ctx's error.
+type ctxRunes struct {
+	ctx   context.Context
+	text  string
+	every int // runes between two looks at ctx
+	left  int // runes before the next look
+	err   error
+}
+
+func (r *ctxRunes) ReadRune() (rune, int, error) {
+	if r.left--; r.left < 0 {
+		r.left = r.every
+		if r.err = r.ctx.Err(); r.err != nil {
+			return 0, 0, r.err
+		}
+	}
+	if r.text == "" {
+		return 0, 0, io.EOF
+	}
+	c, size := utf8.DecodeRuneInString(r.text)
+	r.text = r.text[size:]
+	return c, size, nil
+}
+
+// programSize is the number of instructions of the program RE2 runs for
+// source (as regexp.Compile builds it), or 1 when it cannot tell.
+func programSize(source string) int {
+	re, err := syntax.Parse(source, syntax.Perl)
+	if err != nil {
+		return 1
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 1
+	}
+	return max(1, len(prog.Inst))
 }
 
 // querySource is the RE2 source a regex or case-blind query is matched

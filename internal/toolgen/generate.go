@@ -361,6 +361,8 @@ standard library.`)
 		jen.Id("Maximum").Int64(),
 		jen.Comment("MaxBytes, when not 0, is the longest string accepted (each string of a KindStringOrList), in UTF-8 bytes; the input schema does not carry it."),
 		jen.Id("MaxBytes").Int64(),
+		jen.Comment("MaxTotalBytes, when not 0, is the most bytes all the strings of a KindStringOrList may hold together (UTF-8); the input schema does not carry it."),
+		jen.Id("MaxTotalBytes").Int64(),
 		jen.Id("When").Id("ParamWhen"),
 		jen.Comment("Items are the properties of each element of a KindArray parameter."),
 		jen.Id("Items").Index().Id("Param"),
@@ -642,6 +644,9 @@ func paramValue(p Param) jen.Code {
 	}
 	if p.MaxBytes != nil {
 		vals = append(vals, kv("MaxBytes", num(*p.MaxBytes)))
+	}
+	if p.MaxTotal != nil {
+		vals = append(vals, kv("MaxTotalBytes", num(*p.MaxTotal)))
 	}
 	vals = append(vals, kv("When", jen.Id("When"+goName(p.When))))
 	if len(p.Items) > 0 {

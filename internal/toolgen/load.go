@@ -287,6 +287,7 @@ func (l *loader) param(name string, v cue.Value) Param {
 		Minimum:  l.optInt(v, "minimum"),
 		Maximum:  l.optInt(v, "maximum"),
 		MaxBytes: l.optInt(v, "maxBytes"),
+		MaxTotal: l.optInt(v, "maxTotalBytes"),
 	}
 	p.Description, _ = l.optStr(v, "description")
 	if s, ok := l.optStr(v, "default"); ok {

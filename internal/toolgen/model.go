@@ -101,6 +101,7 @@ type Param struct {
 	Minimum      *int64
 	Maximum      *int64
 	MaxBytes     *int64
+	MaxTotal     *int64
 	When         string
 	ItemsGoName  string
 	Items        []Param
