@@ -67,3 +67,33 @@ func forkBomb(t *testing.T, nproc, maxTasks int) {
 		t.Errorf("%d processes of the command outlived the call", len(procs))
 	}
 }
+
+// A command run by a user who cannot make cgroups (so its processes are
+// held by their session and the run's mark) leaves a daemon behind: a
+// double fork with setsid whose parent is gone (the shell goes on once
+// the daemon is in its own session and its parent reaped). It is gone
+// when the call answers.
+func TestOrphanAsAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs agenttools as another user")
+	}
+	bin := publicBinary(t)
+	dir := testws.PublicDir(t)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	prep, left := testws.Capped(t, testws.Nobody, 0, 100)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, bin, "call", "--dir", dir, "exec", `{"command":"mkfifo ready; (setsid sh -c 'echo > ready; exec sleep 100' >/dev/null 2>&1 &); read _ < ready; echo started"}`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+dir)
+	prep(cmd)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `started`) {
+		t.Fatalf("%v: %s", err, last(string(out), 300))
+	}
+	if procs := left(); len(procs) > 0 {
+		t.Errorf("%d processes of the command outlived the call: %v", len(procs), procs)
+	}
+}

@@ -46,6 +46,14 @@ func (c Confinement) String() string {
 	return s
 }
 
+// RunEnv is the variable that marks the processes of one host run on
+// Linux: each run's command gets it, set to a value of its own (32 hex
+// digits), and where the run has no cgroup its processes are also found
+// by it when the run is killed or ends: one that left the run's session
+// and whose parent is gone (a daemon's double fork) still carries it,
+// unless it cleared its environment. Other systems do not set it.
+const RunEnv = "AGENTTOOLS_RUN"
+
 // killWait bounds how long killing a run waits for its processes to be
 // gone; a process stuck in the kernel may outlast it.
 const killWait = 10 * time.Second

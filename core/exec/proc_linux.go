@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -200,6 +203,14 @@ func hostSupported() error { return nil }
 type runProcs struct {
 	pid   int
 	group *cgroup.Group // nil: the session and its descendants
+	mark  []byte        // the run's RunEnv variable, as environ holds it
+}
+
+// runMark is a fresh RunEnv value: 128 random bits.
+func runMark() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // start starts the command newCmd makes, in a session of its own, and
@@ -230,10 +241,16 @@ func (h *Host) start(newCmd func() *osexec.Cmd) (*osexec.Cmd, *runProcs, error) 
 			_ = unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: nproc, Max: nproc}, nil)
 		}
 	}
+	mark := RunEnv + "=" + runMark()
+	marked := func() *osexec.Cmd {
+		cmd := newCmd()
+		cmd.Env = append(cmd.Env, mark)
+		return cmd
+	}
 	gated := (group != nil || nproc > 0) && !c.ungated.Load()
-	cmd, err := startCmd(newCmd, gated, confine)
+	cmd, err := startCmd(marked, gated, confine)
 	if err != nil && gated && errors.Is(err, syscall.EPERM) {
-		if cmd, err = startCmd(newCmd, false, confine); err == nil {
+		if cmd, err = startCmd(marked, false, confine); err == nil {
 			c.ungated.Store(true)
 		}
 	}
@@ -243,7 +260,7 @@ func (h *Host) start(newCmd func() *osexec.Cmd) (*osexec.Cmd, *runProcs, error) 
 		}
 		return nil, nil, err
 	}
-	return cmd, &runProcs{pid: cmd.Process.Pid, group: group}, nil
+	return cmd, &runProcs{pid: cmd.Process.Pid, group: group, mark: []byte(mark)}, nil
 }
 
 // startCmd starts a command in a session of its own and calls confine
@@ -287,7 +304,7 @@ func (p *runProcs) kill(exited bool) error {
 	if p.group != nil {
 		return p.group.Kill(os.Getpid(), time.Now().Add(killWait))
 	}
-	if exited && len(sessionTree(p.pid)) == 0 {
+	if exited && len(runTree(p.pid, p.mark)) == 0 {
 		return nil
 	}
 	deadline := time.Now().Add(killWait)
@@ -295,7 +312,7 @@ func (p *runProcs) kill(exited bool) error {
 		// The group first, at once: a fork bomb without job control is
 		// all in it.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		left := sessionTree(p.pid)
+		left := runTree(p.pid, p.mark)
 		if len(left) == 0 {
 			return nil
 		}
@@ -319,10 +336,13 @@ func (p *runProcs) release() {
 	}
 }
 
-// sessionTree lists the live processes of session sid and every live
-// process descended from one of them, which finds a child that made a
-// session of its own (setsid) while its parent lives. From /proc.
-func sessionTree(sid int) []int {
+// runTree lists the live processes of session sid, those whose
+// environment holds mark (a NAME=value variable), and every live process
+// descended from one of them, which finds a child that made a session of
+// its own (setsid) while its parent lives, and one whose parent is gone
+// that kept the environment it was given. From /proc; an environment
+// this process may not read (another user's) is passed over.
+func runTree(sid int, mark []byte) []int {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -354,7 +374,7 @@ func sessionTree(sid int) []int {
 		}
 		ppid, _ := strconv.Atoi(fields[1])
 		children[ppid] = append(children[ppid], pid)
-		if session, err := strconv.Atoi(fields[3]); err == nil && session == sid {
+		if session, err := strconv.Atoi(fields[3]); err == nil && session == sid || hasVariable(name, mark) {
 			queue = append(queue, pid)
 		}
 	}
@@ -371,6 +391,25 @@ func sessionTree(sid int) []int {
 		queue = append(queue, children[pid]...)
 	}
 	return tree
+}
+
+// hasVariable says whether the environment process pid started with
+// (its /proc environ: NAME=value strings, each ended by a NUL) holds
+// variable, a whole NAME=value.
+func hasVariable(pid string, variable []byte) bool {
+	if len(variable) == 0 {
+		return false
+	}
+	environ, err := os.ReadFile("/proc/" + pid + "/environ")
+	if err != nil {
+		return false
+	}
+	for entry := range bytes.SplitSeq(environ, []byte{0}) {
+		if bytes.Equal(entry, variable) {
+			return true
+		}
+	}
+	return false
 }
 
 // readNow reads what descriptor fd holds without waiting.
