@@ -36,23 +36,9 @@ func TestForkBombInACappedCgroup(t *testing.T) {
 // user's process limit nproc (0: as this process has it) and in a new
 // pids cgroup that holds at most maxTasks tasks.
 func forkBomb(t *testing.T, nproc, maxTasks int) {
-	if os.Geteuid() != 0 {
-		t.Skip("runs agenttools as another user")
-	}
-	bin := publicBinary(t)
-	dir := testws.PublicDir(t)
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	prep, left := testws.Capped(t, testws.Nobody, nproc, maxTasks)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, bin, "call", "--dir", dir, "--exec-timeout", "4000", "exec", `{"command":"b(){ b|b& b; }; b"}`)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+dir)
+	cmd, left := cappedCall(t, nproc, maxTasks, "--exec-timeout", "4000", "exec", `{"command":"b(){ b|b& b; }; b"}`)
 	// An escaped bomb holds the output pipes: stop waiting for them.
 	cmd.WaitDelay = 5 * time.Second
-	prep(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -74,6 +60,24 @@ func forkBomb(t *testing.T, nproc, maxTasks int) {
 // the daemon is in its own session and its parent reaped). It is gone
 // when the call answers.
 func TestOrphanAsAnotherUser(t *testing.T) {
+	cmd, left := cappedCall(t, 0, 100, "exec", `{"command":"mkfifo ready; (setsid sh -c 'echo > ready; exec sleep 100' >/dev/null 2>&1 &); read _ < ready; echo started"}`)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `started`) {
+		t.Fatalf("%v: %s", err, last(string(out), 300))
+	}
+	if procs := left(); len(procs) > 0 {
+		t.Errorf("%d processes of the command outlived the call: %v", len(procs), procs)
+	}
+}
+
+// cappedCall is `agenttools call --dir DIR args...` run as nobody in a
+// fresh directory DIR, with the user's process limit nproc (0: as this
+// process has it), in a new pids cgroup that holds at most maxTasks
+// tasks (see testws.Capped), and killed after two minutes; and what
+// lists the processes left in that cgroup. It skips the test where it
+// cannot run as another user.
+func cappedCall(t *testing.T, nproc, maxTasks int, args ...string) (*osexec.Cmd, func() []int) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("runs agenttools as another user")
 	}
@@ -82,18 +86,12 @@ func TestOrphanAsAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	prep, left := testws.Capped(t, testws.Nobody, 0, 100)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, bin, "call", "--dir", dir, "exec", `{"command":"mkfifo ready; (setsid sh -c 'echo > ready; exec sleep 100' >/dev/null 2>&1 &); read _ < ready; echo started"}`)
+	prep, left := testws.Capped(t, testws.Nobody, nproc, maxTasks)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := osexec.CommandContext(ctx, bin, append([]string{"call", "--dir", dir}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+dir)
 	prep(cmd)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), `started`) {
-		t.Fatalf("%v: %s", err, last(string(out), 300))
-	}
-	if procs := left(); len(procs) > 0 {
-		t.Errorf("%d processes of the command outlived the call: %v", len(procs), procs)
-	}
+	return cmd, left
 }
