@@ -201,6 +201,9 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 				return nil, []string{problem}
 			}
 		case []any:
+			if p.MaxItems > 0 && int64(len(x)) > p.MaxItems {
+				return nil, []string{gen.MsgArgumentsTooMany(arg, p.MaxItems, int64(len(x)))}
+			}
 			var problems []string
 			total := int64(0)
 			for i, item := range x {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,12 +22,20 @@ import (
 // query of up to gen.GrepMaxQueryBytesDefault bytes run; one byte more is
 // refused with the invalid-argument text, before the tool runs. The globs
 // of one include or exclude list hold at most
-// gen.WorkspaceMaxGlobListBytesDefault bytes together.
+// gen.WorkspaceMaxGlobListBytesDefault bytes together, and a list holds
+// at most gen.WorkspaceMaxGlobListItemsDefault globs (checked first: a
+// list too long is one problem, whatever its items).
 func TestPatternLengthIsCapped(t *testing.T) {
 	ex := newExec(t, core.Options{}, map[string]string{"/workspace/a.txt": "hello\n"})
 	globMax := int(gen.WorkspaceMaxPathBytesDefault)
 	queryMax := int(gen.GrepMaxQueryBytesDefault)
 	listMax := int(gen.WorkspaceMaxGlobListBytesDefault)
+	itemsMax := int(gen.WorkspaceMaxGlobListItemsDefault)
+	// strList is a JSON list of n copies of item.
+	strList := func(n int, item any) string {
+		data, _ := json.Marshal(slices.Repeat([]any{item}, n))
+		return string(data)
+	}
 	glob := func(n int) string { return strings.Repeat("*", n) }
 	// globs is a JSON list of globs of globMax bytes, the last one extra
 	// bytes longer or shorter, holding total bytes together.
@@ -57,6 +66,11 @@ func TestPatternLengthIsCapped(t *testing.T) {
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(listMax)), ""},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(2*listMax)), gen.MsgArgumentsTooLong("include", int64(listMax), int64(2*listMax))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, globs(listMax+1)), gen.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax, "**/x")), ""},
+		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax+1, "**/x")), gen.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(itemsMax, "*.txt")), ""},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(100000, "")), gen.MsgArgumentsTooMany("include", int64(itemsMax), 100000)},
+		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, strList(itemsMax+1, 1)), gen.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)), ""},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)+"x"), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(queryMax+1))},
 		{gen.ToolGrep, fmt.Sprintf(`{"query":%q,"regex":true}`, strings.Repeat("a|", queryMax)), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(2*queryMax))},

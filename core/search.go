@@ -172,7 +172,9 @@ func (p walkPath) reopen(ctx context.Context, depth int) error {
 // each step costs the store one name, however deep, and it holds a
 // chunk of each directory's names, not the whole directory. Below the
 // start, a directory or file the host refuses, or that vanished or
-// became something else meanwhile, is passed over (see unreadable).
+// became something else meanwhile, is passed over (see unreadable), and
+// so is an entry whose path is longer than a tool accepts (deviation
+// pathLength), with all below it.
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
 	var inc *regexp.Regexp
 	if include != "" {
@@ -224,6 +226,12 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				}
 				d := path[depth].d
 				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
+				if int64(len(child.path)) > gen.WorkspaceMaxPathBytesDefault {
+					// No call could name it or anything below it
+					// (deviation pathLength); passing it over bounds
+					// the walk's paths, so its cost stays linear.
+					continue
+				}
 				rel := child.path[prefix:]
 				for _, x := range excl {
 					if (!x.dirOnly || en.Type == vfs.TypeDir) && x.re.MatchString(rel) {

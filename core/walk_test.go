@@ -12,6 +12,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/gen"
 )
 
 // countingStore is a memfs store that counts the work a tool asks of
@@ -167,5 +168,57 @@ func TestFindLimitHoldsPage(t *testing.T) {
 	}
 	if s.wholeDirs > 0 || s.largest > 100 {
 		t.Errorf("find with limit 1 listed %d whole directories, at most %d entries at once; want none whole and at most 100", s.wholeDirs, s.largest)
+	}
+}
+
+// TestWalkPassesOverLongPaths: find and grep down a chain deeper than a
+// path may be long pass over every entry whose path is longer than
+// gen.WorkspaceMaxPathBytesDefault (deviation pathLength), and all below
+// it: what they report can be named in a call, and a chain twice as
+// deep costs the store no more.
+func TestWalkPassesOverLongPaths(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"find", `{"pattern":"**/leaf.txt"}`},
+		{"grep", `{"query":"needle"}`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			steps := map[int]int{}
+			for _, depth := range []int{3000, 6000} {
+				s := &countingStore{FS: memfs.New()}
+				ctx, dir := t.Context(), "workspace"
+				for i := range depth {
+					if err := s.Mkdir(ctx, dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if i == 1000 || i == depth-1 {
+						if err := s.WriteFile(ctx, dir+"/leaf.txt", strings.NewReader("needle\n"), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					dir += "/d"
+				}
+				ex := newExecOn(t, s, core.Options{}, nil)
+				s.steps = 0
+				out := call(t, ex, c.tool, c.args)
+				var got struct {
+					Count   int
+					Matches []struct{ Path string }
+					Entries []struct{ Path string }
+				}
+				mustJSON(t, out.JSON, &got)
+				if got.Count != 1 {
+					t.Errorf("depth %d: count %d, want the one leaf within the cap: %.300s", depth, got.Count, out.JSON)
+				}
+				for _, m := range append(got.Matches, got.Entries...) {
+					if int64(len(m.Path)) > gen.WorkspaceMaxPathBytesDefault {
+						t.Errorf("depth %d: a path of %d bytes reported", depth, len(m.Path))
+					}
+				}
+				steps[depth] = s.steps
+			}
+			if steps[6000] > steps[3000]+steps[3000]/10 {
+				t.Errorf("%s asked the store for %d name lookups at depth 3000 and %d at depth 6000: it went below the cap", c.tool, steps[3000], steps[6000])
+			}
+		})
 	}
 }

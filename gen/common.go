@@ -147,7 +147,9 @@ type Param struct {
 	MaxBytes int64
 	// MaxTotalBytes, when not 0, is the most bytes all the strings of a KindStringOrList may hold together (UTF-8); the input schema does not carry it.
 	MaxTotalBytes int64
-	When          ParamWhen
+	// MaxItems, when not 0, is the most strings a list of a KindStringOrList may hold (JSON Schema's maxItems); the input schema does not carry it.
+	MaxItems int64
+	When     ParamWhen
 	// Items are the properties of each element of a KindArray parameter.
 	Items []Param
 }
@@ -297,6 +299,10 @@ const (
 	// exclude list hold together (64 KiB, as grep's query): each compiled glob
 	// takes memory (deviation patternLength). In bytes.
 	WorkspaceMaxGlobListBytesDefault int64 = 65536
+	// WorkspaceMaxGlobListItemsDefault: Most globs one include or exclude list
+	// holds: each is matched against every entry walked (deviation patternLength).
+	// In globs.
+	WorkspaceMaxGlobListItemsDefault int64 = 256
 )
 
 // MsgArgumentsNotUTF8 is the text "the arguments are not valid UTF-8".
@@ -343,6 +349,12 @@ func MsgArgumentsTooBig(arg string, maximum int64, value string) string {
 // (deviation patternLength).
 func MsgArgumentsTooLong(arg string, maximum int64, length int64) string {
 	return arg + " must be at most " + strconv.FormatInt(maximum, 10) + " bytes long, got " + strconv.FormatInt(length, 10) + " bytes"
+}
+
+// MsgArgumentsTooMany renders: A list longer than its parameter's maxItems
+// (deviation patternLength).
+func MsgArgumentsTooMany(arg string, maximum int64, count int64) string {
+	return arg + " must hold at most " + strconv.FormatInt(maximum, 10) + " items, got " + strconv.FormatInt(count, 10)
 }
 
 // MsgArgumentsNotInEnum renders "{arg} must be one of {allowed}, got {value}".
@@ -606,6 +618,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsTooSmall", Template: "{arg} must be at least {minimum}, got {value}", Sample: MsgArgumentsTooSmall("<arg>", 12345, "<value>")},
 	{Name: "MsgArgumentsTooBig", Template: "{arg} must be at most {maximum}, got {value}", Sample: MsgArgumentsTooBig("<arg>", 12345, "<value>")},
 	{Name: "MsgArgumentsTooLong", Template: "{arg} must be at most {maximum} bytes long, got {length} bytes", Sample: MsgArgumentsTooLong("<arg>", 12345, 12345)},
+	{Name: "MsgArgumentsTooMany", Template: "{arg} must hold at most {maximum} items, got {count}", Sample: MsgArgumentsTooMany("<arg>", 12345, 12345)},
 	{Name: "MsgArgumentsNotInEnum", Template: "{arg} must be one of {allowed}, got {value}", Sample: MsgArgumentsNotInEnum("<arg>", "<allowed>", "<value>")},
 	{Name: "MsgArgumentsUnknown", Template: "{arg} is not an argument of this tool (it takes {known})", Sample: MsgArgumentsUnknown("<arg>", "<known>")},
 	{Name: "MsgArgumentsMore", Template: "and {count} more problems", Sample: MsgArgumentsMore(12345)},
@@ -719,8 +732,8 @@ var Deviations = []Deviation{
 	{Name: "failedCallChangesNothing", Reference: "A failed write can leave behind directories created before the error.", Ours: "A failed call changes nothing."},
 	{Name: "symlinkedParents", Reference: "Symlinked parent directories are followed by read and delete but refused by write (path exists).", Ours: "Path lookup follows them for every tool, always inside the workspace; find and grep still do not walk into links, and the root option still refuses paths through a link."},
 	{Name: "grepBounds", Reference: "grep holds a whole line in memory, however long, and returns every line of a page in full, so one call can use gigabytes.", Ours: "A line longer than 256 KiB is searched and shown in its first 256 KiB, marked with \"... (truncated)\"; a page stops early, with nextOffset, once its lines hold 1 MiB."},
-	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep."},
-	{Name: "patternLength", Reference: "No limit on the length of find's pattern, grep's include and exclude globs or grep's query: a long one can take minutes to match (a glob of a million stars over 300 files, a 100,000-way alternation), and V8 refuses a query of 32 KiB or more as too large.", Ours: "A glob longer than 4096 bytes (as a path), an include or exclude list whose globs hold more than 64 KiB together, or a query longer than 64 KiB is refused as an invalid argument (arguments.tooLong); the input schema does not say so. Within those caps matching is linear in the text searched (times the pattern's size), and a cancelled call stops within one directory, a few thousand lines or a few thousand characters of a long line."},
+	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep. find and grep pass over an entry whose path is longer than 4096 bytes, and all below it: no call could name it, and the cost of a walk stays linear in the entries it visits."},
+	{Name: "patternLength", Reference: "No limit on the length of find's pattern, grep's include and exclude globs or grep's query: a long one can take minutes to match (a glob of a million stars over 300 files, a 100,000-way alternation), and V8 refuses a query of 32 KiB or more as too large.", Ours: "A glob longer than 4096 bytes (as a path), an include or exclude list whose globs hold more than 64 KiB together, or a query longer than 64 KiB is refused as an invalid argument (arguments.tooLong), and so is an include or exclude list of more than 256 globs (arguments.tooMany); the input schema does not say so. Within those caps matching is linear in the text searched (times the pattern's size), and a cancelled call stops within one directory, a few thousand lines or a few thousand characters of a long line."},
 	{Name: "editKeepsBytes", Reference: "edit decodes the file with replacement characters and writes all of it back, so every byte that is not UTF-8 (Latin-1, GBK, Shift-JIS) becomes U+FFFD.", Ours: "Matching sees the text as read shows it, but every byte outside the replaced spans is written back unchanged; an edit whose span covers bytes that are not UTF-8 is refused and the file is left byte for byte as it was."},
 	{Name: "editLineEndings", Reference: "edit rewrites every line ending of the file in its first ending (a CR-only file becomes LF).", Ours: "Each untouched line keeps its own ending (LF, CRLF or CR); a line break in newText takes the ending of the break it replaces, else of the line it sits in, else the file's first ending. For a file with one kind of ending the bytes are the reference's."},
 	{Name: "editFuzzyMatch", Reference: "The result does not say when a normalized (fuzzy) match was used.", Ours: "The result ends with \"fuzzyMatch\": true when one was; an exact match gives the reference's result."},

@@ -12,7 +12,7 @@ const FindInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","t
 var FindParams = []Param{
 	{Name: "path", Kind: KindString, Optional: true, HasDefault: true, Default: "/workspace", When: WhenAlways},
 	{Name: "pattern", Kind: KindString, MaxBytes: 4096, When: WhenAlways},
-	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, When: WhenAlways},
+	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, MaxItems: 256, When: WhenAlways},
 	{Name: "limit", Kind: KindInteger, Optional: true, Minimum: 1, Maximum: 1000, When: WhenAlways},
 	{Name: "offset", Kind: KindInteger, Optional: true, Minimum: 0, Maximum: 9007199254740991, When: WhenAlways},
 }

@@ -12,8 +12,8 @@ const GrepInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","t
 var GrepParams = []Param{
 	{Name: "path", Kind: KindString, Optional: true, HasDefault: true, Default: "/workspace", When: WhenAlways},
 	{Name: "query", Kind: KindString, MaxBytes: 65536, When: WhenAlways},
-	{Name: "include", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, When: WhenAlways},
-	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, When: WhenAlways},
+	{Name: "include", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, MaxItems: 256, When: WhenAlways},
+	{Name: "exclude", Kind: KindStringOrList, Optional: true, MaxBytes: 4096, MaxTotalBytes: 65536, MaxItems: 256, When: WhenAlways},
 	{Name: "regex", Kind: KindBoolean, Optional: true, When: WhenAlways},
 	{Name: "ignoreCase", Kind: KindBoolean, Optional: true, When: WhenAlways},
 	{Name: "context", Kind: KindInteger, Optional: true, Minimum: 0, Maximum: 10, When: WhenAlways},

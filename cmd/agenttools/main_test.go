@@ -262,6 +262,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(cache)
 	os.RemoveAll(work)
+	if binary != "" {
+		os.RemoveAll(filepath.Dir(binary)) // made by agenttoolsBinary
+	}
 	os.Exit(code)
 }
 

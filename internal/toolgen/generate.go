@@ -363,6 +363,8 @@ standard library.`)
 		jen.Id("MaxBytes").Int64(),
 		jen.Comment("MaxTotalBytes, when not 0, is the most bytes all the strings of a KindStringOrList may hold together (UTF-8); the input schema does not carry it."),
 		jen.Id("MaxTotalBytes").Int64(),
+		jen.Comment("MaxItems, when not 0, is the most strings a list of a KindStringOrList may hold (JSON Schema's maxItems); the input schema does not carry it."),
+		jen.Id("MaxItems").Int64(),
 		jen.Id("When").Id("ParamWhen"),
 		jen.Comment("Items are the properties of each element of a KindArray parameter."),
 		jen.Id("Items").Index().Id("Param"),
@@ -647,6 +649,9 @@ func paramValue(p Param) jen.Code {
 	}
 	if p.MaxTotal != nil {
 		vals = append(vals, kv("MaxTotalBytes", num(*p.MaxTotal)))
+	}
+	if p.MaxItems != nil {
+		vals = append(vals, kv("MaxItems", num(*p.MaxItems)))
 	}
 	vals = append(vals, kv("When", jen.Id("When"+goName(p.When))))
 	if len(p.Items) > 0 {

@@ -288,6 +288,7 @@ func (l *loader) param(name string, v cue.Value) Param {
 		Maximum:  l.optInt(v, "maximum"),
 		MaxBytes: l.optInt(v, "maxBytes"),
 		MaxTotal: l.optInt(v, "maxTotalBytes"),
+		MaxItems: l.optInt(v, "maxItems"),
 	}
 	p.Description, _ = l.optStr(v, "description")
 	if s, ok := l.optStr(v, "default"); ok {

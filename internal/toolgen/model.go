@@ -102,6 +102,7 @@ type Param struct {
 	Maximum      *int64
 	MaxBytes     *int64
 	MaxTotal     *int64
+	MaxItems     *int64
 	When         string
 	ItemsGoName  string
 	Items        []Param
