@@ -22,8 +22,9 @@ type Confinement struct {
 	// leaves room for this process's threads; 0 when it is not lowered.
 	// Where a run gets no capped cgroup of its own, it is also low
 	// enough to leave that room in the tightest pids cgroup this process
-	// is in (it then follows how many tasks the user has: the value of
-	// a run starting now).
+	// is in (it then follows how many tasks the user has in that
+	// cgroup: the value of a run starting now; the user's tasks elsewhere
+	// count against the command).
 	UserProcs uint64
 	// Unbounded says that this process is in a cgroup that caps its
 	// tasks, its runs get no capped cgroup of their own, and the process

@@ -57,18 +57,20 @@ func (c *hostProcs) init() {
 // capped cgroup of its own (capped false), no more than leaves the
 // reserve free in the tightest pids cgroup this process is in (a
 // container's pids limit, a systemd unit's TasksMax): the user's tasks
-// now plus that cgroup's headroom, less the reserve. Root is held by
-// neither.
+// in that cgroup now plus its headroom, less the reserve. The user's
+// tasks elsewhere count against the limit too (the kernel counts all of
+// them), so they take room from the command, never from the reserve,
+// even if they end during the run. Root is held by neither.
 func (c *hostProcs) limit(capped bool) uint64 {
 	n := c.nproc
 	if capped || !c.holds {
 		return n
 	}
-	room := cgroup.Headroom()
+	room, at := cgroup.Tightest()
 	if room < 0 {
 		return n
 	}
-	tasks := userTasks(os.Getuid())
+	tasks := userTasks(os.Getuid(), at)
 	if tasks < 0 {
 		return n
 	}
@@ -99,10 +101,10 @@ func limitHolds() bool {
 	return true
 }
 
-// userTasks counts the tasks (threads included) of the processes whose
-// real uid is uid, which RLIMIT_NPROC holds against that user, from
-// /proc; -1 when /proc cannot be read.
-func userTasks(uid int) int {
+// userTasks counts the tasks (threads included) in the cgroup in (or
+// below it) of the processes whose real uid is uid, which RLIMIT_NPROC
+// holds against that user, from /proc; -1 when /proc cannot be read.
+func userTasks(uid int, in cgroup.Scope) int {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return -1
@@ -132,7 +134,7 @@ func userTasks(uid int) int {
 				break
 			}
 		}
-		if mine {
+		if mine && in.Holds(name) {
 			n += max(threads, 1)
 		}
 	}

@@ -11,16 +11,32 @@ import (
 	"github.com/agenttools/agenttools/core/exec/cgroup"
 )
 
-// Capped prepares a command to run as uid with at most nproc processes
-// for that user (RLIMIT_NPROC, which root ignores; nproc 0 leaves the
-// limit as this process has it) and inside a new
-// cgroup that holds at most maxTasks tasks: a hard cap for a test that
-// may start processes without end. It returns the preparation and a
-// function that lists the processes left in the cgroup. When the test
-// ends every process in the cgroup is killed and the cgroup removed.
-// It skips the test where no cgroup with the pids controller can be
-// made (not root, or no such controller).
-func Capped(tb testing.TB, uid, nproc, maxTasks int) (prep func(*osexec.Cmd), left func() []int) {
+// Cap is a pids cgroup made for one test: a hard cap on the processes
+// of what the test runs in it.
+type Cap struct {
+	group *cgroup.Group
+	// Prep prepares a command to run in the cgroup (see Capped).
+	Prep func(*osexec.Cmd)
+}
+
+// Left lists the processes left in the cgroup.
+func (c *Cap) Left() []int { return c.group.Procs() }
+
+// Tasks is how many tasks the cgroup holds now.
+func (c *Cap) Tasks() int { return c.group.Tasks() }
+
+// Refused is how many forks the cgroup refused because it was full.
+func (c *Cap) Refused() int { return c.group.Refused() }
+
+// Capped makes a cgroup for a command to run as uid with at most nproc
+// processes for that user (RLIMIT_NPROC, which root ignores; nproc 0
+// leaves the limit as this process has it) and inside a new cgroup that
+// holds at most maxTasks tasks: a hard cap for a test that may start
+// processes without end. Its Prep prepares such a command. When the
+// test ends every process in the cgroup is killed and the cgroup
+// removed. It skips the test where no cgroup with the pids controller
+// can be made (not root, or no such controller).
+func Capped(tb testing.TB, uid, nproc, maxTasks int) *Cap {
 	tb.Helper()
 	var group *cgroup.Group
 	for _, p := range cgroup.Find() {
@@ -49,7 +65,7 @@ func Capped(tb testing.TB, uid, nproc, maxTasks int) (prep func(*osexec.Cmd), le
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { dir.Close() })
-	prep = func(cmd *osexec.Cmd) {
+	prep := func(cmd *osexec.Cmd) {
 		// A shell sets the limit and execs the program; for v1 it moves
 		// itself into the group first (v2 is entered at the fork).
 		script := `exec "$@"`
@@ -70,5 +86,5 @@ func Capped(tb testing.TB, uid, nproc, maxTasks int) (prep func(*osexec.Cmd), le
 			tb.Fatal(err)
 		}
 	}
-	return prep, group.Procs
+	return &Cap{group: group, Prep: prep}
 }

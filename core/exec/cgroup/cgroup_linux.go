@@ -132,19 +132,51 @@ func writable(dir string) bool {
 // hierarchy's root allow (the least of pids.max minus pids.current), or
 // -1 when none of them caps it.
 func Available(dir string) int {
-	least := -1
-	for d := dir; ; d = filepath.Dir(d) {
+	least, _ := tightestAbove(dir)
+	return least
+}
+
+// tightestAbove is Available(dir) and how many levels above dir the
+// cgroup that allows the least is (0: dir itself).
+func tightestAbove(dir string) (least, up int) {
+	least = -1
+	for d, k := dir, 0; ; d, k = filepath.Dir(d), k+1 {
 		if _, err := os.Stat(filepath.Join(d, "cgroup.procs")); err != nil {
-			return least // above the hierarchy's root
+			return least, up // above the hierarchy's root
 		}
 		m, c := readInt(d, "pids.max"), readInt(d, "pids.current")
 		if m >= 0 && c >= 0 && (least < 0 || m-c < least) {
-			least = max(m-c, 0)
+			least, up = max(m-c, 0), k
 		}
 		if d == filepath.Dir(d) {
-			return least
+			return least, up
 		}
 	}
+}
+
+// Scope is one cgroup as /proc/PID/cgroup names it: a hierarchy and a
+// path in it. The zero Scope holds nothing.
+type Scope struct {
+	hierarchy string // the line's "id:controllers:"
+	path      string
+}
+
+// Holds reports whether process pid (a /proc name) is in the cgroup or
+// one below it; false when it is gone.
+func (s Scope) Holds(pid string) bool {
+	if s.hierarchy == "" {
+		return false
+	}
+	own, err := os.ReadFile("/proc/" + pid + "/cgroup")
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(own)) {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), s.hierarchy); ok {
+			return s.path == "/" || p == s.path || strings.HasPrefix(p, s.path+"/")
+		}
+	}
+	return false
 }
 
 // Headroom is how many more tasks the pids cgroups this process is in
@@ -154,15 +186,22 @@ func Available(dir string) int {
 // write there. -1 when none of them caps its tasks, or they cannot be
 // read.
 func Headroom() int {
+	room, _ := Tightest()
+	return room
+}
+
+// Tightest is Headroom and the cgroup that allows the least (the zero
+// Scope when room is -1).
+func Tightest() (room int, at Scope) {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return -1
+		return -1, Scope{}
 	}
 	own, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
-		return -1
+		return -1, Scope{}
 	}
-	least := -1
+	room = -1
 	for line := range strings.Lines(string(own)) {
 		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
 		if len(parts) != 3 {
@@ -178,11 +217,15 @@ func Headroom() int {
 		if dir == "" {
 			continue
 		}
-		if n := Available(dir); n >= 0 && (least < 0 || n < least) {
-			least = n
+		if n, up := tightestAbove(dir); n >= 0 && (room < 0 || n < room) {
+			path := parts[2]
+			for range up {
+				path = filepath.Dir(path)
+			}
+			room, at = n, Scope{hierarchy: parts[0] + ":" + parts[1] + ":", path: path}
 		}
 	}
-	return least
+	return room, at
 }
 
 // readInt reads a number from the file name in dir; -1 when there is
@@ -236,6 +279,27 @@ func (g *Group) write(file, value string) error {
 
 // Add moves the process pid (all its threads) into the group.
 func (g *Group) Add(pid int) error { return g.write("cgroup.procs", strconv.Itoa(pid)) }
+
+// Tasks is how many tasks the group holds now (pids.current); -1 when
+// it does not count them.
+func (g *Group) Tasks() int { return readInt(g.Dir, "pids.current") }
+
+// Refused is how many forks the group refused because it was full
+// (pids.events "max"); -1 when it does not say.
+func (g *Group) Refused() int {
+	data, err := os.ReadFile(filepath.Join(g.Dir, "pids.events"))
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "max "); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
 
 // Procs lists the processes in the group.
 func (g *Group) Procs() []int {
