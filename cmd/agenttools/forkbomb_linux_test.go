@@ -32,7 +32,7 @@ func TestForkBombInACappedCgroup(t *testing.T) {
 	forkBomb(t, 0, 400, nil)
 }
 
-// forkBomb runs a fork bomb through agenttools as nobody, with the
+// forkBomb runs a fork bomb through agenttools as testws.Loner, with the
 // user's process limit nproc (0: as this process has it) and in a new
 // pids cgroup that holds at most maxTasks tasks. When the bomb is well
 // under way, during is called (nil: nothing).
@@ -80,7 +80,7 @@ func TestForkBombWhileOtherProcessesEnd(t *testing.T) {
 	var others []*osexec.Cmd
 	for range 80 {
 		other := osexec.Command("sleep", "600")
-		testws.AsUser(testws.Nobody)(other)
+		testws.AsUser(testws.Loner)(other)
 		if err := other.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -113,12 +113,11 @@ func TestOrphanAsAnotherUser(t *testing.T) {
 	}
 }
 
-// cappedCall is `agenttools call --dir DIR args...` run as nobody in a
-// fresh directory DIR, with the user's process limit nproc (0: as this
-// process has it), in a new pids cgroup that holds at most maxTasks
+// cappedCall is `agenttools call --dir DIR args...` run as testws.Loner
+// in a fresh directory DIR, with the user's process limit nproc (0: as
+// this process has it), in a new pids cgroup that holds at most maxTasks
 // tasks (see testws.Capped), and killed after two minutes; and that
-// cgroup. It skips the test where it
-// cannot run as another user.
+// cgroup. It skips the test where it cannot run as another user.
 func cappedCall(t *testing.T, nproc, maxTasks int, args ...string) (*osexec.Cmd, *testws.Cap) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -129,7 +128,7 @@ func cappedCall(t *testing.T, nproc, maxTasks int, args ...string) (*osexec.Cmd,
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	capped := testws.Capped(t, testws.Nobody, nproc, maxTasks)
+	capped := testws.Capped(t, testws.Loner, nproc, maxTasks)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	t.Cleanup(cancel)
 	cmd := osexec.CommandContext(ctx, bin, append([]string{"call", "--dir", dir}, args...)...)

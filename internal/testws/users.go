@@ -14,6 +14,12 @@ import (
 // (root ignores a file's permission bits).
 const Nobody = 65534
 
+// Loner is a user no other test runs as (it needs no account): a test
+// of a per-user limit (RLIMIT_NPROC counts every process of the user)
+// runs as Loner so that the processes of tests running beside it do not
+// count.
+const Loner = 65533
+
 // PublicDir makes a new directory every user can enter and read, and
 // only this one write (a test's temporary directory and its parents are
 // private), removed when the test ends.
