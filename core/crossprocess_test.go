@@ -23,6 +23,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // The cross-process harness: real processes (this test binary, run again
@@ -217,21 +218,8 @@ func (r role) execs(ex *core.Executor) error {
 func spawn(t *testing.T, ctx context.Context, r role) (*osexec.Cmd, io.WriteCloser, *[]string, *sync.WaitGroup) {
 	t.Helper()
 	spec, _ := json.Marshal(r)
-	cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"="+string(spec))
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := testws.StartSelf(t, ctx, []string{roleEnv + "=" + string(spec)}, &stderr)
 	var lines []string
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // writerEnv makes the test binary a writer process for the temporary
@@ -76,20 +77,7 @@ func startWriter(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), writerEnv+"="+dir)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := testws.StartSelf(t, ctx, []string{writerEnv + "=" + dir}, os.Stderr)
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
 		t.Fatalf("writer said %q, %v", line, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // The test binary re-executes itself as a helper process when helperEnv
@@ -108,32 +109,13 @@ func (r *slowReader) Read(p []byte) (int, error) {
 	return copy(p, bytes.Repeat([]byte{'N'}, min(len(p), sqlitefs.ChunkSize))), nil
 }
 
-// helperCmd is a command running this test binary as a helper.
-func helperCmd(t *testing.T, role, path, id string) *exec.Cmd {
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+role, helperDB+"="+path, helperID+"="+id)
-	return cmd
-}
-
 // startHelper starts this test binary as a helper and waits for its
 // first line, which must be want; the helper is killed when the test
 // ends. It returns the helper, its stdin and what it wrote on stderr.
 func startHelper(t *testing.T, role, path, id, want string) (*exec.Cmd, io.WriteCloser, *bytes.Buffer) {
 	t.Helper()
-	cmd := helperCmd(t, role, path, id)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := testws.StartSelf(t, t.Context(), []string{helperEnv + "=" + role, helperDB + "=" + path, helperID + "=" + id}, stderr)
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != want+"\n" {
 		cmd.Process.Kill()
 		cmd.Wait()
