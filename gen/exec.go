@@ -274,6 +274,46 @@ func MsgExecMirrorUnavailable(reason string) string {
 	return "The command did not run: the host directory that mirrors the workspace cannot be used: " + reason
 }
 
+// MsgExecMirrorNoCache renders: Ours: the reason (in mirrorUnavailable) when
+// the user has no cache directory for the default mirror; choose is
+// mirrorChoose.
+func MsgExecMirrorNoCache(reason string, choose string) string {
+	return "no cache directory to keep the mirror in (" + reason + "): set one, or " + choose
+}
+
+// MsgExecMirrorChoose: Ours: the way out, in a reason of mirrorUnavailable,
+// where the default mirror cannot be used.
+const MsgExecMirrorChoose = "choose a mirror directory (MirrorOptions.Mirror; the CLI's --mirror)"
+
+// MsgExecMirrorNotDirectory renders: Ours: a reason of mirrorUnavailable:
+// something on the mirror directory's path is not a directory.
+func MsgExecMirrorNotDirectory(path string) string {
+	return path + " is not a directory"
+}
+
+// MsgExecMirrorForeignLink renders: Ours: a reason of mirrorUnavailable.
+func MsgExecMirrorForeignLink(path string, owner int64) string {
+	return path + " is a symbolic link made by another user (uid " + strconv.FormatInt(owner, 10) + ")"
+}
+
+// MsgExecMirrorNotOwned renders: Ours: a reason of mirrorUnavailable: the
+// mirror directory itself is another user's.
+func MsgExecMirrorNotOwned(path string, owner int64, uid int64) string {
+	return path + " is owned by another user (uid " + strconv.FormatInt(owner, 10) + "), not by this one (uid " + strconv.FormatInt(uid, 10) + ")"
+}
+
+// MsgExecMirrorOwnedAbove renders: Ours: a reason of mirrorUnavailable: a
+// directory above the mirror is another user's (not root's).
+func MsgExecMirrorOwnedAbove(path string, owner int64) string {
+	return path + " is owned by another user (uid " + strconv.FormatInt(owner, 10) + "), who could replace what is in it"
+}
+
+// MsgExecMirrorWritable renders: Ours: a reason of mirrorUnavailable: mode is
+// four octal digits.
+func MsgExecMirrorWritable(path string, mode string) string {
+	return path + " can be written by other users (mode " + mode + ")"
+}
+
 // MsgExecMirrorCopyInFailed renders: Ours: starts stderr when a mirrored
 // command runs without some workspace nodes the host cannot hold.
 func MsgExecMirrorCopyInFailed(reason string) string {

@@ -28,13 +28,10 @@ import (
 func MirrorCache() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory to keep the mirror in (%v): set one, or %s", err, chooseMirror)
+		return "", errors.New(gen.MsgExecMirrorNoCache(err.Error(), gen.MsgExecMirrorChoose))
 	}
 	return filepath.Join(cache, "agenttools", "mirror"), nil
 }
-
-// chooseMirror is the way out where the default mirror cannot be used.
-const chooseMirror = "choose a mirror directory (MirrorOptions.Mirror; the CLI's --mirror)"
 
 // defaultMirror is the default mirror directory of the workspace key
 // names: in MirrorCache, named by the first 16 hex digits of key's
@@ -73,7 +70,7 @@ func (m *Mirror) prepare() (string, error) {
 		if m.dir == "" {
 			// The default one, in the cache directory (a HOME that does
 			// not exist, say): another can be named.
-			err = fmt.Errorf("%w; %s", err, chooseMirror)
+			err = fmt.Errorf("%w; %s", err, gen.MsgExecMirrorChoose)
 		}
 		return "", mirrorUnavailable{err}
 	}

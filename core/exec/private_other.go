@@ -3,8 +3,10 @@
 package exec
 
 import (
-	"fmt"
+	"errors"
 	"os"
+
+	"github.com/agenttools/agenttools/gen"
 )
 
 // privateDir makes dir (with create) and checks that it is a directory
@@ -22,7 +24,7 @@ func privateDir(dir string, create bool) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+		return errors.New(gen.MsgExecMirrorNotDirectory(dir))
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agenttools/agenttools/gen"
 )
 
 // maxLinks is how many symbolic links privateDir follows on one path,
@@ -62,7 +64,7 @@ func privateDir(dir string, create bool) error {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			if owner := ownerOf(fi); owner != 0 && owner != uid {
-				return fmt.Errorf("%s is a symbolic link made by another user (uid %d)", next, owner)
+				return errors.New(gen.MsgExecMirrorForeignLink(next, int64(owner)))
 			}
 			if links++; links > maxLinks {
 				return &fs.PathError{Op: "lstat", Path: dir, Err: syscall.ELOOP}
@@ -78,7 +80,7 @@ func privateDir(dir string, create bool) error {
 			continue
 		}
 		if !fi.IsDir() {
-			return fmt.Errorf("%s is not a directory", next)
+			return errors.New(gen.MsgExecMirrorNotDirectory(next))
 		}
 		if err := trusted(next, uid, len(rest) == 0); err != nil {
 			return err
@@ -97,11 +99,11 @@ func trusted(p string, uid int, own bool) error {
 	owner, mode := ownerOf(fi), fi.Mode()
 	switch {
 	case own && owner != uid:
-		return fmt.Errorf("%s is owned by another user (uid %d), not by this one (uid %d)", p, owner, uid)
+		return errors.New(gen.MsgExecMirrorNotOwned(p, int64(owner), int64(uid)))
 	case owner != 0 && owner != uid:
-		return fmt.Errorf("%s is owned by another user (uid %d), who could replace what is in it", p, owner)
+		return errors.New(gen.MsgExecMirrorOwnedAbove(p, int64(owner)))
 	case mode.Perm()&0o022 != 0 && (own || mode&fs.ModeSticky == 0):
-		return fmt.Errorf("%s can be written by other users (mode %04o)", p, mode.Perm())
+		return errors.New(gen.MsgExecMirrorWritable(p, fmt.Sprintf("%04o", mode.Perm())))
 	}
 	return nil
 }
