@@ -15,12 +15,12 @@
 //	out, err := tools.Execute(ctx, "read", []byte(`{"path":"/workspace/a.txt"}`))
 //
 // The tool set offers read, ls, find, grep, write, edit and delete, and
-// exec when Options.Backends holds a backend (package core/exec: the
+// exec when Options.Backends holds a backend (package core/execbackend: the
 // host backend runs bash in a host directory). adapters/langchaingo,
 // adapters/genkit and adapters/eino give the same tools in those
 // frameworks' forms, all from this one Options type. Every text a model
 // can see is declared once in spec/tools.cue and generated into package
-// gen.
+// toolspec.
 package agenttools
 
 import "github.com/agenttools/agenttools/core"

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 const module = "github.com/agenttools/agenttools"
@@ -67,6 +67,10 @@ func isStd(p string) bool {
 // package that runs in an agent may depend on them.
 var generationOnly = []string{"cuelang.org/", "github.com/dave/jennifer", module + "/internal/toolgen", module + "/spec"}
 
+// runtimeInternal are the internal packages the exec backends and the
+// stores may use: host helpers that know nothing of the tools.
+var runtimeInternal = map[string]bool{"internal/cgroup": true, "internal/hostio": true}
+
 // frameworks may be imported only by their own adapter.
 var frameworks = map[string]string{
 	"github.com/tmc/langchaingo":             "adapters/langchaingo",
@@ -83,17 +87,17 @@ func TestImportBoundaries(t *testing.T) {
 		for _, imp := range p.Imports {
 			ir := rel(imp)
 			switch {
-			case r == "gen" && !isStd(imp) && imp != module+"/core/errno":
-				t.Errorf("gen imports %s; it may import only the standard library and core/errno", imp)
+			case r == "toolspec" && !isStd(imp) && imp != module+"/core/errno":
+				t.Errorf("toolspec imports %s; it may import only the standard library and core/errno", imp)
 			case r == "core/errno" && !isStd(imp):
 				t.Errorf("core/errno imports %s", imp)
 			case strings.HasPrefix(r, "core") && (strings.HasPrefix(ir, "adapters/") || strings.HasPrefix(ir, "cmd/")):
 				t.Errorf("%s imports %s; core must not import adapters or commands", r, imp)
-			case r == "core/exec" && (ir == "core" || strings.HasPrefix(ir, "internal/")):
+			case r == "core/execbackend" && (ir == "core" || strings.HasPrefix(ir, "internal/") && !runtimeInternal[ir]):
 				t.Errorf("%s imports %s; the exec runtime must not import the tools", r, imp)
-			case strings.HasPrefix(r, "core/vfs") && (ir == "core" || strings.HasPrefix(ir, "internal/")):
+			case strings.HasPrefix(r, "core/vfs") && (ir == "core" || strings.HasPrefix(ir, "internal/") && !runtimeInternal[ir]):
 				t.Errorf("%s imports %s; vfs must not import core", r, imp)
-			case generator && (ir == "gen" || ir == "core" || strings.HasPrefix(ir, "core/") || strings.HasPrefix(ir, "adapters/")):
+			case generator && (ir == "toolspec" || ir == "core" || strings.HasPrefix(ir, "core/") || strings.HasPrefix(ir, "adapters/")):
 				t.Errorf("%s imports %s; the generator must not import what it generates or runs", r, imp)
 			}
 			for prefix, home := range frameworks {
@@ -135,19 +139,19 @@ func TestEveryTestPackageTakesUpdate(t *testing.T) {
 }
 
 // TestAdaptersHoldNoModelText: every text a model sees comes from the
-// spec through gen; no adapter spells one. A string literal in an
+// spec through toolspec; no adapter spells one. A string literal in an
 // adapter's hand-written code that is a piece of a model-facing text (a
 // description, a message, a schema) fails, so changing a text in the
 // spec changes what every framework sends, with no other edit.
 func TestAdaptersHoldNoModelText(t *testing.T) {
 	var texts []string
-	for _, e := range gen.Catalog {
+	for _, e := range toolspec.Catalog {
 		texts = append(texts, e.Sample)
 	}
-	texts = append(texts, gen.LsDescription, gen.FindDescription, gen.GrepDescription, gen.WriteDescription,
-		gen.EditDescription, gen.DeleteDescription, gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault),
-		gen.LsInputSchema, gen.FindInputSchema, gen.GrepInputSchema, gen.WriteInputSchema, gen.EditInputSchema,
-		gen.DeleteInputSchema, gen.ReadInputSchema)
+	texts = append(texts, toolspec.LsDescription, toolspec.FindDescription, toolspec.GrepDescription, toolspec.WriteDescription,
+		toolspec.EditDescription, toolspec.DeleteDescription, toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault),
+		toolspec.LsInputSchema, toolspec.FindInputSchema, toolspec.GrepInputSchema, toolspec.WriteInputSchema, toolspec.EditInputSchema,
+		toolspec.DeleteInputSchema, toolspec.ReadInputSchema)
 	files, err := filepath.Glob("adapters/*/*.go")
 	if err != nil || len(files) < 4 {
 		t.Fatalf("adapter sources: %v %v", files, err)
@@ -175,7 +179,7 @@ func TestAdaptersHoldNoModelText(t *testing.T) {
 			}
 			for _, text := range texts {
 				if strings.Contains(text, s) {
-					t.Errorf("%s: the literal %q is model-facing text; take it from gen", file, s)
+					t.Errorf("%s: the literal %q is model-facing text; take it from toolspec", file, s)
 					break
 				}
 			}

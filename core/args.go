@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // ArgumentsError is a call whose arguments the model got wrong. Its text
@@ -23,10 +23,10 @@ type ArgumentsError struct {
 
 func (e *ArgumentsError) Error() string {
 	problems := e.Problems
-	if len(problems) > gen.ArgumentsMaxProblems {
-		problems = append(problems[:gen.ArgumentsMaxProblems:gen.ArgumentsMaxProblems], gen.MsgArgumentsMore(int64(len(e.Problems)-gen.ArgumentsMaxProblems)))
+	if len(problems) > toolspec.ArgumentsMaxProblems {
+		problems = append(problems[:toolspec.ArgumentsMaxProblems:toolspec.ArgumentsMaxProblems], toolspec.MsgArgumentsMore(int64(len(e.Problems)-toolspec.ArgumentsMaxProblems)))
 	}
-	return gen.MsgArgumentsInvalid(e.Tool, strings.Join(problems, gen.ArgumentsProblemSeparator))
+	return toolspec.MsgArgumentsInvalid(e.Tool, strings.Join(problems, toolspec.ArgumentsProblemSeparator))
 }
 
 // argDecoder checks a call's argument text against a tool's parameters
@@ -40,8 +40,8 @@ func (e *ArgumentsError) Error() string {
 // missing argument.
 type argDecoder struct {
 	tool   string
-	params []gen.Param
-	rules  []gen.Rule
+	params []toolspec.Param
+	rules  []toolspec.Rule
 	enums  map[string][]string
 }
 
@@ -50,7 +50,7 @@ const maxShownValue = 40
 func (d argDecoder) decode(text []byte, dst any) error {
 	problem := func(p string) error { return &ArgumentsError{Tool: d.tool, Problems: []string{p}} }
 	if !utf8.Valid(text) {
-		return problem(gen.MsgArgumentsNotUTF8)
+		return problem(toolspec.MsgArgumentsNotUTF8)
 	}
 	if strings.TrimFunc(string(text), isJSSpace) == "" {
 		text = []byte("{}")
@@ -59,17 +59,17 @@ func (d argDecoder) decode(text []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	if err := dec.Decode(&top); err != nil {
-		return problem(gen.MsgArgumentsNotJSON(jsonReason(err)))
+		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(err)))
 	}
 	if rest := bytes.TrimLeft(text[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return problem(gen.MsgArgumentsNotJSON(fmt.Sprintf("unexpected %s after the value", shown(string(rest)))))
+		return problem(toolspec.MsgArgumentsNotJSON(fmt.Sprintf("unexpected %s after the value", shown(string(rest)))))
 	}
 	if _, ok := top.(map[string]any); !ok {
-		return problem(gen.MsgArgumentsNotObject(typeName(top)))
+		return problem(toolspec.MsgArgumentsNotObject(typeName(top)))
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(text, &raw); err != nil {
-		return problem(gen.MsgArgumentsNotJSON(jsonReason(err)))
+		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(err)))
 	}
 	out, problems := d.object(d.params, raw, "")
 	if len(problems) == 0 {
@@ -96,7 +96,7 @@ func (d argDecoder) decode(text []byte, dst any) error {
 }
 
 // checkRules returns the message of the first rule the arguments break.
-func checkRules(rules []gen.Rule, present func(name string) (int64, bool)) string {
+func checkRules(rules []toolspec.Rule, present func(name string) (int64, bool)) string {
 	for _, r := range rules {
 		if v, ok := present(r.Param); ok && v > r.GreaterThan {
 			if _, ok := present(r.Requires); !ok {
@@ -109,7 +109,7 @@ func checkRules(rules []gen.Rule, present func(name string) (int64, bool)) strin
 
 // object checks a strict object against params. It returns the values to
 // fill, normalized (integers spelled as integers, defaults added).
-func (d argDecoder) object(params []gen.Param, raw map[string]json.RawMessage, prefix string) (map[string]json.RawMessage, []string) {
+func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessage, prefix string) (map[string]json.RawMessage, []string) {
 	out := map[string]json.RawMessage{}
 	var problems []string
 	known := map[string]bool{}
@@ -124,7 +124,7 @@ func (d argDecoder) object(params []gen.Param, raw map[string]json.RawMessage, p
 			case p.HasDefault:
 				out[p.Name], _ = json.Marshal(p.Default)
 			case !p.Optional:
-				problems = append(problems, gen.MsgArgumentsMissing(arg))
+				problems = append(problems, toolspec.MsgArgumentsMissing(arg))
 			}
 			continue
 		}
@@ -142,59 +142,59 @@ func (d argDecoder) object(params []gen.Param, raw map[string]json.RawMessage, p
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		problems = append(problems, gen.MsgArgumentsUnknown(prefix+shown(k), strings.Join(names, ", ")))
+		problems = append(problems, toolspec.MsgArgumentsUnknown(prefix+shown(k), strings.Join(names, ", ")))
 	}
 	return out, problems
 }
 
-func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.RawMessage, []string) {
+func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (json.RawMessage, []string) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, []string{gen.MsgArgumentsNotJSON(jsonReason(err))}
+		return nil, []string{toolspec.MsgArgumentsNotJSON(jsonReason(err))}
 	}
 	wrong := func(expected string) []string {
-		return []string{gen.MsgArgumentsWrongType(arg, expected, typeName(v))}
+		return []string{toolspec.MsgArgumentsWrongType(arg, expected, typeName(v))}
 	}
 	switch p.Kind {
-	case gen.KindString:
+	case toolspec.KindString:
 		s, ok := v.(string)
 		if !ok {
-			return nil, wrong(gen.TypeNameString)
+			return nil, wrong(toolspec.TypeNameString)
 		}
 		if problem := tooLong(p, arg, s); problem != "" {
 			return nil, []string{problem}
 		}
-	case gen.KindBoolean:
+	case toolspec.KindBoolean:
 		if _, ok := v.(bool); !ok {
-			return nil, wrong(gen.TypeNameBoolean)
+			return nil, wrong(toolspec.TypeNameBoolean)
 		}
-	case gen.KindInteger:
+	case toolspec.KindInteger:
 		num, ok := v.(json.Number)
 		if !ok {
-			return nil, wrong(gen.TypeNameInteger)
+			return nil, wrong(toolspec.TypeNameInteger)
 		}
 		f, err := strconv.ParseFloat(string(num), 64)
 		if err != nil && !math.IsInf(f, 0) {
-			return nil, []string{gen.MsgArgumentsNotInteger(arg, shown(string(num)))}
+			return nil, []string{toolspec.MsgArgumentsNotInteger(arg, shown(string(num)))}
 		}
 		switch {
 		case math.IsInf(f, 0) || f != math.Trunc(f):
 			if math.IsInf(f, 1) {
-				return nil, []string{gen.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+				return nil, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
 			}
 			if math.IsInf(f, -1) {
-				return nil, []string{gen.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+				return nil, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
 			}
-			return nil, []string{gen.MsgArgumentsNotInteger(arg, shown(string(num)))}
+			return nil, []string{toolspec.MsgArgumentsNotInteger(arg, shown(string(num)))}
 		case f < float64(p.Minimum):
-			return nil, []string{gen.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+			return nil, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
 		case f > float64(p.Maximum):
-			return nil, []string{gen.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+			return nil, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
 		}
 		return json.RawMessage(strconv.FormatInt(int64(f), 10)), nil
-	case gen.KindStringOrList:
+	case toolspec.KindStringOrList:
 		switch x := v.(type) {
 		case string:
 			if problem := tooLong(p, arg, x); problem != "" {
@@ -202,7 +202,7 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 			}
 		case []any:
 			if p.MaxItems > 0 && int64(len(x)) > p.MaxItems {
-				return nil, []string{gen.MsgArgumentsTooMany(arg, p.MaxItems, int64(len(x)))}
+				return nil, []string{toolspec.MsgArgumentsTooMany(arg, p.MaxItems, int64(len(x)))}
 			}
 			var problems []string
 			total := int64(0)
@@ -210,7 +210,7 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 				at := fmt.Sprintf("%s[%d]", arg, i)
 				s, ok := item.(string)
 				if !ok {
-					problems = append(problems, gen.MsgArgumentsWrongType(at, gen.TypeNameString, typeName(item)))
+					problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameString, typeName(item)))
 				} else if problem := tooLong(p, at, s); problem != "" {
 					problems = append(problems, problem)
 				} else {
@@ -218,18 +218,18 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 				}
 			}
 			if p.MaxTotalBytes > 0 && total > p.MaxTotalBytes && len(problems) == 0 {
-				problems = append(problems, gen.MsgArgumentsTooLong(arg, p.MaxTotalBytes, total))
+				problems = append(problems, toolspec.MsgArgumentsTooLong(arg, p.MaxTotalBytes, total))
 			}
 			if len(problems) > 0 {
 				return nil, problems
 			}
 		default:
-			return nil, wrong(gen.TypeNameStringOrList)
+			return nil, wrong(toolspec.TypeNameStringOrList)
 		}
-	case gen.KindArray:
+	case toolspec.KindArray:
 		items, ok := v.([]any)
 		if !ok {
-			return nil, wrong(gen.TypeNameArray)
+			return nil, wrong(toolspec.TypeNameArray)
 		}
 		var rawItems []json.RawMessage
 		_ = json.Unmarshal(raw, &rawItems)
@@ -238,7 +238,7 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 		for i, item := range items {
 			at := fmt.Sprintf("%s[%d]", arg, i)
 			if _, ok := item.(map[string]any); !ok {
-				problems = append(problems, gen.MsgArgumentsWrongType(at, gen.TypeNameObject, typeName(item)))
+				problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameObject, typeName(item)))
 				continue
 			}
 			var fields map[string]json.RawMessage
@@ -252,10 +252,10 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 		}
 		b, _ := json.Marshal(norm)
 		return b, nil
-	case gen.KindStringRecord:
+	case toolspec.KindStringRecord:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, wrong(gen.TypeNameObject)
+			return nil, wrong(toolspec.TypeNameObject)
 		}
 		var problems []string
 		keys := make([]string, 0, len(m))
@@ -265,28 +265,28 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 		slices.Sort(keys)
 		for _, k := range keys {
 			if _, ok := m[k].(string); !ok {
-				problems = append(problems, gen.MsgArgumentsWrongType(arg+"."+shown(k), gen.TypeNameString, typeName(m[k])))
+				problems = append(problems, toolspec.MsgArgumentsWrongType(arg+"."+shown(k), toolspec.TypeNameString, typeName(m[k])))
 			}
 		}
 		if len(problems) > 0 {
 			return nil, problems
 		}
-	case gen.KindEnum:
+	case toolspec.KindEnum:
 		s, ok := v.(string)
 		if !ok {
-			return nil, wrong(gen.TypeNameString)
+			return nil, wrong(toolspec.TypeNameString)
 		}
 		allowed := d.enums[p.Name]
 		if !slices.Contains(allowed, s) {
 			quoted := make([]string, len(allowed))
 			for i, a := range allowed {
-				quoted[i] = gen.QuoteJSON(a)
+				quoted[i] = toolspec.QuoteJSON(a)
 			}
-			return nil, []string{gen.MsgArgumentsNotInEnum(arg, strings.Join(quoted, ", "), gen.QuoteJSON(shown(s)))}
+			return nil, []string{toolspec.MsgArgumentsNotInEnum(arg, strings.Join(quoted, ", "), toolspec.QuoteJSON(shown(s)))}
 		}
-	case gen.KindJSONRecord:
+	case toolspec.KindJSONRecord:
 		if _, ok := v.(map[string]any); !ok {
-			return nil, wrong(gen.TypeNameObject)
+			return nil, wrong(toolspec.TypeNameObject)
 		}
 	}
 	return raw, nil
@@ -294,9 +294,9 @@ func (d argDecoder) value(p gen.Param, arg string, raw json.RawMessage) (json.Ra
 
 // tooLong is the problem with a string value longer than the parameter's
 // cap in UTF-8 bytes (deviation patternLength), or "".
-func tooLong(p gen.Param, arg, s string) string {
+func tooLong(p toolspec.Param, arg, s string) string {
 	if p.MaxBytes > 0 && int64(len(s)) > p.MaxBytes {
-		return gen.MsgArgumentsTooLong(arg, p.MaxBytes, int64(len(s)))
+		return toolspec.MsgArgumentsTooLong(arg, p.MaxBytes, int64(len(s)))
 	}
 	return ""
 }
@@ -305,17 +305,17 @@ func tooLong(p gen.Param, arg, s string) string {
 func typeName(v any) string {
 	switch v.(type) {
 	case nil:
-		return gen.TypeNameNull
+		return toolspec.TypeNameNull
 	case string:
-		return gen.TypeNameString
+		return toolspec.TypeNameString
 	case json.Number, float64:
-		return gen.TypeNameNumber
+		return toolspec.TypeNameNumber
 	case bool:
-		return gen.TypeNameBoolean
+		return toolspec.TypeNameBoolean
 	case []any:
-		return gen.TypeNameArray
+		return toolspec.TypeNameArray
 	}
-	return gen.TypeNameObject
+	return toolspec.TypeNameObject
 }
 
 // shown shortens a value quoted in a message.

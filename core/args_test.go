@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 const argsFile = "/workspace/a.txt"
@@ -15,47 +15,47 @@ const argsFile = "/workspace/a.txt"
 var argsFiles = map[string]string{argsFile: "alpha\nbeta\n"}
 
 // wholeRead is the positioned (json) read of argsFile from its start.
-func wholeRead() gen.Output {
-	return jsonOut(gen.ReadResult{Path: argsFile, Content: "alpha\nbeta", StartLine: 1, EndLine: 2, TotalLines: ptr(int64(2))})
+func wholeRead() toolspec.Output {
+	return jsonOut(toolspec.ReadResult{Path: argsFile, Content: "alpha\nbeta", StartLine: 1, EndLine: 2, TotalLines: ptr(int64(2))})
 }
 
 func TestCallAcceptsArguments(t *testing.T) {
 	ex := newExec(t, core.Options{}, argsFiles)
-	missingPath := invalid(gen.ToolRead, gen.MsgArgumentsMissing("path"))
+	missingPath := invalid(toolspec.ToolRead, toolspec.MsgArgumentsMissing("path"))
 	tests := []struct {
 		name string
 		tool string
 		args string
-		want gen.Output
+		want toolspec.Output
 	}{
-		{"empty text is {}", gen.ToolRead, "", missingPath},
-		{"blank text is {}", gen.ToolRead, "  ", missingPath},
-		{"whitespace of every kind is {}", gen.ToolRead, " \t\r\n", missingPath},
-		{"{}", gen.ToolRead, "{}", missingPath},
-		{"surrounding whitespace", gen.ToolRead, " \n{\"path\":\"/workspace/a.txt\"}\n ", textOut("alpha\nbeta")},
-		{"duplicate key: the last wins", gen.ToolRead, `{"path":"/workspace/nope","path":"/workspace/a.txt"}`, textOut("alpha\nbeta")},
-		{"duplicate key: the last wins even when the first is valid", gen.ToolRead, `{"path":"/workspace/a.txt","path":"/workspace/nope"}`, errText(gen.MsgReadFileNotFound("/workspace/nope"))},
-		{"1.0 is an integer", gen.ToolRead, `{"path":"/workspace/a.txt","offset":1.0}`, wholeRead()},
-		{"1e0 is an integer", gen.ToolRead, `{"path":"/workspace/a.txt","offset":1e0}`, wholeRead()},
-		{"1e3 is an integer", gen.ToolRead, `{"path":"/workspace/a.txt","limit":1e3}`, textOut("alpha\nbeta")},
-		{"10E-1 is an integer", gen.ToolRead, `{"path":"/workspace/a.txt","offset":10E-1}`, wholeRead()},
-		{"-0 is zero", gen.ToolRead, `{"path":"/workspace/a.txt","byteOffset":-0}`, wholeRead()},
-		{"byteOffset 0 needs no offset", gen.ToolRead, `{"path":"/workspace/a.txt","byteOffset":0}`, wholeRead()},
-		{"the largest safe integer", gen.ToolRead, `{"path":"/workspace/a.txt","offset":9007199254740991}`,
-			errText(gen.MsgReadOffsetBeyondEnd(9007199254740991, 2))},
-		{"find path defaults to the workspace", gen.ToolFind, `{"pattern":"*.txt"}`,
-			jsonOut(gen.FindResult{Path: gen.WorkspaceRoot, Pattern: "*.txt", Count: 1, Entries: []gen.FindEntry{{Path: argsFile, Type: "file"}}})},
-		{"grep path defaults to the workspace", gen.ToolGrep, `{"query":"beta"}`,
-			jsonOut(gen.GrepResult{Path: gen.WorkspaceRoot, Query: "beta", Count: 1, Matches: []gen.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
-		{"exclude as one string", gen.ToolFind, `{"pattern":"**","exclude":"*.txt"}`,
-			jsonOut(gen.FindResult{Path: gen.WorkspaceRoot, Pattern: "**", Count: 0, Entries: []gen.FindEntry{}})},
-		{"exclude as a list", gen.ToolFind, `{"pattern":"**","exclude":["x","*.txt"]}`,
-			jsonOut(gen.FindResult{Path: gen.WorkspaceRoot, Pattern: "**", Count: 0, Entries: []gen.FindEntry{}})},
-		{"an empty exclude list", gen.ToolFind, `{"pattern":"**","exclude":[]}`,
-			jsonOut(gen.FindResult{Path: gen.WorkspaceRoot, Pattern: "**", Count: 1, Entries: []gen.FindEntry{{Path: argsFile, Type: "file"}}})},
-		{"booleans", gen.ToolGrep, `{"query":"BETA","ignoreCase":true,"regex":false}`,
-			jsonOut(gen.GrepResult{Path: gen.WorkspaceRoot, Query: "BETA", Count: 1, Matches: []gen.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
-		{"strings are unescaped", gen.ToolRead, `{"path":"\/workspace\/a\u002etxt"}`, textOut("alpha\nbeta")},
+		{"empty text is {}", toolspec.ToolRead, "", missingPath},
+		{"blank text is {}", toolspec.ToolRead, "  ", missingPath},
+		{"whitespace of every kind is {}", toolspec.ToolRead, " \t\r\n", missingPath},
+		{"{}", toolspec.ToolRead, "{}", missingPath},
+		{"surrounding whitespace", toolspec.ToolRead, " \n{\"path\":\"/workspace/a.txt\"}\n ", textOut("alpha\nbeta")},
+		{"duplicate key: the last wins", toolspec.ToolRead, `{"path":"/workspace/nope","path":"/workspace/a.txt"}`, textOut("alpha\nbeta")},
+		{"duplicate key: the last wins even when the first is valid", toolspec.ToolRead, `{"path":"/workspace/a.txt","path":"/workspace/nope"}`, errText(toolspec.MsgReadFileNotFound("/workspace/nope"))},
+		{"1.0 is an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":1.0}`, wholeRead()},
+		{"1e0 is an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":1e0}`, wholeRead()},
+		{"1e3 is an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","limit":1e3}`, textOut("alpha\nbeta")},
+		{"10E-1 is an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":10E-1}`, wholeRead()},
+		{"-0 is zero", toolspec.ToolRead, `{"path":"/workspace/a.txt","byteOffset":-0}`, wholeRead()},
+		{"byteOffset 0 needs no offset", toolspec.ToolRead, `{"path":"/workspace/a.txt","byteOffset":0}`, wholeRead()},
+		{"the largest safe integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":9007199254740991}`,
+			errText(toolspec.MsgReadOffsetBeyondEnd(9007199254740991, 2))},
+		{"find path defaults to the workspace", toolspec.ToolFind, `{"pattern":"*.txt"}`,
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*.txt", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
+		{"grep path defaults to the workspace", toolspec.ToolGrep, `{"query":"beta"}`,
+			jsonOut(toolspec.GrepResult{Path: toolspec.WorkspaceRoot, Query: "beta", Count: 1, Matches: []toolspec.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
+		{"exclude as one string", toolspec.ToolFind, `{"pattern":"**","exclude":"*.txt"}`,
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 0, Entries: []toolspec.FindEntry{}})},
+		{"exclude as a list", toolspec.ToolFind, `{"pattern":"**","exclude":["x","*.txt"]}`,
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 0, Entries: []toolspec.FindEntry{}})},
+		{"an empty exclude list", toolspec.ToolFind, `{"pattern":"**","exclude":[]}`,
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
+		{"booleans", toolspec.ToolGrep, `{"query":"BETA","ignoreCase":true,"regex":false}`,
+			jsonOut(toolspec.GrepResult{Path: toolspec.WorkspaceRoot, Query: "BETA", Count: 1, Matches: []toolspec.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
+		{"strings are unescaped", toolspec.ToolRead, `{"path":"\/workspace\/a\u002etxt"}`, textOut("alpha\nbeta")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,78 +66,78 @@ func TestCallAcceptsArguments(t *testing.T) {
 
 func TestCallRefusesArguments(t *testing.T) {
 	ex := newExec(t, core.Options{}, argsFiles)
-	readNames := paramNames(gen.ReadParams)
-	maxOffset := param(t, gen.ReadParams, "offset").Maximum
+	readNames := paramNames(toolspec.ReadParams)
+	maxOffset := param(t, toolspec.ReadParams, "offset").Maximum
 	longKey := strings.Repeat("k", 50)
 	tests := []struct {
 		name string
 		tool string
 		args string
-		want gen.Output
+		want toolspec.Output
 	}{
 		// Missing and mistyped arguments.
-		{"missing path", gen.ToolRead, `{}`, invalid(gen.ToolRead, gen.MsgArgumentsMissing("path"))},
-		{"missing content", gen.ToolWrite, `{"path":"/workspace/b.txt"}`, invalid(gen.ToolWrite, gen.MsgArgumentsMissing("content"))},
-		{"missing pattern", gen.ToolFind, `{"path":"/workspace"}`, invalid(gen.ToolFind, gen.MsgArgumentsMissing("pattern"))},
-		{"path is a number", gen.ToolRead, `{"path":1}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameNumber))},
-		{"path is a boolean", gen.ToolRead, `{"path":true}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameBoolean))},
-		{"path is null", gen.ToolRead, `{"path":null}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameNull))},
-		{"path is an array", gen.ToolRead, `{"path":["/workspace/a.txt"]}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameArray))},
-		{"path is an object", gen.ToolRead, `{"path":{}}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameObject))},
-		{"a defaulted path is null", gen.ToolFind, `{"path":null,"pattern":"*"}`, invalid(gen.ToolFind, gen.MsgArgumentsWrongType("path", gen.TypeNameString, gen.TypeNameNull))},
-		{"offset is a string", gen.ToolRead, `{"path":"/workspace/a.txt","offset":"1"}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("offset", gen.TypeNameInteger, gen.TypeNameString))},
-		{"offset is null", gen.ToolRead, `{"path":"/workspace/a.txt","offset":null}`, invalid(gen.ToolRead, gen.MsgArgumentsWrongType("offset", gen.TypeNameInteger, gen.TypeNameNull))},
-		{"recursive is a string", gen.ToolDelete, `{"path":"/workspace/a.txt","recursive":"yes"}`, invalid(gen.ToolDelete, gen.MsgArgumentsWrongType("recursive", gen.TypeNameBoolean, gen.TypeNameString))},
-		{"regex is a number", gen.ToolGrep, `{"query":"a","regex":1}`, invalid(gen.ToolGrep, gen.MsgArgumentsWrongType("regex", gen.TypeNameBoolean, gen.TypeNameNumber))},
-		{"exclude is a number", gen.ToolFind, `{"pattern":"*","exclude":5}`, invalid(gen.ToolFind, gen.MsgArgumentsWrongType("exclude", gen.TypeNameStringOrList, gen.TypeNameNumber))},
-		{"exclude is an object", gen.ToolFind, `{"pattern":"*","exclude":{}}`, invalid(gen.ToolFind, gen.MsgArgumentsWrongType("exclude", gen.TypeNameStringOrList, gen.TypeNameObject))},
-		{"exclude holds a number", gen.ToolFind, `{"pattern":"*","exclude":["a",1]}`, invalid(gen.ToolFind, gen.MsgArgumentsWrongType("exclude[1]", gen.TypeNameString, gen.TypeNameNumber))},
-		{"include holds null and a list", gen.ToolGrep, `{"query":"a","include":[null,"b",["c"]]}`, invalid(gen.ToolGrep,
-			gen.MsgArgumentsWrongType("include[0]", gen.TypeNameString, gen.TypeNameNull),
-			gen.MsgArgumentsWrongType("include[2]", gen.TypeNameString, gen.TypeNameArray))},
+		{"missing path", toolspec.ToolRead, `{}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsMissing("path"))},
+		{"missing content", toolspec.ToolWrite, `{"path":"/workspace/b.txt"}`, invalid(toolspec.ToolWrite, toolspec.MsgArgumentsMissing("content"))},
+		{"missing pattern", toolspec.ToolFind, `{"path":"/workspace"}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsMissing("pattern"))},
+		{"path is a number", toolspec.ToolRead, `{"path":1}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameNumber))},
+		{"path is a boolean", toolspec.ToolRead, `{"path":true}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameBoolean))},
+		{"path is null", toolspec.ToolRead, `{"path":null}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameNull))},
+		{"path is an array", toolspec.ToolRead, `{"path":["/workspace/a.txt"]}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameArray))},
+		{"path is an object", toolspec.ToolRead, `{"path":{}}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameObject))},
+		{"a defaulted path is null", toolspec.ToolFind, `{"path":null,"pattern":"*"}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("path", toolspec.TypeNameString, toolspec.TypeNameNull))},
+		{"offset is a string", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":"1"}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("offset", toolspec.TypeNameInteger, toolspec.TypeNameString))},
+		{"offset is null", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":null}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsWrongType("offset", toolspec.TypeNameInteger, toolspec.TypeNameNull))},
+		{"recursive is a string", toolspec.ToolDelete, `{"path":"/workspace/a.txt","recursive":"yes"}`, invalid(toolspec.ToolDelete, toolspec.MsgArgumentsWrongType("recursive", toolspec.TypeNameBoolean, toolspec.TypeNameString))},
+		{"regex is a number", toolspec.ToolGrep, `{"query":"a","regex":1}`, invalid(toolspec.ToolGrep, toolspec.MsgArgumentsWrongType("regex", toolspec.TypeNameBoolean, toolspec.TypeNameNumber))},
+		{"exclude is a number", toolspec.ToolFind, `{"pattern":"*","exclude":5}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude", toolspec.TypeNameStringOrList, toolspec.TypeNameNumber))},
+		{"exclude is an object", toolspec.ToolFind, `{"pattern":"*","exclude":{}}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude", toolspec.TypeNameStringOrList, toolspec.TypeNameObject))},
+		{"exclude holds a number", toolspec.ToolFind, `{"pattern":"*","exclude":["a",1]}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude[1]", toolspec.TypeNameString, toolspec.TypeNameNumber))},
+		{"include holds null and a list", toolspec.ToolGrep, `{"query":"a","include":[null,"b",["c"]]}`, invalid(toolspec.ToolGrep,
+			toolspec.MsgArgumentsWrongType("include[0]", toolspec.TypeNameString, toolspec.TypeNameNull),
+			toolspec.MsgArgumentsWrongType("include[2]", toolspec.TypeNameString, toolspec.TypeNameArray))},
 
 		// Numbers.
-		{"2.5 is not an integer", gen.ToolRead, `{"path":"/workspace/a.txt","offset":2.5}`, invalid(gen.ToolRead, gen.MsgArgumentsNotInteger("offset", "2.5"))},
-		{"1e-7 is not an integer", gen.ToolRead, `{"path":"/workspace/a.txt","limit":1e-7}`, invalid(gen.ToolRead, gen.MsgArgumentsNotInteger("limit", "1e-7"))},
-		{"offset 0 is too small", gen.ToolRead, `{"path":"/workspace/a.txt","offset":0}`, invalid(gen.ToolRead, gen.MsgArgumentsTooSmall("offset", 1, "0"))},
-		{"negative byteOffset", gen.ToolRead, `{"path":"/workspace/a.txt","offset":1,"byteOffset":-1}`, invalid(gen.ToolRead, gen.MsgArgumentsTooSmall("byteOffset", 0, "-1"))},
-		{"ls limit above the page maximum", gen.ToolLs, `{"path":"/workspace","limit":1001}`, invalid(gen.ToolLs, gen.MsgArgumentsTooBig("limit", gen.LsPageMax, "1001"))},
-		{"ls limit 0", gen.ToolLs, `{"path":"/workspace","limit":0}`, invalid(gen.ToolLs, gen.MsgArgumentsTooSmall("limit", gen.LsPageMin, "0"))},
-		{"grep context above 10", gen.ToolGrep, `{"query":"a","context":11}`, invalid(gen.ToolGrep, gen.MsgArgumentsTooBig("context", gen.GrepContextMax, "11"))},
-		{"2^53 is too big", gen.ToolRead, `{"path":"/workspace/a.txt","offset":9007199254740992}`, invalid(gen.ToolRead, gen.MsgArgumentsTooBig("offset", maxOffset, "9007199254740992"))},
-		{"1e300 is too big", gen.ToolRead, `{"path":"/workspace/a.txt","offset":1e300}`, invalid(gen.ToolRead, gen.MsgArgumentsTooBig("offset", maxOffset, "1e300"))},
-		{"1e400 overflows and is too big", gen.ToolRead, `{"path":"/workspace/a.txt","offset":1e400}`, invalid(gen.ToolRead, gen.MsgArgumentsTooBig("offset", maxOffset, "1e400"))},
-		{"-1e400 overflows and is too small", gen.ToolRead, `{"path":"/workspace/a.txt","offset":-1e400}`, invalid(gen.ToolRead, gen.MsgArgumentsTooSmall("offset", 1, "-1e400"))},
+		{"2.5 is not an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":2.5}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotInteger("offset", "2.5"))},
+		{"1e-7 is not an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","limit":1e-7}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotInteger("limit", "1e-7"))},
+		{"offset 0 is too small", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":0}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooSmall("offset", 1, "0"))},
+		{"negative byteOffset", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":1,"byteOffset":-1}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooSmall("byteOffset", 0, "-1"))},
+		{"ls limit above the page maximum", toolspec.ToolLs, `{"path":"/workspace","limit":1001}`, invalid(toolspec.ToolLs, toolspec.MsgArgumentsTooBig("limit", toolspec.LsPageMax, "1001"))},
+		{"ls limit 0", toolspec.ToolLs, `{"path":"/workspace","limit":0}`, invalid(toolspec.ToolLs, toolspec.MsgArgumentsTooSmall("limit", toolspec.LsPageMin, "0"))},
+		{"grep context above 10", toolspec.ToolGrep, `{"query":"a","context":11}`, invalid(toolspec.ToolGrep, toolspec.MsgArgumentsTooBig("context", toolspec.GrepContextMax, "11"))},
+		{"2^53 is too big", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":9007199254740992}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooBig("offset", maxOffset, "9007199254740992"))},
+		{"1e300 is too big", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":1e300}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooBig("offset", maxOffset, "1e300"))},
+		{"1e400 overflows and is too big", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":1e400}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooBig("offset", maxOffset, "1e400"))},
+		{"-1e400 overflows and is too small", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":-1e400}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsTooSmall("offset", 1, "-1e400"))},
 
 		// Keys the schema does not declare (deviation unknownArguments).
-		{"unknown keys, sorted, each named", gen.ToolRead, `{"path":"/workspace/a.txt","zeta":1,"alpha":true}`, invalid(gen.ToolRead,
-			gen.MsgArgumentsUnknown("alpha", readNames), gen.MsgArgumentsUnknown("zeta", readNames))},
-		{"a meaning-changing unknown key", gen.ToolDelete, `{"path":"/workspace/a.txt","dryRun":true}`, invalid(gen.ToolDelete,
-			gen.MsgArgumentsUnknown("dryRun", paramNames(gen.DeleteParams)))},
-		{"a long unknown key is shortened", gen.ToolRead, `{"path":"/workspace/a.txt","` + longKey + `":1}`, invalid(gen.ToolRead,
-			gen.MsgArgumentsUnknown(longKey[:40]+"…", readNames))},
+		{"unknown keys, sorted, each named", toolspec.ToolRead, `{"path":"/workspace/a.txt","zeta":1,"alpha":true}`, invalid(toolspec.ToolRead,
+			toolspec.MsgArgumentsUnknown("alpha", readNames), toolspec.MsgArgumentsUnknown("zeta", readNames))},
+		{"a meaning-changing unknown key", toolspec.ToolDelete, `{"path":"/workspace/a.txt","dryRun":true}`, invalid(toolspec.ToolDelete,
+			toolspec.MsgArgumentsUnknown("dryRun", paramNames(toolspec.DeleteParams)))},
+		{"a long unknown key is shortened", toolspec.ToolRead, `{"path":"/workspace/a.txt","` + longKey + `":1}`, invalid(toolspec.ToolRead,
+			toolspec.MsgArgumentsUnknown(longKey[:40]+"…", readNames))},
 
 		// The cross-argument rule.
-		{"byteOffset without offset", gen.ToolRead, `{"path":"/workspace/a.txt","byteOffset":21}`, invalid(gen.ToolRead, gen.ReadRules[0].Message)},
+		{"byteOffset without offset", toolspec.ToolRead, `{"path":"/workspace/a.txt","byteOffset":21}`, invalid(toolspec.ToolRead, toolspec.ReadRules[0].Message)},
 
 		// Several problems at once, in parameter order, unknown keys last.
-		{"several problems", gen.ToolRead, `{"extra":1,"limit":"2","offset":0}`, invalid(gen.ToolRead,
-			gen.MsgArgumentsMissing("path"),
-			gen.MsgArgumentsTooSmall("offset", 1, "0"),
-			gen.MsgArgumentsWrongType("limit", gen.TypeNameInteger, gen.TypeNameString),
-			gen.MsgArgumentsUnknown("extra", readNames))},
+		{"several problems", toolspec.ToolRead, `{"extra":1,"limit":"2","offset":0}`, invalid(toolspec.ToolRead,
+			toolspec.MsgArgumentsMissing("path"),
+			toolspec.MsgArgumentsTooSmall("offset", 1, "0"),
+			toolspec.MsgArgumentsWrongType("limit", toolspec.TypeNameInteger, toolspec.TypeNameString),
+			toolspec.MsgArgumentsUnknown("extra", readNames))},
 
 		// Text that is not a JSON object.
-		{"invalid UTF-8", gen.ToolRead, "{\"path\":\"/workspace/\xff\"}", invalid(gen.ToolRead, gen.MsgArgumentsNotUTF8)},
-		{"invalid JSON", gen.ToolRead, `{not json`, invalid(gen.ToolRead, gen.MsgArgumentsNotJSON("invalid character 'n' looking for beginning of object key string"))},
-		{"truncated JSON", gen.ToolRead, `{"path":`, invalid(gen.ToolRead, gen.MsgArgumentsNotJSON("unexpected EOF"))},
-		{"trailing garbage", gen.ToolRead, `{"path":"/workspace/a.txt"} x`, invalid(gen.ToolRead, gen.MsgArgumentsNotJSON("unexpected x after the value"))},
-		{"a second value", gen.ToolRead, `{"path":"/workspace/a.txt"}{}`, invalid(gen.ToolRead, gen.MsgArgumentsNotJSON("unexpected {} after the value"))},
-		{"an array", gen.ToolRead, `[]`, invalid(gen.ToolRead, gen.MsgArgumentsNotObject(gen.TypeNameArray))},
-		{"a number", gen.ToolRead, `42`, invalid(gen.ToolRead, gen.MsgArgumentsNotObject(gen.TypeNameNumber))},
-		{"null", gen.ToolRead, `null`, invalid(gen.ToolRead, gen.MsgArgumentsNotObject(gen.TypeNameNull))},
-		{"a string", gen.ToolRead, `"/workspace/a.txt"`, invalid(gen.ToolRead, gen.MsgArgumentsNotObject(gen.TypeNameString))},
-		{"a boolean", gen.ToolRead, `true`, invalid(gen.ToolRead, gen.MsgArgumentsNotObject(gen.TypeNameBoolean))},
+		{"invalid UTF-8", toolspec.ToolRead, "{\"path\":\"/workspace/\xff\"}", invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotUTF8)},
+		{"invalid JSON", toolspec.ToolRead, `{not json`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("invalid character 'n' looking for beginning of object key string"))},
+		{"truncated JSON", toolspec.ToolRead, `{"path":`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected EOF"))},
+		{"trailing garbage", toolspec.ToolRead, `{"path":"/workspace/a.txt"} x`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected x after the value"))},
+		{"a second value", toolspec.ToolRead, `{"path":"/workspace/a.txt"}{}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected {} after the value"))},
+		{"an array", toolspec.ToolRead, `[]`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameArray))},
+		{"a number", toolspec.ToolRead, `42`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameNumber))},
+		{"null", toolspec.ToolRead, `null`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameNull))},
+		{"a string", toolspec.ToolRead, `"/workspace/a.txt"`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameString))},
+		{"a boolean", toolspec.ToolRead, `true`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameBoolean))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestCallRefusesDeepNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkOutput(t, call(t, ex, gen.ToolRead, tt.args), invalid(gen.ToolRead, gen.MsgArgumentsNotJSON("invalid character '[' exceeded max depth")))
+			checkOutput(t, call(t, ex, toolspec.ToolRead, tt.args), invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("invalid character '[' exceeded max depth")))
 		})
 	}
 }
@@ -173,17 +173,17 @@ func TestCallWriteCapNotDecoder(t *testing.T) {
 	ex := newExec(t, core.Options{}, argsFiles)
 	const size = 10 << 20
 	args := `{"path":"/workspace/big.txt","content":"` + strings.Repeat("x", size) + `"}`
-	checkOutput(t, call(t, ex, gen.ToolWrite, args), errJSON(gen.MsgWriteContentTooLarge(size, gen.WriteMaxBytesDefault)))
+	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge(size, toolspec.WriteMaxBytesDefault)))
 	if _, err := ex.Workspace().Lstat(t.Context(), "/workspace/big.txt"); err == nil {
 		t.Errorf("a refused write created /workspace/big.txt")
 	}
 
 	// Just under the cap is written.
-	args = `{"path":"/workspace/big.txt","content":"` + strings.Repeat("é", int(gen.WriteMaxBytesDefault/2)) + `"}`
-	checkOutput(t, call(t, ex, gen.ToolWrite, args), jsonOut(gen.WriteResult{Path: "/workspace/big.txt", BytesWritten: gen.WriteMaxBytesDefault}))
+	args = `{"path":"/workspace/big.txt","content":"` + strings.Repeat("é", int(toolspec.WriteMaxBytesDefault/2)) + `"}`
+	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), jsonOut(toolspec.WriteResult{Path: "/workspace/big.txt", BytesWritten: toolspec.WriteMaxBytesDefault}))
 	// The cap counts UTF-8 bytes: one more two-byte character is over it.
-	args = `{"path":"/workspace/big.txt","content":"` + strings.Repeat("é", int(gen.WriteMaxBytesDefault/2)+1) + `"}`
-	checkOutput(t, call(t, ex, gen.ToolWrite, args), errJSON(gen.MsgWriteContentTooLarge(gen.WriteMaxBytesDefault+2, gen.WriteMaxBytesDefault)))
+	args = `{"path":"/workspace/big.txt","content":"` + strings.Repeat("é", int(toolspec.WriteMaxBytesDefault/2)+1) + `"}`
+	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge(toolspec.WriteMaxBytesDefault+2, toolspec.WriteMaxBytesDefault)))
 }
 
 // TestCallUnchecked: raw calls skip the schema and reach the tool's own
@@ -194,15 +194,15 @@ func TestCallUnchecked(t *testing.T) {
 		name string
 		tool string
 		args string
-		want gen.Output
+		want toolspec.Output
 	}{
-		{"read's own byteOffset rule", gen.ToolRead, `{"path":"/workspace/a.txt","byteOffset":21}`, errText(gen.ReadRules[0].Message)},
-		{"an unknown key is ignored", gen.ToolRead, `{"path":"/workspace/a.txt","dryRun":true}`, textOut("alpha\nbeta")},
-		{"a mistyped field is left out", gen.ToolRead, `{"path":"/workspace/a.txt","offset":"2"}`, textOut("alpha\nbeta")},
-		{"byteOffset with offset", gen.ToolRead, `{"path":"/workspace/a.txt","offset":2,"byteOffset":6}`,
-			jsonOut(gen.ReadResult{Path: argsFile, Content: "beta", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))})},
-		{"find without a path searches from the default", gen.ToolFind, `{"path":"/workspace","pattern":"*"}`,
-			jsonOut(gen.FindResult{Path: gen.WorkspaceRoot, Pattern: "*", Count: 1, Entries: []gen.FindEntry{{Path: argsFile, Type: "file"}}})},
+		{"read's own byteOffset rule", toolspec.ToolRead, `{"path":"/workspace/a.txt","byteOffset":21}`, errText(toolspec.ReadRules[0].Message)},
+		{"an unknown key is ignored", toolspec.ToolRead, `{"path":"/workspace/a.txt","dryRun":true}`, textOut("alpha\nbeta")},
+		{"a mistyped field is left out", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":"2"}`, textOut("alpha\nbeta")},
+		{"byteOffset with offset", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":2,"byteOffset":6}`,
+			jsonOut(toolspec.ReadResult{Path: argsFile, Content: "beta", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))})},
+		{"find without a path searches from the default", toolspec.ToolFind, `{"path":"/workspace","pattern":"*"}`,
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,16 +217,16 @@ func TestCallUnchecked(t *testing.T) {
 
 func TestCallUnknownTool(t *testing.T) {
 	ex := newExec(t, core.Options{Readonly: true}, argsFiles)
-	for _, name := range []string{"nope", gen.ToolWrite, gen.ToolDelete, gen.ToolExec} {
+	for _, name := range []string{"nope", toolspec.ToolWrite, toolspec.ToolDelete, toolspec.ToolExec} {
 		for _, unchecked := range []bool{false, true} {
 			callFn := ex.Call
 			if unchecked {
 				callFn = ex.CallUnchecked
 			}
 			_, err := callFn(t.Context(), name, []byte(`{"path":"/workspace/a.txt","content":""}`))
-			var unknown *gen.UnknownToolError
+			var unknown *toolspec.UnknownToolError
 			if !errors.As(err, &unknown) || unknown.Tool != name {
-				t.Errorf("%s (unchecked %v): got error %v, want *gen.UnknownToolError for it", name, unchecked, err)
+				t.Errorf("%s (unchecked %v): got error %v, want *toolspec.UnknownToolError for it", name, unchecked, err)
 			}
 		}
 	}

@@ -17,13 +17,13 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The cross-process harness: real processes (this test binary, run again
@@ -107,7 +107,7 @@ func (r role) open() (*vfs.Workspace, func(), error) {
 		return nil, nil, err
 	}
 	ws := vfs.New(memfs.New())
-	if err := ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+	if err := ws.Mount(ctx, toolspec.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
 		return nil, nil, err
 	}
 	return ws, func() { host.Close() }, nil
@@ -121,16 +121,16 @@ func (r role) run() error {
 	defer done()
 	var opts core.Options
 	if r.Kind == "exec" {
-		var backend exec.Backend
+		var backend execbackend.Backend
 		if r.Store == "sqlitefs" {
-			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: r.Mirror})
+			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: r.Mirror})
 		} else {
-			backend, err = exec.NewHost(ws, exec.HostOptions{})
+			backend, err = execbackend.NewHost(ws, execbackend.HostOptions{})
 		}
 		if err != nil {
 			return err
 		}
-		opts.Backends = []exec.Backend{backend}
+		opts.Backends = []execbackend.Backend{backend}
 	}
 	ex, err := core.New(ws, opts)
 	if err != nil {

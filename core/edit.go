@@ -11,7 +11,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/textdiff"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // diffContext is how many unchanged lines the diff and the patch show
@@ -34,22 +34,22 @@ const diffContext = 4
 // is refused), each untouched line keeps its own line ending, and the
 // result says fuzzyMatch when a normalized match was used. A refused edit
 // leaves the file byte for byte as it was. Failures are {"error": ...}.
-func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error) {
+func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Output, error) {
 	if len(a.Edits) == 0 {
-		return errorJSON(gen.MsgEditNoEdits), nil
+		return errorJSON(toolspec.MsgEditNoEdits), nil
 	}
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
 	}
-	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, true), false)
+	unlock, err := e.ws.Lock(ctx, e.ws.LockKey(ctx, p, true), false)
 	if err != nil {
-		return gen.Output{}, err
+		return toolspec.Output{}, err
 	}
 	defer unlock()
 	info, err := e.ws.Stat(ctx, p)
 	if isMissing(err) || err == nil && info.Type != vfs.TypeFile {
-		return errorJSON(gen.MsgEditFileNotFound(a.Path)), nil
+		return errorJSON(toolspec.MsgEditFileNotFound(a.Path)), nil
 	}
 	if err != nil {
 		return failure(err)
@@ -78,9 +78,9 @@ func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error)
 	var tooLarge *vfs.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		return errorJSON(gen.MsgEditFileTooLarge(tooLarge.Size, e.s.editMaxBytes)), nil
+		return errorJSON(toolspec.MsgEditFileTooLarge(tooLarge.Size, e.s.editMaxBytes)), nil
 	case isMissing(err):
-		return errorJSON(gen.MsgEditFileNotFound(a.Path)), nil
+		return errorJSON(toolspec.MsgEditFileNotFound(a.Path)), nil
 	case err != nil:
 		return failure(err)
 	}
@@ -90,8 +90,8 @@ func (e *Executor) Edit(ctx context.Context, a gen.EditArgs) (gen.Output, error)
 // editResult builds the reference's result: the diff and the patch of
 // the LF-normalized text, unless the edits replace more lines than
 // maxDiffLines (then empty, with diffTruncated), each cut to maxDiffBytes.
-func (e *Executor) editResult(a gen.EditArgs, res edited) gen.EditResult {
-	out := gen.EditResult{Path: a.Path, EditsApplied: int64(len(a.Edits)), FuzzyMatch: res.fuzzy}
+func (e *Executor) editResult(a toolspec.EditArgs, res edited) toolspec.EditResult {
+	out := toolspec.EditResult{Path: a.Path, EditsApplied: int64(len(a.Edits)), FuzzyMatch: res.fuzzy}
 	replaced := int64(0)
 	for _, ed := range a.Edits {
 		replaced += int64(max(strings.Count(ed.OldText, "\n"), strings.Count(ed.NewText, "\n")) + 1)
@@ -219,7 +219,7 @@ func parseText(raw []byte) parsedText {
 // applyEdits applies the edits to a file's bytes, or returns the
 // reference's error and changes nothing. It is pure, but gives up with
 // the context's error when ctx ends.
-func applyEdits(ctx context.Context, raw []byte, edits []gen.Replacement, path string) (edited, error) {
+func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string) (edited, error) {
 	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
 	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
@@ -250,9 +250,9 @@ func applyEdits(ctx context.Context, raw []byte, edits []gen.Replacement, path s
 		start, end := toRaw(s.index), toRaw(s.index+s.length)
 		if !utf8.Valid(body[start:end]) {
 			if len(edits) == 1 {
-				return edited{}, editError(gen.MsgEditNotUTF8(path))
+				return edited{}, editError(toolspec.MsgEditNotUTF8(path))
 			}
-			return edited{}, editError(gen.MsgEditNotUTF8At(int64(s.edit), path))
+			return edited{}, editError(toolspec.MsgEditNotUTF8At(int64(s.edit), path))
 		}
 		with := []byte(withEndings(s, lines, firstEnding))
 		out.Write(body[at:start])

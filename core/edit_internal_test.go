@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
@@ -18,7 +18,7 @@ import (
 // reported spans replaced; each span was valid UTF-8 and matches its
 // edit's oldText (exactly, or after the same normalization the matcher
 // uses); and no U+FFFD appears that was not in the file or the new text.
-func checkApplied(t *testing.T, raw []byte, edits []gen.Replacement, res edited) {
+func checkApplied(t *testing.T, raw []byte, edits []toolspec.Replacement, res edited) {
 	t.Helper()
 	var rebuilt []byte
 	at := 0
@@ -87,9 +87,9 @@ func FuzzApplyEdits(f *testing.F) {
 		// bytes are anything.
 		old1, new1 = strings.ToValidUTF8(old1, "\uFFFD"), strings.ToValidUTF8(new1, "\uFFFD")
 		old2, new2 = strings.ToValidUTF8(old2, "\uFFFD"), strings.ToValidUTF8(new2, "\uFFFD")
-		edits := []gen.Replacement{{OldText: old1, NewText: new1}}
+		edits := []toolspec.Replacement{{OldText: old1, NewText: new1}}
 		if old2 != "" {
-			edits = append(edits, gen.Replacement{OldText: old2, NewText: new2})
+			edits = append(edits, toolspec.Replacement{OldText: old2, NewText: new2})
 		}
 		res, err := applyEdits(context.Background(), content, edits, "/workspace/f")
 		if err != nil {
@@ -108,19 +108,19 @@ func FuzzApplyEdits(f *testing.F) {
 func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 	cases := []struct {
 		name, content string
-		edits         []gen.Replacement
+		edits         []toolspec.Replacement
 		want, err     string
 	}{
-		{"mixed endings: untouched lines keep theirs", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "b", NewText: "B"}}, "a\r\nB\nc\r\nd\n", ""},
-		{"new breaks take the ending of their line", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "c", NewText: "c1\nc2"}}, "a\r\nb\nc1\r\nc2\r\nd\n", ""},
-		{"replaced breaks keep their endings in order", "a\r\nb\nc\r\nd\n", []gen.Replacement{{OldText: "a\nb\nc", NewText: "1\n2\n3\n4"}}, "1\r\n2\n3\n4\r\nd\n", ""},
-		{"CR only", "one\rtwo\rthree\r", []gen.Replacement{{OldText: "two", NewText: "2\n22"}}, "one\r2\r22\rthree\r", ""},
-		{"no final newline stays so", "a\r\nb", []gen.Replacement{{OldText: "b", NewText: "b\nc"}}, "a\r\nb\r\nc", ""},
-		{"BOM kept", "\xef\xbb\xbfone\ntwo\n", []gen.Replacement{{OldText: "two", NewText: "2"}}, "\xef\xbb\xbfone\n2\n", ""},
-		{"Latin-1 bytes kept", "caf\xe9\nprix: 5\xa4\nend\n", []gen.Replacement{{OldText: "end", NewText: "END"}}, "caf\xe9\nprix: 5\xa4\nEND\n", ""},
-		{"a span over invalid bytes is refused", "caf\xe9 au lait\n", []gen.Replacement{{OldText: "caf\uFFFD au", NewText: "coffee"}}, "", gen.MsgEditNotUTF8("/f")},
-		{"an edit beside invalid bytes is fine", "caf\xe9 au lait\n", []gen.Replacement{{OldText: " au", NewText: " with"}}, "caf\xe9 with lait\n", ""},
-		{"$ in newText is literal", "x = 1\n", []gen.Replacement{{OldText: "1", NewText: "$1 $& $$"}}, "x = $1 $& $$\n", ""},
+		{"mixed endings: untouched lines keep theirs", "a\r\nb\nc\r\nd\n", []toolspec.Replacement{{OldText: "b", NewText: "B"}}, "a\r\nB\nc\r\nd\n", ""},
+		{"new breaks take the ending of their line", "a\r\nb\nc\r\nd\n", []toolspec.Replacement{{OldText: "c", NewText: "c1\nc2"}}, "a\r\nb\nc1\r\nc2\r\nd\n", ""},
+		{"replaced breaks keep their endings in order", "a\r\nb\nc\r\nd\n", []toolspec.Replacement{{OldText: "a\nb\nc", NewText: "1\n2\n3\n4"}}, "1\r\n2\n3\n4\r\nd\n", ""},
+		{"CR only", "one\rtwo\rthree\r", []toolspec.Replacement{{OldText: "two", NewText: "2\n22"}}, "one\r2\r22\rthree\r", ""},
+		{"no final newline stays so", "a\r\nb", []toolspec.Replacement{{OldText: "b", NewText: "b\nc"}}, "a\r\nb\r\nc", ""},
+		{"BOM kept", "\xef\xbb\xbfone\ntwo\n", []toolspec.Replacement{{OldText: "two", NewText: "2"}}, "\xef\xbb\xbfone\n2\n", ""},
+		{"Latin-1 bytes kept", "caf\xe9\nprix: 5\xa4\nend\n", []toolspec.Replacement{{OldText: "end", NewText: "END"}}, "caf\xe9\nprix: 5\xa4\nEND\n", ""},
+		{"a span over invalid bytes is refused", "caf\xe9 au lait\n", []toolspec.Replacement{{OldText: "caf\uFFFD au", NewText: "coffee"}}, "", toolspec.MsgEditNotUTF8("/f")},
+		{"an edit beside invalid bytes is fine", "caf\xe9 au lait\n", []toolspec.Replacement{{OldText: " au", NewText: " with"}}, "caf\xe9 with lait\n", ""},
+		{"$ in newText is literal", "x = 1\n", []toolspec.Replacement{{OldText: "1", NewText: "$1 $& $$"}}, "x = $1 $& $$\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 func fileBytes(t testing.TB, ws *vfs.Workspace, p string) []byte {
@@ -41,7 +41,7 @@ func TestConcurrentEditsAllLand(t *testing.T) {
 			for i := range 16 {
 				fmt.Fprintf(&b, "line %02d: todo\n", i)
 			}
-			if out, err := ex.Call(t.Context(), "write", []byte(`{"path":"/workspace/shared.txt","content":`+gen.QuoteJSON(b.String())+`}`)); err != nil || out.IsError() {
+			if out, err := ex.Call(t.Context(), "write", []byte(`{"path":"/workspace/shared.txt","content":`+toolspec.QuoteJSON(b.String())+`}`)); err != nil || out.IsError() {
 				t.Fatalf("%s %v", out.JSON, err)
 			}
 			var wg sync.WaitGroup
@@ -139,7 +139,7 @@ func twoMiB() string {
 func benchmarkEdit(b *testing.B, oldText string) {
 	content := twoMiB()
 	ex, _ := memTools(b)
-	args := []byte(`{"path":"/workspace/big.go","edits":[{"oldText":` + gen.QuoteJSON(oldText) + `,"newText":"// changed"}]}`)
+	args := []byte(`{"path":"/workspace/big.go","edits":[{"oldText":` + toolspec.QuoteJSON(oldText) + `,"newText":"// changed"}]}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()

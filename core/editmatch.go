@@ -9,7 +9,7 @@ import (
 	"github.com/rivo/uniseg"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The matcher of the edit tool, as the reference's: an edit's oldText is
@@ -269,14 +269,14 @@ func (e editError) Error() string { return string(e) }
 // content, or the reference's error for the first edit that fails. It
 // gives up with the context's error when ctx ends, checked before each
 // edit (a call may carry thousands of edits over megabytes).
-func matchEdits(ctx context.Context, content string, edits []gen.Replacement, path string) ([]span, string, error) {
+func matchEdits(ctx context.Context, content string, edits []toolspec.Replacement, path string) ([]span, string, error) {
 	total := len(edits)
 	for i, e := range edits {
 		if toLF(e.OldText) == "" {
 			if total == 1 {
-				return nil, "", editError(gen.MsgEditEmptyOldText(path))
+				return nil, "", editError(toolspec.MsgEditEmptyOldText(path))
 			}
-			return nil, "", editError(gen.MsgEditEmptyOldTextAt(int64(i), path))
+			return nil, "", editError(toolspec.MsgEditEmptyOldTextAt(int64(i), path))
 		}
 	}
 	var fc *fuzzyContent
@@ -295,19 +295,19 @@ func matchEdits(ctx context.Context, content string, edits []gen.Replacement, pa
 		m := find(content, oldText, fc)
 		switch {
 		case m.unsafe && total == 1:
-			return nil, "", editError(gen.MsgEditFuzzyBoundary(path))
+			return nil, "", editError(toolspec.MsgEditFuzzyBoundary(path))
 		case m.unsafe:
-			return nil, "", editError(gen.MsgEditFuzzyBoundaryAt(int64(i), path))
+			return nil, "", editError(toolspec.MsgEditFuzzyBoundaryAt(int64(i), path))
 		case !m.found && total == 1:
-			return nil, "", editError(gen.MsgEditNotFound(path))
+			return nil, "", editError(toolspec.MsgEditNotFound(path))
 		case !m.found:
-			return nil, "", editError(gen.MsgEditNotFoundAt(int64(i), path))
+			return nil, "", editError(toolspec.MsgEditNotFoundAt(int64(i), path))
 		}
 		if n := occurrences(content, oldText, fc, m.fuzzy); n > 1 {
 			if total == 1 {
-				return nil, "", editError(gen.MsgEditNotUnique(int64(n), path))
+				return nil, "", editError(toolspec.MsgEditNotUnique(int64(n), path))
 			}
-			return nil, "", editError(gen.MsgEditNotUniqueAt(int64(n), int64(i), path))
+			return nil, "", editError(toolspec.MsgEditNotUniqueAt(int64(n), int64(i), path))
 		}
 		spans = append(spans, span{edit: i, index: m.index, length: m.length, newText: toLF(e.NewText), fuzzy: m.fuzzy})
 	}
@@ -315,7 +315,7 @@ func matchEdits(ctx context.Context, content string, edits []gen.Replacement, pa
 	for i := 1; i < len(spans); i++ {
 		prev, cur := spans[i-1], spans[i]
 		if prev.index+prev.length > cur.index {
-			return nil, "", editError(gen.MsgEditOverlap(int64(prev.edit), int64(cur.edit), path))
+			return nil, "", editError(toolspec.MsgEditOverlap(int64(prev.edit), int64(cur.edit), path))
 		}
 	}
 	var b strings.Builder
@@ -329,9 +329,9 @@ func matchEdits(ctx context.Context, content string, edits []gen.Replacement, pa
 	newContent := b.String()
 	if newContent == content {
 		if total == 1 {
-			return nil, "", editError(gen.MsgEditNoChange(path))
+			return nil, "", editError(toolspec.MsgEditNoChange(path))
 		}
-		return nil, "", editError(gen.MsgEditNoChanges(path))
+		return nil, "", editError(toolspec.MsgEditNoChanges(path))
 	}
 	return spans, newContent, nil
 }

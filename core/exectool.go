@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // MaxExecTimeout is the longest exec timeout, in milliseconds: about
@@ -72,7 +72,7 @@ func (b ExecBackends) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			s.WriteByte(',')
 		}
-		s.WriteString(gen.QuoteJSON(o.ID) + `:{"description":` + gen.QuoteJSON(o.Description) + "}")
+		s.WriteString(toolspec.QuoteJSON(o.ID) + `:{"description":` + toolspec.QuoteJSON(o.Description) + "}")
 	}
 	s.WriteByte('}')
 	return []byte(s.String()), nil
@@ -98,14 +98,14 @@ type ShellOptions struct {
 
 // execBackend is a backend the exec tool offers, with its text.
 type execBackend struct {
-	gen.ExecBackend
-	impl exec.Backend
+	toolspec.ExecBackend
+	impl execbackend.Backend
 }
 
 // execTool is the exec tool's configuration.
 type execTool struct {
 	backends []execBackend
-	limits   exec.Limits
+	limits   execbackend.Limits
 	timeout  time.Duration
 	now      func() time.Time
 
@@ -121,12 +121,12 @@ func (o Options) execSettings() (*execTool, error) {
 	if o.Readonly || len(o.Backends) == 0 {
 		return nil, nil
 	}
-	known := map[string]exec.Backend{}
+	known := map[string]execbackend.Backend{}
 	for _, b := range o.Backends {
 		known[b.Info().ID] = b
 	}
 	var picked ExecBackends
-	limits := exec.Limits{MaxBytes: gen.ExecMaxBytesDefault, MaxLines: gen.ExecMaxLinesDefault}
+	limits := execbackend.Limits{MaxBytes: toolspec.ExecMaxBytesDefault, MaxLines: toolspec.ExecMaxLinesDefault}
 	switch {
 	case o.Exec != nil:
 		picked = o.Exec
@@ -169,7 +169,7 @@ func (o Options) execSettings() (*execTool, error) {
 			}
 		}
 		t.backends = append(t.backends, execBackend{
-			ExecBackend: gen.ExecBackend{ID: p.ID, Text: strings.Join(text, "\n\n"), Callable: info.Callable},
+			ExecBackend: toolspec.ExecBackend{ID: p.ID, Text: strings.Join(text, "\n\n"), Callable: info.Callable},
 			impl:        impl,
 		})
 	}
@@ -179,8 +179,8 @@ func (o Options) execSettings() (*execTool, error) {
 	return t, nil
 }
 
-func (t *execTool) genBackends() []gen.ExecBackend {
-	out := make([]gen.ExecBackend, len(t.backends))
+func (t *execTool) genBackends() []toolspec.ExecBackend {
+	out := make([]toolspec.ExecBackend, len(t.backends))
 	for i, b := range t.backends {
 		out[i] = b.ExecBackend
 	}
@@ -189,13 +189,13 @@ func (t *execTool) genBackends() []gen.ExecBackend {
 
 // params are the exec parameters offered for the backends, and the
 // allowed backend ids.
-func (t *execTool) params() ([]gen.Param, map[string][]string) {
+func (t *execTool) params() ([]toolspec.Param, map[string][]string) {
 	anyCallable := slices.ContainsFunc(t.backends, func(b execBackend) bool { return b.Callable })
-	var params []gen.Param
-	for _, p := range gen.ExecParams {
+	var params []toolspec.Param
+	for _, p := range toolspec.ExecParams {
 		switch {
-		case p.When == gen.WhenMultipleBackends && len(t.backends) < 2:
-		case p.When == gen.WhenCallableBackend && !anyCallable:
+		case p.When == toolspec.WhenMultipleBackends && len(t.backends) < 2:
+		case p.When == toolspec.WhenCallableBackend && !anyCallable:
 		default:
 			params = append(params, p)
 		}
@@ -212,16 +212,16 @@ type snapshotKey struct{}
 
 // WithSnapshots returns a context in which an exec call hands each
 // running snapshot (a json output with a null exitCode, coalesced to one
-// per gen.ExecSnapshotIntervalDefault milliseconds) to f before it
+// per toolspec.ExecSnapshotIntervalDefault milliseconds) to f before it
 // returns the final output. Adapters that can stream use it; so can a
 // caller of any adapter, on the context it runs the agent with. Layered
 // calls add up: every function on the context receives every snapshot,
 // the outermost first.
-func WithSnapshots(ctx context.Context, f func(gen.Output)) context.Context {
+func WithSnapshots(ctx context.Context, f func(toolspec.Output)) context.Context {
 	// A function already on ctx keeps receiving them, first.
-	if outer, _ := ctx.Value(snapshotKey{}).(func(gen.Output)); outer != nil {
+	if outer, _ := ctx.Value(snapshotKey{}).(func(toolspec.Output)); outer != nil {
 		inner := f
-		f = func(o gen.Output) {
+		f = func(o toolspec.Output) {
 			outer(o)
 			inner(o)
 		}
@@ -237,21 +237,21 @@ func WithSnapshots(ctx context.Context, f func(gen.Output)) context.Context {
 // (/.computer/output/<backend>.<run>.stdout.log). A command that cannot
 // start, or whose stream breaks, gives {"error": ...}. Cancelling ctx
 // kills the run and returns ctx's error.
-func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error) {
+func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Output, error) {
 	t := e.exec
 	b := t.backends[0]
 	if len(t.backends) > 1 {
 		i := slices.IndexFunc(t.backends, func(b execBackend) bool { return b.ID == a.Backend })
 		if i < 0 {
-			return jsonOutput(gen.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: "", Error: gen.MsgExecNameBackend}), nil
+			return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: "", Error: toolspec.MsgExecNameBackend}), nil
 		}
 		b = t.backends[i]
 	}
-	fail := func(msg string) (gen.Output, error) {
-		return jsonOutput(gen.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Error: msg}), nil
+	fail := func(msg string) (toolspec.Output, error) {
+		return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Error: msg}), nil
 	}
 	if len(a.Input) > 0 && !b.Callable {
-		return fail(gen.MsgExecNotCallable(b.ID))
+		return fail(toolspec.MsgExecNotCallable(b.ID))
 	}
 	cwd := ""
 	if a.Cwd != nil {
@@ -261,29 +261,29 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 	if err != nil {
 		return failure(err)
 	}
-	run, err := b.impl.Start(ctx, exec.Request{ID: id, Command: a.Command, Cwd: cwd, Env: a.Env, Input: a.Input, Timeout: t.timeout})
+	run, err := b.impl.Start(ctx, execbackend.Request{ID: id, Command: a.Command, Cwd: cwd, Env: a.Env, Input: a.Input, Timeout: t.timeout})
 	if err != nil {
 		if cancelled(err) {
-			return gen.Output{}, err
+			return toolspec.Output{}, err
 		}
 		return fail(err.Error())
 	}
 	names := &spillNames{backend: b.ID, id: id}
 	out := newStream(e, t.limits, names, "stdout")
 	errs := newStream(e, t.limits, names, "stderr")
-	snapshot, _ := ctx.Value(snapshotKey{}).(func(gen.Output))
+	snapshot, _ := ctx.Value(snapshotKey{}).(func(toolspec.Output))
 	last := int64(0)
 	running := func() {
 		at := t.now().UnixMilli()
-		if at-last < gen.ExecSnapshotIntervalDefault {
+		if at-last < toolspec.ExecSnapshotIntervalDefault {
 			return
 		}
 		last = at
 		if snapshot != nil {
-			snapshot(jsonOutput(gen.ExecResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Stdout: out.text.running(), Stderr: errs.text.running()}))
+			snapshot(jsonOutput(toolspec.ExecResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Stdout: out.text.running(), Stderr: errs.text.running()}))
 		}
 	}
-	var exit exec.Event
+	var exit execbackend.Event
 	exited := false
 	for !exited {
 		ev, err := run.Next(ctx)
@@ -293,20 +293,20 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 				// Nobody will be told of these files.
 				out.discard()
 				errs.discard()
-				return gen.Output{}, ctx.Err()
+				return toolspec.Output{}, ctx.Err()
 			}
 			out.finish()
 			errs.finish()
 			return fail(err.Error())
 		}
 		switch ev.Kind {
-		case exec.Stdout:
+		case execbackend.Stdout:
 			out.push(ev.Data)
 			running()
-		case exec.Stderr:
+		case execbackend.Stderr:
 			errs.push(ev.Data)
 			running()
-		case exec.Exit:
+		case execbackend.Exit:
 			// What the decoders still hold comes out before the exit.
 			for _, s := range []*stream{out, errs} {
 				if rest := s.decoder.flush(); rest != "" {
@@ -317,7 +317,7 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 			exit, exited = ev, true
 		}
 	}
-	res := gen.ExecResult{
+	res := toolspec.ExecResult{
 		Command:  a.Command,
 		Cwd:      a.Cwd,
 		Backend:  b.ID,
@@ -327,7 +327,7 @@ func (e *Executor) Exec(ctx context.Context, a gen.ExecArgs) (gen.Output, error)
 		Result:   exit.Result,
 	}
 	if exit.TimedOut {
-		res.Stderr = addNote(res.Stderr, gen.MsgExecTimedOut(t.timeout.Milliseconds()))
+		res.Stderr = addNote(res.Stderr, toolspec.MsgExecTimedOut(t.timeout.Milliseconds()))
 	}
 	return jsonOutput(res), nil
 }
@@ -358,7 +358,7 @@ func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 				t.runs = int(k) + 1
 			}
 		}
-		entries, err := e.ws.ReadDir(ctx, gen.OutputDir, 0, -1)
+		entries, err := e.ws.ReadDir(ctx, toolspec.OutputDir, 0, -1)
 		if err != nil && !isMissing(err) {
 			return "", err
 		}
@@ -367,7 +367,7 @@ func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 			num, _, _ := strings.Cut(rest, ".")
 			follow(num)
 		}
-		conflicts := path.Dir(gen.MsgExecMirrorConflictDir("exec-1"))
+		conflicts := path.Dir(toolspec.MsgExecMirrorConflictDir("exec-1"))
 		if entries, err = e.ws.ReadDir(ctx, conflicts, 0, -1); err != nil && !isMissing(err) {
 			return "", err
 		}
@@ -393,7 +393,7 @@ type spillNames struct {
 
 // file is the path of one stream's output file under the current id.
 func (n *spillNames) file(kind string) string {
-	return gen.MsgExecSpillPath(fileNamePart(n.backend) + "." + fileNamePart(n.id) + "." + kind + ".log")
+	return toolspec.MsgExecSpillPath(fileNamePart(n.backend) + "." + fileNamePart(n.id) + "." + kind + ".log")
 }
 
 // fileNamePart is JavaScript's encodeURIComponent with "." escaped too:
@@ -419,10 +419,10 @@ func fileNamePart(s string) string {
 // either window passes the limits, the file the full output streams to.
 type stream struct {
 	e       *Executor
-	limits  exec.Limits
+	limits  execbackend.Limits
 	names   *spillNames
 	kind    string // stdout or stderr
-	raw     *exec.Window
+	raw     *execbackend.Window
 	pending []byte // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
 	decoder streamDecoder
@@ -431,8 +431,8 @@ type stream struct {
 	done    bool
 }
 
-func newStream(e *Executor, l exec.Limits, names *spillNames, kind string) *stream {
-	return &stream{e: e, limits: l, names: names, kind: kind, raw: exec.NewWindow(l), text: &textWindow{w: exec.NewWindow(l), limits: l}}
+func newStream(e *Executor, l execbackend.Limits, names *spillNames, kind string) *stream {
+	return &stream{e: e, limits: l, names: names, kind: kind, raw: execbackend.NewWindow(l), text: &textWindow{w: execbackend.NewWindow(l), limits: l}}
 }
 
 // push feeds a chunk of raw output: to the spool, to the file (or what
@@ -493,7 +493,7 @@ func (s *stream) finish() *savedOutput {
 	case !cut:
 		// Saved, as the reference saves it, though the text fits.
 	case err != nil:
-		s.saved = &savedOutput{path: s.file.path, reason: gen.MsgExecSaveFailed(s.file.path, err.Error())}
+		s.saved = &savedOutput{path: s.file.path, reason: toolspec.MsgExecSaveFailed(s.file.path, err.Error())}
 	default:
 		s.saved = &savedOutput{path: s.file.path}
 	}
@@ -514,8 +514,8 @@ func (s *stream) discard() {
 
 // textWindow is the tool's window over the decoded output.
 type textWindow struct {
-	w      *exec.Window
-	limits exec.Limits
+	w      *execbackend.Window
+	limits execbackend.Limits
 }
 
 func (t *textWindow) push(text string) { t.w.Push([]byte(text)) }
@@ -541,18 +541,18 @@ func (t *textWindow) render(saved *savedOutput) string {
 	where := ""
 	switch {
 	case saved.reason != "":
-		where = gen.MsgExecNotSaved(saved.reason)
+		where = toolspec.MsgExecNotSaved(saved.reason)
 	case saved.path != "":
-		where = gen.MsgExecSavedAt(saved.path)
+		where = toolspec.MsgExecSavedAt(saved.path)
 	}
 	if tail.PartialLine {
-		return text + gen.MsgExecShowingLastBytes(int64(len(tail.Bytes)), tail.LastLine, where)
+		return text + toolspec.MsgExecShowingLastBytes(int64(len(tail.Bytes)), tail.LastLine, where)
 	}
 	limit := ""
 	if tail.LastLine-tail.FirstLine+1 < t.limits.MaxLines {
-		limit = gen.MsgExecByteLimit(t.limits.MaxBytes)
+		limit = toolspec.MsgExecByteLimit(t.limits.MaxBytes)
 	}
-	return text + gen.MsgExecShowingLines(tail.FirstLine, tail.LastLine, t.w.TotalLines(), limit, where)
+	return text + toolspec.MsgExecShowingLines(tail.FirstLine, tail.LastLine, t.w.TotalLines(), limit, where)
 }
 
 // spillFile streams a stream's full output into a workspace file.
@@ -575,7 +575,7 @@ func (e *Executor) openSpill(names *spillNames, kind string) *spillFile {
 		return f
 	}
 	f.path = names.file(kind)
-	if err := e.ws.Mkdir(ctx, gen.OutputDir, vfs.MkdirOptions{Recursive: true}); err != nil {
+	if err := e.ws.Mkdir(ctx, toolspec.OutputDir, vfs.MkdirOptions{Recursive: true}); err != nil {
 		return failed(err)
 	}
 	for attempt := 0; !f.claimed; attempt++ {
@@ -625,19 +625,19 @@ func (f *spillFile) close() error {
 // effort, as in the reference.
 func (e *Executor) pruneOutput(saved string) {
 	ctx := context.Background()
-	entries, err := e.ws.ReadDir(ctx, gen.OutputDir, 0, -1)
+	entries, err := e.ws.ReadDir(ctx, toolspec.OutputDir, 0, -1)
 	if err != nil {
 		return
 	}
 	var others []vfs.Info
 	for _, en := range entries {
-		p := gen.OutputDir + "/" + en.Name
+		p := toolspec.OutputDir + "/" + en.Name
 		if en.Type == vfs.TypeFile && p != saved && (strings.HasSuffix(en.Name, ".stdout.log") || strings.HasSuffix(en.Name, ".stderr.log")) {
 			others = append(others, en)
 		}
 	}
 	slices.SortStableFunc(others, func(a, b vfs.Info) int { return int(b.MTime - a.MTime) })
 	for _, stale := range others[min(len(others), outputKeep-1):] {
-		_ = e.ws.Remove(ctx, gen.OutputDir+"/"+stale.Name, vfs.RemoveOptions{Force: true})
+		_ = e.ws.Remove(ctx, toolspec.OutputDir+"/"+stale.Name, vfs.RemoveOptions{Force: true})
 	}
 }

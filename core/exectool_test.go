@@ -17,11 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // guard is how long a test waits for a call that must end before calling
@@ -36,13 +36,13 @@ func hostExec(t *testing.T, opts core.Options, spillOnDisk bool) (*core.Executor
 	t.Helper()
 	ws, dir := testws.Host(t, "")
 	if spillOnDisk {
-		testws.MountHost(t, ws, gen.OutputDir, "")
+		testws.MountHost(t, ws, toolspec.OutputDir, "")
 	}
-	host, err := exec.NewHost(ws, exec.HostOptions{})
+	host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Backends = []exec.Backend{host}
+	opts.Backends = []execbackend.Backend{host}
 	ex, err := core.New(ws, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func hostExec(t *testing.T, opts core.Options, spillOnDisk bool) (*core.Executor
 
 // execResult runs one exec call (guarded against a hang) and decodes its
 // json result.
-func execResult(t *testing.T, ctx context.Context, ex *core.Executor, args string) gen.ExecResult {
+func execResult(t *testing.T, ctx context.Context, ex *core.Executor, args string) toolspec.ExecResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, guard)
 	defer cancel()
@@ -60,10 +60,10 @@ func execResult(t *testing.T, ctx context.Context, ex *core.Executor, args strin
 	if err != nil {
 		t.Fatalf("exec %s: %v", args, err)
 	}
-	if out.Kind != gen.OutputJSON {
+	if out.Kind != toolspec.OutputJSON {
 		t.Fatalf("exec %s: %s output %q", args, out.Kind, out.Text)
 	}
-	var res gen.ExecResult
+	var res toolspec.ExecResult
 	if err := json.Unmarshal(out.JSON, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestExecOnTheHost(t *testing.T) {
 
 	res := execResult(t, ctx, ex, `{"command":"cat main.txt; echo oops >&2; exit 4","cwd":"/workspace/src","env":{"GREETING":"hi"}}`)
 	cwd := "/workspace/src"
-	want := gen.ExecResult{Command: "cat main.txt; echo oops >&2; exit 4", Cwd: &cwd, Backend: "host", ExitCode: new(int64(4)),
+	want := toolspec.ExecResult{Command: "cat main.txt; echo oops >&2; exit 4", Cwd: &cwd, Backend: "host", ExitCode: new(int64(4)),
 		Stdout: "hello from the workspace\n", Stderr: "oops\n"}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
@@ -102,8 +102,8 @@ func TestExecOnTheHost(t *testing.T) {
 	// reference's error shape.
 	call(t, ex, "write", `{"path":"/scratch/note","content":""}`)
 	out := call(t, ex, "exec", `{"command":"true","cwd":"/scratch"}`)
-	var failed gen.ExecErrorResult
-	if err := json.Unmarshal(out.JSON, &failed); err != nil || failed.Error != gen.MsgNotHostDirectory("/scratch") || failed.Backend != "host" {
+	var failed toolspec.ExecErrorResult
+	if err := json.Unmarshal(out.JSON, &failed); err != nil || failed.Error != toolspec.MsgNotHostDirectory("/scratch") || failed.Backend != "host" {
 		t.Errorf("exec in memory: %s", out.JSON)
 	}
 	if keys := strings.Join(keysOf(t, out.JSON), ","); keys != "command,cwd,backend,error" {
@@ -147,8 +147,8 @@ func TestExecHundredThousandLines(t *testing.T) {
 	for i := 98001; i <= 100000; i++ {
 		tail.WriteString(strconv.Itoa(i) + "\n")
 	}
-	spill := gen.MsgExecSpillPath("host.exec-1.stdout.log")
-	want := tail.String() + gen.MsgExecShowingLines(98001, 100000, 100000, "", gen.MsgExecSavedAt(spill))
+	spill := toolspec.MsgExecSpillPath("host.exec-1.stdout.log")
+	want := tail.String() + toolspec.MsgExecShowingLines(98001, 100000, 100000, "", toolspec.MsgExecSavedAt(spill))
 	if res.Stdout != want {
 		t.Errorf("stdout ends %q, want it to end %q", last(res.Stdout, 120), last(want, 120))
 	}
@@ -171,7 +171,7 @@ func TestExecHundredThousandLines(t *testing.T) {
 		t.Errorf("ls of the output directory: %s", listing.JSON)
 	}
 	// Runs are numbered on.
-	if res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000 >&2"}`); !strings.HasSuffix(res.Stderr, gen.MsgExecSavedAt(gen.MsgExecSpillPath("host.exec-2.stderr.log"))+"]") {
+	if res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000 >&2"}`); !strings.HasSuffix(res.Stderr, toolspec.MsgExecSavedAt(toolspec.MsgExecSpillPath("host.exec-2.stderr.log"))+"]") {
 		t.Errorf("second run's stderr ends %q", last(res.Stderr, 100))
 	}
 }
@@ -198,11 +198,11 @@ func TestExecTimeout(t *testing.T) {
 	// The note alone does not start with blank lines; after the
 	// command's stderr it is set off by one.
 	res := execResult(t, t.Context(), ex, `{"command":"echo started; sleep 100"}`)
-	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != strings.TrimLeft(gen.MsgExecTimedOut(100), "\n") || res.Stderr[0] != '[' {
+	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != strings.TrimLeft(toolspec.MsgExecTimedOut(100), "\n") || res.Stderr[0] != '[' {
 		t.Errorf("timed out run: exit %d stdout %q stderr %q", *res.ExitCode, res.Stdout, res.Stderr)
 	}
 	res = execResult(t, t.Context(), ex, `{"command":"echo oops >&2; sleep 100"}`)
-	if res.Stderr != "oops\n"+gen.MsgExecTimedOut(100) {
+	if res.Stderr != "oops\n"+toolspec.MsgExecTimedOut(100) {
 		t.Errorf("timed out run with stderr: %q", res.Stderr)
 	}
 }
@@ -212,7 +212,7 @@ func TestExecCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	// The first snapshot shows the command running; cancel then.
-	ctx = core.WithSnapshots(ctx, func(gen.Output) { cancel() })
+	ctx = core.WithSnapshots(ctx, func(toolspec.Output) { cancel() })
 	deadline, stop := context.WithTimeout(ctx, guard)
 	defer stop()
 	_, err := ex.Call(deadline, "exec", []byte(`{"command":"echo started; sleep 100"}`))
@@ -234,24 +234,24 @@ func stepClock(step time.Duration) func() time.Time {
 }
 
 func TestExecSnapshotsAreCoalesced(t *testing.T) {
-	scripts := exec.NewScripts(nil)
-	var events []exec.ScriptEvent
+	scripts := execbackend.NewScripts(nil)
+	var events []execbackend.ScriptEvent
 	for i := range 12 {
-		events = append(events, exec.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
+		events = append(events, execbackend.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
 	}
-	scripts.Queue(exec.Script{Events: events, ExitCode: 0})
+	scripts.Queue(execbackend.Script{Events: events, ExitCode: 0})
 	ws := vfs.New(memfs.New())
 	// 30 ms pass between readings: a snapshot every fourth chunk.
-	ex, err := core.New(ws, core.Options{Backends: []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)}, Clock: stepClock(30 * time.Millisecond)})
+	ex, err := core.New(ws, core.Options{Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)}, Clock: stepClock(30 * time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snaps []gen.ExecResult
+	var snaps []toolspec.ExecResult
 	// An outer function keeps receiving them: layered calls add up.
 	outer := 0
-	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { outer++ })
-	ctx = core.WithSnapshots(ctx, func(o gen.Output) {
-		var r gen.ExecResult
+	ctx := core.WithSnapshots(t.Context(), func(toolspec.Output) { outer++ })
+	ctx = core.WithSnapshots(ctx, func(o toolspec.Output) {
+		var r toolspec.ExecResult
 		if err := json.Unmarshal(o.JSON, &r); err != nil {
 			t.Error(err)
 		}
@@ -275,7 +275,7 @@ func TestExecSnapshotsAreCoalesced(t *testing.T) {
 	if outer != len(snaps) {
 		t.Errorf("the outer function saw %d snapshots, the inner %d", outer, len(snaps))
 	}
-	var final gen.ExecResult
+	var final toolspec.ExecResult
 	if err := json.Unmarshal(out.JSON, &final); err != nil || final.ExitCode == nil || *final.ExitCode != 0 || strings.Count(final.Stdout, "\n") != 12 {
 		t.Errorf("final result %s", out.JSON)
 	}
@@ -300,7 +300,7 @@ func TestExecLargeOutputMemoryIsBounded(t *testing.T) {
 	base := peak
 	// A snapshot every tenth chunk (the clock steps 10 ms a reading)
 	// samples the heap all through the run.
-	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { sample() })
+	ctx := core.WithSnapshots(t.Context(), func(toolspec.Output) { sample() })
 	res := execResult(t, ctx, ex, argsJSON(t, map[string]string{"command": "yes 0123456789abcde | head -c " + strconv.Itoa(size)}))
 	if *res.ExitCode != 0 || !strings.HasPrefix(res.Stdout, "0123456789abcde\n") {
 		t.Fatalf("exit %d stdout starts %q", *res.ExitCode, res.Stdout[:min(len(res.Stdout), 40)])
@@ -320,11 +320,11 @@ func TestExecLargeOutputMemoryIsBounded(t *testing.T) {
 // the median of the iterations as median-ns/op beside the mean.
 func BenchmarkExecTrivialCommand(b *testing.B) {
 	ws, _ := testws.Host(b, "")
-	host, err := exec.NewHost(ws, exec.HostOptions{})
+	host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ex, err := core.New(ws, core.Options{Backends: []exec.Backend{host}})
+	ex, err := core.New(ws, core.Options{Backends: []execbackend.Backend{host}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -350,19 +350,19 @@ func TestExecSharedOutputDirectory(t *testing.T) {
 	shared := t.TempDir()
 	const sets = 8
 	var wg sync.WaitGroup
-	results := make([]gen.ExecResult, sets)
+	results := make([]toolspec.ExecResult, sets)
 	executors := make([]*core.Executor, sets)
 	for i := range sets {
 		ws := vfs.New(memfs.New())
-		testws.MountHost(t, ws, gen.OutputDir, shared)
-		scripts := exec.NewScripts(nil)
+		testws.MountHost(t, ws, toolspec.OutputDir, shared)
+		scripts := execbackend.NewScripts(nil)
 		var out strings.Builder
 		for line := range 10 {
 			fmt.Fprintf(&out, "set %d line %d\n", i, line)
 		}
-		scripts.Queue(exec.Script{Stdout: []byte(out.String())})
+		scripts.Queue(execbackend.Script{Stdout: []byte(out.String())})
 		ex, err := core.New(ws, core.Options{
-			Backends:   []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)},
+			Backends:   []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)},
 			ExecOutput: core.ExecOutputOptions{MaxLines: 2},
 		})
 		if err != nil {
@@ -399,13 +399,13 @@ func TestExecSharedOutputDirectory(t *testing.T) {
 func TestRunNumbersGoOnPastConflicts(t *testing.T) {
 	ex, _ := hostExec(t, core.Options{}, false)
 	ws := ex.Workspace()
-	for _, d := range []string{gen.MsgExecMirrorConflictDir("exec-3"), gen.MsgExecMirrorConflictDir("exec-4-2"), gen.MsgExecMirrorConflictDir("notes")} {
+	for _, d := range []string{toolspec.MsgExecMirrorConflictDir("exec-3"), toolspec.MsgExecMirrorConflictDir("exec-4-2"), toolspec.MsgExecMirrorConflictDir("notes")} {
 		if err := ws.Mkdir(t.Context(), d, vfs.MkdirOptions{Recursive: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000"}`)
-	if want := gen.MsgExecSavedAt(gen.MsgExecSpillPath("host.exec-5.stdout.log")); !strings.Contains(res.Stdout, want) {
+	if want := toolspec.MsgExecSavedAt(toolspec.MsgExecSpillPath("host.exec-5.stdout.log")); !strings.Contains(res.Stdout, want) {
 		t.Errorf("the run's stdout ends %q, want it saved as run exec-5", last(res.Stdout, 100))
 	}
 }

@@ -1,10 +1,10 @@
 // Package core runs the tools: it checks a call's arguments against the
 // spec, runs the tool over a vfs.Workspace with the reference's
 // semantics, and renders the result as the model must see it (a
-// gen.Output). Every adapter is a thin translation of core's output for
+// toolspec.Output). Every adapter is a thin translation of core's output for
 // one framework.
 //
-// core implements gen.Handler. It imports gen, errno and vfs, never an
+// core implements toolspec.Handler. It imports toolspec, errno and vfs, never an
 // adapter or a framework.
 package core
 
@@ -16,7 +16,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Tool is one tool a tool set offers, as the model is told about it.
@@ -40,7 +40,7 @@ type Executor struct {
 	byName map[string]*Tool
 }
 
-var _ gen.Handler = (*Executor)(nil)
+var _ toolspec.Handler = (*Executor)(nil)
 
 // New builds the tool set for ws: read, ls, find and grep, plus write,
 // edit and delete unless opts.Readonly, and exec when opts gives it
@@ -58,30 +58,30 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if e.exec, err = opts.execSettings(); err != nil {
 		return nil, err
 	}
-	for _, info := range gen.Tools {
-		if !info.Available || info.Mutates && s.readonly || info.Name == gen.ToolExec && e.exec == nil {
+	for _, info := range toolspec.Tools {
+		if !info.Available || info.Mutates && s.readonly || info.Name == toolspec.ToolExec && e.exec == nil {
 			continue
 		}
 		t := &Tool{Name: info.Name, decoder: argDecoder{tool: info.Name, params: info.Params, rules: info.Rules}}
 		switch info.Name {
-		case gen.ToolRead:
-			t.Description, t.InputSchema = gen.ReadDescription(s.maxLines, s.maxBytes), gen.ReadInputSchema
-		case gen.ToolLs:
-			t.Description, t.InputSchema = gen.LsDescription, gen.LsInputSchema
-		case gen.ToolFind:
-			t.Description, t.InputSchema = gen.FindDescription, gen.FindInputSchema
-		case gen.ToolGrep:
-			t.Description, t.InputSchema = gen.GrepDescription, gen.GrepInputSchema
-		case gen.ToolWrite:
-			t.Description, t.InputSchema = gen.WriteDescription, gen.WriteInputSchema
-		case gen.ToolEdit:
-			t.Description, t.InputSchema = gen.EditDescription, gen.EditInputSchema
-		case gen.ToolDelete:
-			t.Description, t.InputSchema = gen.DeleteDescription, gen.DeleteInputSchema
-		case gen.ToolExec:
+		case toolspec.ToolRead:
+			t.Description, t.InputSchema = toolspec.ReadDescription(s.maxLines, s.maxBytes), toolspec.ReadInputSchema
+		case toolspec.ToolLs:
+			t.Description, t.InputSchema = toolspec.LsDescription, toolspec.LsInputSchema
+		case toolspec.ToolFind:
+			t.Description, t.InputSchema = toolspec.FindDescription, toolspec.FindInputSchema
+		case toolspec.ToolGrep:
+			t.Description, t.InputSchema = toolspec.GrepDescription, toolspec.GrepInputSchema
+		case toolspec.ToolWrite:
+			t.Description, t.InputSchema = toolspec.WriteDescription, toolspec.WriteInputSchema
+		case toolspec.ToolEdit:
+			t.Description, t.InputSchema = toolspec.EditDescription, toolspec.EditInputSchema
+		case toolspec.ToolDelete:
+			t.Description, t.InputSchema = toolspec.DeleteDescription, toolspec.DeleteInputSchema
+		case toolspec.ToolExec:
 			backends := e.exec.genBackends()
-			t.Description = gen.ExecDescription(backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
-			t.InputSchema = gen.ExecInputSchema(backends)
+			t.Description = toolspec.ExecDescription(backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
+			t.InputSchema = toolspec.ExecInputSchema(backends)
 			t.decoder.params, t.decoder.enums = e.exec.params()
 		default:
 			return nil, errors.New("core: the spec marks tool " + info.Name + " available but core does not describe it")
@@ -117,13 +117,13 @@ func (e *Executor) Tool(name string) (Tool, bool) {
 // Arguments that fail the schema give error text naming the argument and
 // why; the tool does not run. A tool failure is an output too. The error
 // is for what is not the model's doing: an unknown tool
-// (*gen.UnknownToolError) or a cancelled context.
-func (e *Executor) Call(ctx context.Context, name string, args []byte) (gen.Output, error) {
+// (*toolspec.UnknownToolError) or a cancelled context.
+func (e *Executor) Call(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	t, ok := e.byName[name]
 	if !ok {
-		return gen.Output{}, &gen.UnknownToolError{Tool: name}
+		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := gen.Invoke(ctx, e, name, func(dst any) error { return t.decoder.decode(args, dst) })
+	out, err := toolspec.Invoke(ctx, e, name, func(dst any) error { return t.decoder.decode(args, dst) })
 	var argErr *ArgumentsError
 	if errors.As(err, &argErr) {
 		return errorText(argErr.Error()), nil
@@ -134,8 +134,8 @@ func (e *Executor) Call(ctx context.Context, name string, args []byte) (gen.Outp
 
 // recordJSON records a json output as the call's result object: for every
 // tool but read, the object the model sees is the one the tool returned.
-func recordJSON(ctx context.Context, out gen.Output) {
-	if rec := recordOf(ctx); rec != nil && rec.Output == nil && rec.Thrown == nil && out.Kind == gen.OutputJSON {
+func recordJSON(ctx context.Context, out toolspec.Output) {
+	if rec := recordOf(ctx); rec != nil && rec.Output == nil && rec.Thrown == nil && out.Kind == toolspec.OutputJSON {
 		rec.Output = out.JSON
 	}
 }
@@ -144,16 +144,16 @@ func recordJSON(ctx context.Context, out gen.Output) {
 // schema (the oracle's raw calls): the tool applies only its own checks,
 // as the reference's do when called directly. Fields of the wrong type
 // are left at their zero value.
-func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) (gen.Output, error) {
+func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	if _, ok := e.byName[name]; !ok {
-		return gen.Output{}, &gen.UnknownToolError{Tool: name}
+		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := gen.Invoke(ctx, e, name, func(dst any) error {
+	out, err := toolspec.Invoke(ctx, e, name, func(dst any) error {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(args, &fields) != nil {
 			return nil
 		}
-		if name == gen.ToolEdit {
+		if name == toolspec.ToolEdit {
 			legacyEditArguments(fields)
 		}
 		for k, v := range fields {
@@ -188,7 +188,7 @@ func legacyEditArguments(fields map[string]json.RawMessage) {
 	}
 	var edits []json.RawMessage
 	_ = json.Unmarshal(fields["edits"], &edits)
-	one, _ := json.Marshal(gen.Replacement{OldText: oldText, NewText: newText})
+	one, _ := json.Marshal(toolspec.Replacement{OldText: oldText, NewText: newText})
 	fields["edits"], _ = json.Marshal(append(edits, one))
 	delete(fields, "oldText")
 	delete(fields, "newText")
@@ -209,7 +209,7 @@ func (e *Executor) path(ctx context.Context, input string) (string, error) {
 	}
 	abs = vfs.Clean(abs)
 	if !vfs.IsWithin(abs, base) {
-		return "", rootError(gen.MsgOutsideRoot(base, input))
+		return "", rootError(toolspec.MsgOutsideRoot(base, input))
 	}
 	current := base
 	if base == "/" {
@@ -226,7 +226,7 @@ func (e *Executor) path(ctx context.Context, input string) (string, error) {
 			return "", err
 		}
 		if info.Type == vfs.TypeSymlink {
-			return "", rootError(gen.MsgSymlinkInPath(current))
+			return "", rootError(toolspec.MsgSymlinkInPath(current))
 		}
 	}
 	return abs, nil

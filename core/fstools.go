@@ -6,15 +6,15 @@ import (
 	"strings"
 
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Ls runs the ls tool: one page of a directory's entries in raw byte
 // order of their names (200 by default), with nextOffset when more
 // follow. A symbolic link is listed, not followed. Failures are
 // {"error": ...}, as in the reference.
-func (e *Executor) Ls(ctx context.Context, a gen.LsArgs) (gen.Output, error) {
-	page, offset := pageOf(a.Limit, a.Offset, gen.LsPageDefault)
+func (e *Executor) Ls(ctx context.Context, a toolspec.LsArgs) (toolspec.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, toolspec.LsPageDefault)
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
@@ -23,13 +23,13 @@ func (e *Executor) Ls(ctx context.Context, a gen.LsArgs) (gen.Output, error) {
 	if err != nil {
 		return failure(err)
 	}
-	res := gen.LsResult{Path: a.Path, Entries: []gen.LsEntry{}}
+	res := toolspec.LsResult{Path: a.Path, Entries: []toolspec.LsEntry{}}
 	for i, en := range entries {
 		if int64(i) == page {
 			res.NextOffset = new(offset + page)
 			break
 		}
-		res.Entries = append(res.Entries, gen.LsEntry{
+		res.Entries = append(res.Entries, toolspec.LsEntry{
 			Name:           en.Name,
 			Size:           en.Size,
 			Mtime:          en.MTime,
@@ -46,18 +46,18 @@ func (e *Executor) Ls(ctx context.Context, a gen.LsArgs) (gen.Output, error) {
 // content (at most 2 MiB of UTF-8 by default), creating missing parent
 // directories. An existing file keeps its permission bits; a new one gets
 // 0644. A failed write changes nothing. Failures are {"error": ...}.
-func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, error) {
+func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Output, error) {
 	data := []byte(a.Content)
 	if int64(len(data)) > e.s.writeMaxBytes {
-		return errorJSON(gen.MsgWriteContentTooLarge(int64(len(data)), e.s.writeMaxBytes)), nil
+		return errorJSON(toolspec.MsgWriteContentTooLarge(int64(len(data)), e.s.writeMaxBytes)), nil
 	}
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
 	}
-	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, true), false)
+	unlock, err := e.ws.Lock(ctx, e.ws.LockKey(ctx, p, true), false)
 	if err != nil {
-		return gen.Output{}, err
+		return toolspec.Output{}, err
 	}
 	defer unlock()
 	// Like the reference, look first: a path that cannot be looked up
@@ -72,7 +72,7 @@ func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, erro
 	if err := e.ws.WriteFile(ctx, p, data, vfs.WriteOptions{CreateParents: parents}); err != nil {
 		return failure(err)
 	}
-	return jsonOutput(gen.WriteResult{Path: a.Path, BytesWritten: int64(len(data))}), nil
+	return jsonOutput(toolspec.WriteResult{Path: a.Path, BytesWritten: int64(len(data))}), nil
 }
 
 // Delete runs the delete tool: it removes a file, a symbolic link (not
@@ -81,28 +81,28 @@ func (e *Executor) Write(ctx context.Context, a gen.WriteArgs) (gen.Output, erro
 // reference. Failures are {"error": ...}. On a host directory a recursive
 // removal the host stops midway (an immutable file) has removed what came
 // before; the error says what it could not remove.
-func (e *Executor) Delete(ctx context.Context, a gen.DeleteArgs) (gen.Output, error) {
+func (e *Executor) Delete(ctx context.Context, a toolspec.DeleteArgs) (toolspec.Output, error) {
 	recursive := a.Recursive != nil && *a.Recursive
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
 	}
-	unlock, err := e.ws.Lock(ctx, e.ws.LockPath(ctx, p, false), recursive)
+	unlock, err := e.ws.Lock(ctx, e.ws.LockKey(ctx, p, false), recursive)
 	if err != nil {
-		return gen.Output{}, err
+		return toolspec.Output{}, err
 	}
 	defer unlock()
 	if err := e.ws.Remove(ctx, p, vfs.RemoveOptions{Recursive: recursive, Force: true}); err != nil {
 		return failure(err)
 	}
-	return jsonOutput(gen.DeleteResult{Deleted: a.Path}), nil
+	return jsonOutput(toolspec.DeleteResult{Deleted: a.Path}), nil
 }
 
 // failure is the {"error": message} output of a failed call, or the
 // context's error when the call was cancelled.
-func failure(err error) (gen.Output, error) {
+func failure(err error) (toolspec.Output, error) {
 	if cancelled(err) {
-		return gen.Output{}, err
+		return toolspec.Output{}, err
 	}
 	return errorJSON(err.Error()), nil
 }

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/errno"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The reference's glob dialect, matched against a path relative to the
@@ -28,7 +28,7 @@ import (
 const anyChar = `[^\n\r\x{2028}\x{2029}]`
 
 // compileGlob compiles a glob. It fails, rather than panics, when the
-// braces nest deeper than gen.WorkspaceMaxGlobDepthDefault or RE2 refuses
+// braces nest deeper than toolspec.WorkspaceMaxGlobDepthDefault or RE2 refuses
 // the result; it runs in time linear in the pattern's length.
 func compileGlob(pattern string) (*regexp.Regexp, error) {
 	source, err := globRegexp(pattern)
@@ -37,7 +37,7 @@ func compileGlob(pattern string) (*regexp.Regexp, error) {
 	}
 	compiled, err := regexp.Compile(source)
 	if err != nil {
-		return nil, errno.New(errno.EINVAL, gen.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
+		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
 	}
 	return compiled, nil
 }
@@ -132,8 +132,8 @@ func (g globParser) source(re *strings.Builder, from, to, depth int) error {
 		re.WriteString(run)
 		run = ""
 		if group, ok := g.groups[i]; ok && c == '{' && group.end < to {
-			if int64(depth) >= gen.WorkspaceMaxGlobDepthDefault {
-				return errno.New(errno.EINVAL, gen.MsgInvalidGlob(gen.MsgGlobTooDeep(gen.WorkspaceMaxGlobDepthDefault)), "")
+			if int64(depth) >= toolspec.WorkspaceMaxGlobDepthDefault {
+				return errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(toolspec.MsgGlobTooDeep(toolspec.WorkspaceMaxGlobDepthDefault)), "")
 			}
 			re.WriteString("(?:")
 			start := i + 1

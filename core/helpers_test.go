@@ -14,8 +14,8 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // newExec builds a tool set over a fresh in-memory workspace holding
@@ -54,7 +54,7 @@ func populate(t *testing.T, ws *vfs.Workspace, files map[string]string) {
 }
 
 // call runs one checked call and fails the test on a Go error.
-func call(t *testing.T, ex *core.Executor, tool, args string) gen.Output {
+func call(t *testing.T, ex *core.Executor, tool, args string) toolspec.Output {
 	t.Helper()
 	out, err := ex.Call(t.Context(), tool, []byte(args))
 	if err != nil {
@@ -63,40 +63,42 @@ func call(t *testing.T, ex *core.Executor, tool, args string) gen.Output {
 	return out
 }
 
-// view is a gen.Output in a form cmp prints readably.
+// view is a toolspec.Output in a form cmp prints readably.
 type view struct {
-	Kind  gen.OutputKind
+	Kind  toolspec.OutputKind
 	Text  string
 	JSON  string
-	Media *gen.Media
+	Media *toolspec.Media
 }
 
-func viewOf(o gen.Output) view {
+func viewOf(o toolspec.Output) view {
 	return view{Kind: o.Kind, Text: o.Text, JSON: string(o.JSON), Media: o.Media}
 }
 
-func checkOutput(t *testing.T, got, want gen.Output) {
+func checkOutput(t *testing.T, got, want toolspec.Output) {
 	t.Helper()
 	if diff := cmp.Diff(viewOf(want), viewOf(got)); diff != "" {
 		t.Errorf("output mismatch (-want +got):\n%s", diff)
 	}
 }
 
-func textOut(s string) gen.Output { return gen.Output{Kind: gen.OutputText, Text: s} }
+func textOut(s string) toolspec.Output { return toolspec.Output{Kind: toolspec.OutputText, Text: s} }
 
-func errText(s string) gen.Output { return gen.Output{Kind: gen.OutputErrorText, Text: s} }
+func errText(s string) toolspec.Output {
+	return toolspec.Output{Kind: toolspec.OutputErrorText, Text: s}
+}
 
 // jsonOut is the json output of a result value, serialized as the
 // executor serializes results.
-func jsonOut(v any) gen.Output {
+func jsonOut(v any) toolspec.Output {
 	b, err := core.MarshalJSON(v)
 	if err != nil {
 		panic(err)
 	}
-	return gen.Output{Kind: gen.OutputJSON, JSON: b}
+	return toolspec.Output{Kind: toolspec.OutputJSON, JSON: b}
 }
 
-func errJSON(msg string) gen.Output { return jsonOut(gen.ErrorResult{Error: msg}) }
+func errJSON(msg string) toolspec.Output { return jsonOut(toolspec.ErrorResult{Error: msg}) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -173,7 +175,7 @@ func (c *countingReader) Close() error { return c.r.Close() }
 
 // paramNames is a tool's parameter names joined as the unknown-argument
 // message lists them.
-func paramNames(params []gen.Param) string {
+func paramNames(params []toolspec.Param) string {
 	names := make([]string, len(params))
 	for i, p := range params {
 		names[i] = p.Name
@@ -182,7 +184,7 @@ func paramNames(params []gen.Param) string {
 }
 
 // param finds a parameter by name.
-func param(t *testing.T, params []gen.Param, name string) gen.Param {
+func param(t *testing.T, params []toolspec.Param, name string) toolspec.Param {
 	t.Helper()
 	for _, p := range params {
 		if p.Name == name {
@@ -190,9 +192,9 @@ func param(t *testing.T, params []gen.Param, name string) gen.Param {
 		}
 	}
 	t.Fatalf("no parameter %q", name)
-	return gen.Param{}
+	return toolspec.Param{}
 }
 
-func invalid(tool string, problems ...string) gen.Output {
-	return errText(gen.MsgArgumentsInvalid(tool, strings.Join(problems, gen.ArgumentsProblemSeparator)))
+func invalid(tool string, problems ...string) toolspec.Output {
+	return errText(toolspec.MsgArgumentsInvalid(tool, strings.Join(problems, toolspec.ArgumentsProblemSeparator)))
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Regression tests for hostile input: each case once crashed the process,
@@ -57,8 +57,8 @@ func TestDeeplyNestedGlobIsRefused(t *testing.T) {
 	for range 500 {
 		p = "{" + p + "x,y}"
 	}
-	quoted := gen.QuoteJSON(p)
-	want := gen.MsgInvalidGlob(gen.MsgGlobTooDeep(gen.WorkspaceMaxGlobDepthDefault))
+	quoted := toolspec.QuoteJSON(p)
+	want := toolspec.MsgInvalidGlob(toolspec.MsgGlobTooDeep(toolspec.WorkspaceMaxGlobDepthDefault))
 	for _, c := range []struct{ tool, args string }{
 		{"find", `{"pattern":` + quoted + `}`},
 		{"find", `{"pattern":"*","exclude":[` + quoted + `]}`},
@@ -77,7 +77,7 @@ func TestDeeplyNestedGlobIsRefused(t *testing.T) {
 	for range 64 {
 		p = "{" + p + ",b}"
 	}
-	if out, _ := ex.Call(t.Context(), "find", []byte(`{"pattern":`+gen.QuoteJSON(p)+`}`)); out.IsError() {
+	if out, _ := ex.Call(t.Context(), "find", []byte(`{"pattern":`+toolspec.QuoteJSON(p)+`}`)); out.IsError() {
 		t.Errorf("64 levels: %s", out.JSON)
 	}
 }
@@ -90,7 +90,7 @@ func TestHugeGlobsCompileInLinearTime(t *testing.T) {
 		strings.Repeat("{a,b}", 40_000),
 	} {
 		within(t, func() {
-			if _, err := ex.Call(t.Context(), "find", []byte(`{"pattern":`+gen.QuoteJSON(p)+`}`)); err != nil {
+			if _, err := ex.Call(t.Context(), "find", []byte(`{"pattern":`+toolspec.QuoteJSON(p)+`}`)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -158,7 +158,7 @@ func TestGrepBoundsALongLine(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
 		t.Errorf("grep of a 64 MiB line allocated %d MiB", alloc>>20)
 	}
-	want := `"text":"` + strings.Repeat("a", int(gen.GrepMaxLineBytesDefault)) + `... (truncated)"`
+	want := `"text":"` + strings.Repeat("a", int(toolspec.GrepMaxLineBytesDefault)) + `... (truncated)"`
 	if out.IsError() || !strings.Contains(string(out.JSON), want) {
 		t.Errorf("grep of a long line: %.300s", out.JSON)
 	}
@@ -181,7 +181,7 @@ func TestGrepPageBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.JSON) > 4*int(gen.GrepMaxResultBytesDefault) {
+	if len(out.JSON) > 4*int(toolspec.GrepMaxResultBytesDefault) {
 		t.Errorf("page of %d bytes", len(out.JSON))
 	}
 	var res struct {
@@ -209,7 +209,7 @@ func TestLongPathIsRefused(t *testing.T) {
 		if tool != "write" {
 			args = `{"path":"` + p + `"}`
 		}
-		var out gen.Output
+		var out toolspec.Output
 		within(t, func() {
 			var err error
 			out, err = ex.Call(t.Context(), tool, []byte(args))
@@ -236,10 +236,10 @@ func TestTooManyProblemsAreCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(out.Text, "is not an argument"); got != gen.ArgumentsMaxProblems {
-		t.Errorf("%d problems listed, want %d: %s", got, gen.ArgumentsMaxProblems, out.Text)
+	if got := strings.Count(out.Text, "is not an argument"); got != toolspec.ArgumentsMaxProblems {
+		t.Errorf("%d problems listed, want %d: %s", got, toolspec.ArgumentsMaxProblems, out.Text)
 	}
-	if !strings.HasSuffix(out.Text, gen.MsgArgumentsMore(100-gen.ArgumentsMaxProblems)) {
+	if !strings.HasSuffix(out.Text, toolspec.MsgArgumentsMore(100-toolspec.ArgumentsMaxProblems)) {
 		t.Errorf("message does not end with the count of the rest: %s", out.Text)
 	}
 }
@@ -296,11 +296,11 @@ func TestLinkSpellingsShareALock(t *testing.T) {
 		if err := ws.Mkdir(t.Context(), "/workspace/a", vfs.MkdirOptions{Recursive: true}); err != nil {
 			t.Fatal(err)
 		}
-		if got := ws.LockPath(t.Context(), "/workspace/l/sub/f", true); i == 0 && got != "/workspace/a/sub/f" {
-			t.Errorf("LockPath through the link = %q", got)
+		if got := ws.LockKey(t.Context(), "/workspace/l/sub/f", true); i == 0 && got != "/workspace/a/sub/f" {
+			t.Errorf("LockKey through the link = %q", got)
 		}
 		var wg sync.WaitGroup
-		var del gen.Output
+		var del toolspec.Output
 		wg.Go(func() { del, _ = ex.Call(t.Context(), "delete", []byte(`{"path":"/workspace/a","recursive":true}`)) })
 		wg.Go(func() { _, _ = ex.Call(t.Context(), "write", []byte(`{"path":"/workspace/l/sub/f","content":"x"}`)) })
 		wg.Wait()
@@ -319,16 +319,16 @@ func TestSpecialFilesAreNeverOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		`write {"path":"/workspace/fifo","content":"x"}`: gen.MsgNotRegularFile("/workspace/fifo"),
-		`grep {"path":"/workspace/fifo","query":"x"}`:    gen.MsgNotRegularFile("/workspace/fifo"),
-		`read {"path":"/workspace/fifo"}`:                gen.MsgReadFileNotFound("/workspace/fifo"),
+		`write {"path":"/workspace/fifo","content":"x"}`: toolspec.MsgNotRegularFile("/workspace/fifo"),
+		`grep {"path":"/workspace/fifo","query":"x"}`:    toolspec.MsgNotRegularFile("/workspace/fifo"),
+		`read {"path":"/workspace/fifo"}`:                toolspec.MsgReadFileNotFound("/workspace/fifo"),
 		`find {"pattern":"fifo"}`:                        `{"path":"/workspace/fifo","type":"other"}`,
 		`ls {"path":"/workspace"}`:                       `"name":"fifo","size":0,"mtime":`,
 		`grep {"query":"x"}`:                             `"count":1`,
 	}
 	for call, w := range want {
 		tool, args, _ := strings.Cut(call, " ")
-		var out gen.Output
+		var out toolspec.Output
 		within(t, func() { out, _ = ex.Call(t.Context(), tool, []byte(args)) })
 		if got := out.Text + string(out.JSON); !strings.Contains(got, w) {
 			t.Errorf("%s = %s, want %s", call, got, w)
@@ -400,7 +400,7 @@ func (r atEOF) Read(p []byte) (int, error) {
 func TestGrepCancelsWithinALine(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	ws := vfs.New(endingStore{endless{memfs.New(), gen.GrepMaxLineBytesDefault}, cancel})
+	ws := vfs.New(endingStore{endless{memfs.New(), toolspec.GrepMaxLineBytesDefault}, cancel})
 	if err := ws.Mkdir(t.Context(), "/workspace", vfs.MkdirOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -409,9 +409,9 @@ func TestGrepCancelsWithinALine(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth := true
-	args := grepArgs(gen.GrepArgs{Path: "/workspace/line.txt", Query: strings.Repeat(".*", 30000) + "z", Regex: &truth})
+	args := grepArgs(toolspec.GrepArgs{Path: "/workspace/line.txt", Query: strings.Repeat(".*", 30000) + "z", Regex: &truth})
 	within(t, func() {
-		out, err := ex.Call(ctx, gen.ToolGrep, []byte(args))
+		out, err := ex.Call(ctx, toolspec.ToolGrep, []byte(args))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("cancelled grep: %v %.300s", err, out.JSON)
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 func onEveryStore(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, ex *core.Executor)) {
@@ -100,10 +100,10 @@ func TestEditCancelledWhileMatching(t *testing.T) {
 func TestTrailingSlashOnAFile(t *testing.T) {
 	onEveryStore(t, map[string]string{"/workspace/f.txt": "hello\n"}, func(t *testing.T, ws *vfs.Workspace, ex *core.Executor) {
 		for _, p := range []string{"/workspace/f.txt/", "/workspace/f.txt/."} {
-			exists := `{"error":"` + gen.MsgPathExists("/workspace/f.txt") + `"}`
+			exists := `{"error":"` + toolspec.MsgPathExists("/workspace/f.txt") + `"}`
 			for _, c := range []struct{ tool, args, want string }{
 				{"read", `{"path":"` + p + `"}`, "hello"},
-				{"ls", `{"path":"` + p + `"}`, `{"error":"` + gen.MsgNotDirectory("/workspace/f.txt") + `"}`},
+				{"ls", `{"path":"` + p + `"}`, `{"error":"` + toolspec.MsgNotDirectory("/workspace/f.txt") + `"}`},
 				{"write", `{"path":"` + p + `","content":"x"}`, exists},
 				{"edit", `{"path":"` + p + `","edits":[{"oldText":"hello","newText":"HELLO"}]}`, exists},
 			} {
@@ -163,7 +163,7 @@ func TestEditRematchesAChangedFile(t *testing.T) {
 			behind(fmt.Sprintf("theirs %d\n", calls))
 			return []byte("mine\n"), nil
 		})
-		want := gen.MsgUpdateConflict(vfs.UpdateAttempts, "/workspace/f.txt")
+		want := toolspec.MsgUpdateConflict(vfs.UpdateAttempts, "/workspace/f.txt")
 		if errno.CodeOf(err) != errno.EAGAIN || err.Error() != want || calls != vfs.UpdateAttempts {
 			t.Errorf("Update of a file that keeps changing: %v after %d calls, want %q after %d", err, calls, want, vfs.UpdateAttempts)
 		}

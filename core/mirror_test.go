@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The issue's case, end to end on one SQLite workspace: exec runs a
@@ -31,7 +31,7 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 	}{
 		{name: "other line", oldText: "beta", newText: "BETA", want: "ALPHA\nBETA\n"},
 		{name: "same line", oldText: "alpha", newText: "alpha2", want: "alpha2\nbeta\n", saved: "ALPHA\nbeta\n",
-			stderr: noteAlone(gen.MsgExecMirrorConflicts(gen.MsgExecMirrorConflictSaved("/workspace/f.txt", "/.computer/conflicts/exec-1/f.txt")))},
+			stderr: noteAlone(toolspec.MsgExecMirrorConflicts(toolspec.MsgExecMirrorConflictSaved("/workspace/f.txt", "/.computer/conflicts/exec-1/f.txt")))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,11 +46,11 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 				return vfs.New(store)
 			}
 			ws1, ws2 := open(), open()
-			mirror, err := exec.NewMirror(ws1, exec.MirrorOptions{Mirror: filepath.Join(dir, "mirror")})
+			mirror, err := execbackend.NewMirror(ws1, execbackend.MirrorOptions{Mirror: filepath.Join(dir, "mirror")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			runner, err := core.New(ws1, core.Options{Backends: []exec.Backend{mirror}})
+			runner, err := core.New(ws1, core.Options{Backends: []execbackend.Backend{mirror}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 				}
 			}
 			command, _ := json.Marshal("echo > " + ready + "; read -r _ < " + goOn + "; sed -i s/alpha/ALPHA/ f.txt")
-			done := make(chan gen.Output, 1)
+			done := make(chan toolspec.Output, 1)
 			go func() {
 				out, err := runner.Call(t.Context(), "exec", []byte(`{"command":`+string(command)+`}`))
 				if err != nil {
@@ -105,7 +105,7 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 			if _, err := w.WriteString("go\n"); err != nil {
 				t.Fatal(err)
 			}
-			var out gen.Output
+			var out toolspec.Output
 			select {
 			case out = <-done:
 			case <-time.After(hang):

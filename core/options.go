@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Options configure a tool set. They are named as the reference's
 // createAITools options, so a case's toolOptions decode into them
 // directly. Every adapter takes this one type; a zero value means the
-// reference's defaults (the gen.*Default limits).
+// reference's defaults (the toolspec.*Default limits).
 type Options struct {
 	// Readonly offers read, ls, find and grep only.
 	Readonly bool `json:"readonly,omitempty"`
@@ -29,10 +29,10 @@ type Options struct {
 	// Edit configures edit.
 	Edit EditOptions `json:"edit,omitzero"`
 
-	// Backends are what the exec tool runs commands on (exec.Host,
-	// exec.Scripted, ...): the reference's Workspace backends. Without
+	// Backends are what the exec tool runs commands on (execbackend.Host,
+	// execbackend.Scripted, ...): the reference's Workspace backends. Without
 	// any, the tool set has no exec tool.
-	Backends []exec.Backend `json:"-"`
+	Backends []execbackend.Backend `json:"-"`
 	// Exec picks the backends exec offers, in order, with guidance for
 	// the model about each (the reference's exec option). Nil offers every
 	// backend; an empty list offers none (no exec tool).
@@ -51,20 +51,20 @@ type Options struct {
 
 // ReadOptions configure the read tool. Zero fields take the defaults.
 type ReadOptions struct {
-	// MaxLines caps the lines one read returns (gen.ReadMaxLinesDefault).
+	// MaxLines caps the lines one read returns (toolspec.ReadMaxLinesDefault).
 	MaxLines int64 `json:"maxLines,omitempty"`
 	// MaxBytes caps the UTF-8 bytes of text one read returns
-	// (gen.ReadMaxBytesDefault).
+	// (toolspec.ReadMaxBytesDefault).
 	MaxBytes int64 `json:"maxBytes,omitempty"`
 	// IncludeLineNumbers prefixes each line with its number and a tab.
 	IncludeLineNumbers bool `json:"includeLineNumbers,omitempty"`
 	// LineTruncation shortens long lines before the byte cap applies.
 	LineTruncation *LineTruncation `json:"lineTruncation,omitempty"`
 	// MaxModelBytes caps an image or PDF sent inline, in bytes
-	// (gen.ReadMaxModelBytesDefault).
+	// (toolspec.ReadMaxModelBytesDefault).
 	MaxModelBytes int64 `json:"maxModelBytes,omitempty"`
 	// MediaSniffBytes is how many leading bytes classify a file whose
-	// extension says nothing (gen.ReadMediaSniffBytesDefault).
+	// extension says nothing (toolspec.ReadMediaSniffBytesDefault).
 	MediaSniffBytes int64 `json:"mediaSniffBytes,omitempty"`
 }
 
@@ -77,13 +77,13 @@ type LineTruncation struct {
 
 // WriteOptions configure the write tool.
 type WriteOptions struct {
-	// MaxBytes caps the content of one write (gen.WriteMaxBytesDefault).
+	// MaxBytes caps the content of one write (toolspec.WriteMaxBytesDefault).
 	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
 // EditOptions configure the edit tool.
 type EditOptions struct {
-	// MaxBytes caps the size of a file edit changes (gen.EditMaxBytesDefault).
+	// MaxBytes caps the size of a file edit changes (toolspec.EditMaxBytesDefault).
 	MaxBytes int64 `json:"maxBytes,omitempty"`
 	// MaxDiffLines is how many replaced lines still get a diff.
 	MaxDiffLines int64 `json:"maxDiffLines,omitempty"`
@@ -118,15 +118,15 @@ func or(v, def int64) int64 {
 func (o Options) settings() (settings, error) {
 	s := settings{
 		readonly:           o.Readonly,
-		maxLines:           or(o.Read.MaxLines, gen.ReadMaxLinesDefault),
-		maxBytes:           or(o.Read.MaxBytes, gen.ReadMaxBytesDefault),
+		maxLines:           or(o.Read.MaxLines, toolspec.ReadMaxLinesDefault),
+		maxBytes:           or(o.Read.MaxBytes, toolspec.ReadMaxBytesDefault),
 		includeLineNumbers: o.Read.IncludeLineNumbers,
-		maxModelBytes:      or(o.Read.MaxModelBytes, gen.ReadMaxModelBytesDefault),
-		mediaSniffBytes:    or(o.Read.MediaSniffBytes, gen.ReadMediaSniffBytesDefault),
-		writeMaxBytes:      or(o.Write.MaxBytes, gen.WriteMaxBytesDefault),
-		editMaxBytes:       or(o.Edit.MaxBytes, gen.EditMaxBytesDefault),
-		editMaxDiffLines:   or(o.Edit.MaxDiffLines, gen.EditMaxDiffLinesDefault),
-		editMaxDiffBytes:   or(o.Edit.MaxDiffBytes, gen.EditMaxDiffBytesDefault),
+		maxModelBytes:      or(o.Read.MaxModelBytes, toolspec.ReadMaxModelBytesDefault),
+		mediaSniffBytes:    or(o.Read.MediaSniffBytes, toolspec.ReadMediaSniffBytesDefault),
+		writeMaxBytes:      or(o.Write.MaxBytes, toolspec.WriteMaxBytesDefault),
+		editMaxBytes:       or(o.Edit.MaxBytes, toolspec.EditMaxBytesDefault),
+		editMaxDiffLines:   or(o.Edit.MaxDiffLines, toolspec.EditMaxDiffLinesDefault),
+		editMaxDiffBytes:   or(o.Edit.MaxDiffBytes, toolspec.EditMaxDiffBytesDefault),
 	}
 	const maxSafe = 1<<53 - 1
 	for name, v := range map[string]int64{

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
-// MarshalJSON serializes v (a result struct of package gen, or any value
+// MarshalJSON serializes v (a result struct of package toolspec, or any value
 // encoding/json accepts) the way JavaScript's JSON.stringify does: fields
 // in declaration order, no spaces, no HTML escaping, U+2028 and U+2029
 // written as themselves.
@@ -53,21 +53,23 @@ func unescapeLineSeparators(b []byte) []byte {
 	return out
 }
 
-func textOutput(s string) gen.Output { return gen.Output{Kind: gen.OutputText, Text: s} }
+func textOutput(s string) toolspec.Output { return toolspec.Output{Kind: toolspec.OutputText, Text: s} }
 
-func errorText(s string) gen.Output { return gen.Output{Kind: gen.OutputErrorText, Text: s} }
+func errorText(s string) toolspec.Output {
+	return toolspec.Output{Kind: toolspec.OutputErrorText, Text: s}
+}
 
 // jsonOutput serializes a result for the model. The values given are the
 // generated result structs, which always serialize.
-func jsonOutput(v any) gen.Output {
+func jsonOutput(v any) toolspec.Output {
 	b, err := MarshalJSON(v)
 	if err != nil {
 		panic("core: result does not serialize: " + err.Error())
 	}
-	return gen.Output{Kind: gen.OutputJSON, JSON: b}
+	return toolspec.Output{Kind: toolspec.OutputJSON, JSON: b}
 }
 
 // errorJSON is the {"error": message} result of every tool but read.
-func errorJSON(message string) gen.Output {
-	return jsonOutput(gen.ErrorResult{Error: message})
+func errorJSON(message string) toolspec.Output {
+	return jsonOutput(toolspec.ErrorResult{Error: message})
 }

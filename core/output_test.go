@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // TestMarshalJSONStrings: strings serialize as JSON.stringify writes
@@ -56,8 +56,8 @@ func TestMarshalJSONStrings(t *testing.T) {
 			}
 			// The generated quoting, used for values inside messages,
 			// agrees.
-			if q := gen.QuoteJSON(tt.in); q != tt.want {
-				t.Errorf("gen.QuoteJSON(%q) = %s, want %s", tt.in, q, tt.want)
+			if q := toolspec.QuoteJSON(tt.in); q != tt.want {
+				t.Errorf("toolspec.QuoteJSON(%q) = %s, want %s", tt.in, q, tt.want)
 			}
 			// And the text is JSON that reads back as the string.
 			var back string
@@ -76,12 +76,12 @@ func TestMarshalJSONValues(t *testing.T) {
 		in   any
 		want string
 	}{
-		{"a truncated read", gen.ReadResult{Path: "/w/a", Content: "x\u2028<y>", StartLine: 1, EndLine: 1, Truncated: true, NextOffset: ptr(int64(2)), NextByteOffset: ptr(int64(9))},
+		{"a truncated read", toolspec.ReadResult{Path: "/w/a", Content: "x\u2028<y>", StartLine: 1, EndLine: 1, Truncated: true, NextOffset: ptr(int64(2)), NextByteOffset: ptr(int64(9))},
 			"{\"path\":\"/w/a\",\"content\":\"x\u2028<y>\",\"startLine\":1,\"endLine\":1,\"totalLines\":null,\"truncated\":true,\"nextOffset\":2,\"nextByteOffset\":9}"},
-		{"a complete read", gen.ReadResult{Path: "/w/a", Content: "", StartLine: 1, EndLine: 0, TotalLines: ptr(int64(0))},
+		{"a complete read", toolspec.ReadResult{Path: "/w/a", Content: "", StartLine: 1, EndLine: 0, TotalLines: ptr(int64(0))},
 			`{"path":"/w/a","content":"","startLine":1,"endLine":0,"totalLines":0,"truncated":false}`},
-		{"an error", gen.ErrorResult{Error: "no such path: /w/\u2029"}, "{\"error\":\"no such path: /w/\u2029\"}"},
-		{"a grep without context", gen.GrepResult{Path: "/w", Query: "\\u2028", Count: 1, Matches: []gen.GrepMatch{{Path: "/w/a", Line: 1, Text: "\\u2028"}}},
+		{"an error", toolspec.ErrorResult{Error: "no such path: /w/\u2029"}, "{\"error\":\"no such path: /w/\u2029\"}"},
+		{"a grep without context", toolspec.GrepResult{Path: "/w", Query: "\\u2028", Count: 1, Matches: []toolspec.GrepMatch{{Path: "/w/a", Line: 1, Text: "\\u2028"}}},
 			`{"path":"/w","query":"\\u2028","count":1,"matches":[{"path":"/w/a","line":1,"text":"\\u2028"}]}`},
 		{"nested values", map[string]any{"b": []any{1, nil, "x"}, "a": "\u2028"}, "{\"a\":\"\u2028\",\"b\":[1,null,\"x\"]}"},
 	}

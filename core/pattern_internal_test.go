@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // startThreads counts the character tests that an unanchored search of
@@ -49,7 +49,7 @@ func startThreads(t *testing.T, source string) int {
 // becomes at most two quantified pieces of the regular expression: the
 // work per character of a name does not grow with the run.
 func TestGlobStarRunsAreOnePiece(t *testing.T) {
-	limit := int(gen.WorkspaceMaxPathBytesDefault)
+	limit := int(toolspec.WorkspaceMaxPathBytesDefault)
 	for _, pattern := range []string{
 		strings.Repeat("*", limit),
 		strings.Repeat("*", limit-1),
@@ -101,7 +101,7 @@ func TestGlobStarRunsAreOnePiece(t *testing.T) {
 // one per word, and that sorting never changes whether a line matches.
 func TestQueryAlternativesAreSorted(t *testing.T) {
 	var words []string
-	for i := 0; len(words)*4 < int(gen.GrepMaxQueryBytesDefault)-4; i++ {
+	for i := 0; len(words)*4 < int(toolspec.GrepMaxQueryBytesDefault)-4; i++ {
 		words = append(words, fmt.Sprintf("%c%c%c", 'a'+i%26, 'a'+i/26%26, 'A'+i/676%26))
 	}
 	source, err := querySource(strings.Join(words, "|"), true, false)

@@ -13,24 +13,24 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // TestPatternLengthIsCapped checks the argument caps of deviation
 // patternLength: a glob (find's pattern, grep's include and exclude, each
-// string of a list) of up to gen.WorkspaceMaxPathBytesDefault bytes and a
-// query of up to gen.GrepMaxQueryBytesDefault bytes run; one byte more is
+// string of a list) of up to toolspec.WorkspaceMaxPathBytesDefault bytes and a
+// query of up to toolspec.GrepMaxQueryBytesDefault bytes run; one byte more is
 // refused with the invalid-argument text, before the tool runs. The globs
 // of one include or exclude list hold at most
-// gen.WorkspaceMaxGlobListBytesDefault bytes together, and a list holds
-// at most gen.WorkspaceMaxGlobListItemsDefault globs (checked first: a
+// toolspec.WorkspaceMaxGlobListBytesDefault bytes together, and a list holds
+// at most toolspec.WorkspaceMaxGlobListItemsDefault globs (checked first: a
 // list too long is one problem, whatever its items).
 func TestPatternLengthIsCapped(t *testing.T) {
 	ex := newExec(t, core.Options{}, map[string]string{"/workspace/a.txt": "hello\n"})
-	globMax := int(gen.WorkspaceMaxPathBytesDefault)
-	queryMax := int(gen.GrepMaxQueryBytesDefault)
-	listMax := int(gen.WorkspaceMaxGlobListBytesDefault)
-	itemsMax := int(gen.WorkspaceMaxGlobListItemsDefault)
+	globMax := int(toolspec.WorkspaceMaxPathBytesDefault)
+	queryMax := int(toolspec.GrepMaxQueryBytesDefault)
+	listMax := int(toolspec.WorkspaceMaxGlobListBytesDefault)
+	itemsMax := int(toolspec.WorkspaceMaxGlobListItemsDefault)
 	// strList is a JSON list of n copies of item.
 	strList := func(n int, item any) string {
 		data, _ := json.Marshal(slices.Repeat([]any{item}, n))
@@ -53,31 +53,31 @@ func TestPatternLengthIsCapped(t *testing.T) {
 		args    string
 		problem string // "" for a call that runs
 	}{
-		{gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: glob(globMax)}), ""},
-		{gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: glob(globMax + 1)}), gen.MsgArgumentsTooLong("pattern", int64(globMax), int64(globMax+1))},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax)), ""},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax+1)), gen.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":["x",%q]}`, glob(2*globMax)), gen.MsgArgumentsTooLong("exclude[1]", int64(globMax), int64(2*globMax))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%q}`, glob(globMax)), ""},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":[%q]}`, glob(globMax+1)), gen.MsgArgumentsTooLong("include[0]", int64(globMax), int64(globMax+1))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%q}`, glob(globMax+1)), gen.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax)), ""},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax+1)), gen.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(listMax)), ""},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(2*listMax)), gen.MsgArgumentsTooLong("include", int64(listMax), int64(2*listMax))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, globs(listMax+1)), gen.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax, "**/x")), ""},
-		{gen.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax+1, "**/x")), gen.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(itemsMax, "*.txt")), ""},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(100000, "")), gen.MsgArgumentsTooMany("include", int64(itemsMax), 100000)},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, strList(itemsMax+1, 1)), gen.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)), ""},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)+"x"), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(queryMax+1))},
-		{gen.ToolGrep, fmt.Sprintf(`{"query":%q,"regex":true}`, strings.Repeat("a|", queryMax)), gen.MsgArgumentsTooLong("query", int64(queryMax), int64(2*queryMax))},
+		{toolspec.ToolFind, findArgs(toolspec.FindArgs{Path: "/workspace", Pattern: glob(globMax)}), ""},
+		{toolspec.ToolFind, findArgs(toolspec.FindArgs{Path: "/workspace", Pattern: glob(globMax + 1)}), toolspec.MsgArgumentsTooLong("pattern", int64(globMax), int64(globMax+1))},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax)), ""},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%q}`, glob(globMax+1)), toolspec.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":["x",%q]}`, glob(2*globMax)), toolspec.MsgArgumentsTooLong("exclude[1]", int64(globMax), int64(2*globMax))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%q}`, glob(globMax)), ""},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":[%q]}`, glob(globMax+1)), toolspec.MsgArgumentsTooLong("include[0]", int64(globMax), int64(globMax+1))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%q}`, glob(globMax+1)), toolspec.MsgArgumentsTooLong("exclude", int64(globMax), int64(globMax+1))},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax)), ""},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, globs(listMax+1)), toolspec.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(listMax)), ""},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, globs(2*listMax)), toolspec.MsgArgumentsTooLong("include", int64(listMax), int64(2*listMax))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, globs(listMax+1)), toolspec.MsgArgumentsTooLong("exclude", int64(listMax), int64(listMax+1))},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax, "**/x")), ""},
+		{toolspec.ToolFind, fmt.Sprintf(`{"pattern":"**","exclude":%s}`, strList(itemsMax+1, "**/x")), toolspec.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(itemsMax, "*.txt")), ""},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","include":%s}`, strList(100000, "")), toolspec.MsgArgumentsTooMany("include", int64(itemsMax), 100000)},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":"hello","exclude":%s}`, strList(itemsMax+1, 1)), toolspec.MsgArgumentsTooMany("exclude", int64(itemsMax), int64(itemsMax+1))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)), ""},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":%q}`, strings.Repeat("é", queryMax/2)+"x"), toolspec.MsgArgumentsTooLong("query", int64(queryMax), int64(queryMax+1))},
+		{toolspec.ToolGrep, fmt.Sprintf(`{"query":%q,"regex":true}`, strings.Repeat("a|", queryMax)), toolspec.MsgArgumentsTooLong("query", int64(queryMax), int64(2*queryMax))},
 	} {
 		out := call(t, ex, c.tool, c.args)
 		if c.problem == "" {
-			if out.Kind != gen.OutputJSON || strings.Contains(string(out.JSON), `"error"`) {
+			if out.Kind != toolspec.OutputJSON || strings.Contains(string(out.JSON), `"error"`) {
 				t.Errorf("%s %.80s: %.300s", c.tool, c.args, out.Text+string(out.JSON))
 			}
 			continue
@@ -132,8 +132,8 @@ func TestSearchStopsWithinOneDirectoryOrFile(t *testing.T) {
 		files[fmt.Sprintf("/workspace/big/f%04d", i)] = ""
 	}
 	for _, c := range []struct{ tool, args string }{
-		{gen.ToolFind, `{"path":"/workspace/big","pattern":"*","limit":1000}`},
-		{gen.ToolGrep, `{"path":"/workspace/big.txt","query":"x","limit":1000}`},
+		{toolspec.ToolFind, `{"path":"/workspace/big","pattern":"*","limit":1000}`},
+		{toolspec.ToolGrep, `{"path":"/workspace/big.txt","query":"x","limit":1000}`},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			store := memfs.New()

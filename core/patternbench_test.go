@@ -8,7 +8,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // patternTree is a workspace of 300 files in 30 directories, each file
@@ -35,10 +35,10 @@ func patternTree(b *testing.B) *core.Executor {
 }
 
 // worstGlobs are the costliest globs of each shape that the
-// argument cap allows (gen.WorkspaceMaxPathBytesDefault bytes).
+// argument cap allows (toolspec.WorkspaceMaxPathBytesDefault bytes).
 func worstGlobs() map[string]string {
-	limit := int(gen.WorkspaceMaxPathBytesDefault)
-	nested := strings.Repeat("{a,", int(gen.WorkspaceMaxGlobDepthDefault)) + "b" + strings.Repeat("}", int(gen.WorkspaceMaxGlobDepthDefault))
+	limit := int(toolspec.WorkspaceMaxPathBytesDefault)
+	nested := strings.Repeat("{a,", int(toolspec.WorkspaceMaxGlobDepthDefault)) + "b" + strings.Repeat("}", int(toolspec.WorkspaceMaxGlobDepthDefault))
 	alts := make([]string, 0, limit/2)
 	for i := 0; 2*len(alts)+2 < limit; i++ {
 		alts = append(alts, string(rune('a'+i%26)))
@@ -59,8 +59,8 @@ func BenchmarkFindWorstPattern(b *testing.B) {
 	ex := patternTree(b)
 	for name, pattern := range worstGlobs() {
 		b.Run(name, func(b *testing.B) {
-			args := findArgs(gen.FindArgs{Path: "/workspace", Pattern: pattern})
-			benchCall(b, ex, gen.ToolFind, args, func(out string) bool { return strings.Contains(out, `"entries":`) })
+			args := findArgs(toolspec.FindArgs{Path: "/workspace", Pattern: pattern})
+			benchCall(b, ex, toolspec.ToolFind, args, func(out string) bool { return strings.Contains(out, `"entries":`) })
 		})
 	}
 }
@@ -71,20 +71,20 @@ func BenchmarkFindWorstPattern(b *testing.B) {
 func BenchmarkGrepWorstQuery(b *testing.B) {
 	ex := patternTree(b)
 	var alts []string
-	for i := 0; len(alts)*4 < int(gen.GrepMaxQueryBytesDefault)-4; i++ {
+	for i := 0; len(alts)*4 < int(toolspec.GrepMaxQueryBytesDefault)-4; i++ {
 		alts = append(alts, fmt.Sprintf("%c%c%c", 'a'+i%26, 'a'+i/26%26, 'A'+i/676%26))
 	}
 	regex := strings.Join(alts, "|")
 	truth := true
 	for _, c := range []struct {
 		name string
-		args gen.GrepArgs
+		args toolspec.GrepArgs
 	}{
-		{"alternation", gen.GrepArgs{Path: "/workspace", Query: regex, Regex: &truth, Limit: new(int64(1000))}},
-		{"literal", gen.GrepArgs{Path: "/workspace", Query: regex}},
+		{"alternation", toolspec.GrepArgs{Path: "/workspace", Query: regex, Regex: &truth, Limit: new(int64(1000))}},
+		{"literal", toolspec.GrepArgs{Path: "/workspace", Query: regex}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			benchCall(b, ex, gen.ToolGrep, grepArgs(c.args), func(out string) bool { return strings.Contains(out, `"matches":`) })
+			benchCall(b, ex, toolspec.ToolGrep, grepArgs(c.args), func(out string) bool { return strings.Contains(out, `"matches":`) })
 		})
 	}
 }

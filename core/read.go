@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // readChunk is how many bytes read takes from the store at a time.
@@ -29,16 +29,16 @@ const readChunk = 64 << 10
 // for its newline so the lines after it are numbered and continued
 // right. Line numbers are the reference's JavaScript numbers (see jsAdd).
 // The model gets the content alone when the read is complete, not empty
-// and not positioned (no offset or byteOffset), and the gen.ReadResult
+// and not positioned (no offset or byteOffset), and the toolspec.ReadResult
 // object otherwise, with nextOffset and nextByteOffset when truncated.
 // An image or PDF is a content output (a text part and the bytes); a
 // binary file is described, not read: classifying it reads at most the
 // mediaSniffBytes option's bytes. Failures are error text.
-func (e *Executor) Read(ctx context.Context, a gen.ReadArgs) (gen.Output, error) {
+func (e *Executor) Read(ctx context.Context, a toolspec.ReadArgs) (toolspec.Output, error) {
 	res, err := e.read(ctx, a)
 	if err != nil {
 		if cancelled(err) {
-			return gen.Output{}, err
+			return toolspec.Output{}, err
 		}
 		// A failure the reference throws rather than returns: the path
 		// could not be looked up or read at all.
@@ -53,8 +53,8 @@ func (e *Executor) Read(ctx context.Context, a gen.ReadArgs) (gen.Output, error)
 // a text read, a media read (with its bytes), or an {"error"} the
 // reference returns rather than throws.
 type readResult struct {
-	text  *gen.ReadResult
-	media *gen.ReadMediaResult
+	text  *toolspec.ReadResult
+	media *toolspec.ReadMediaResult
 	data  []byte
 	fail  string
 }
@@ -71,13 +71,13 @@ func (r readResult) object() any {
 		}
 		return m
 	}
-	return gen.ErrorResult{Error: r.fail}
+	return toolspec.ErrorResult{Error: r.fail}
 }
 
 // modelOutput renders the result as the reference's read does: bare text
 // for a complete, unpositioned, non-empty read; the object otherwise; an
 // image or PDF as a text part and a file part.
-func (r readResult) modelOutput(a gen.ReadArgs, maxModelBytes int64) gen.Output {
+func (r readResult) modelOutput(a toolspec.ReadArgs, maxModelBytes int64) toolspec.Output {
 	switch {
 	case r.text != nil:
 		positioned := a.Offset != nil || a.ByteOffset != nil
@@ -90,20 +90,20 @@ func (r readResult) modelOutput(a gen.ReadArgs, maxModelBytes int64) gen.Output 
 	case r.media.Kind == string(kindBinary):
 		return jsonOutput(r.media)
 	case r.media.SizeBytes > maxModelBytes:
-		return errorText(gen.MsgReadMediaTooLarge(r.media.Path, r.media.MediaType, r.media.SizeBytes, maxModelBytes))
+		return errorText(toolspec.MsgReadMediaTooLarge(r.media.Path, r.media.MediaType, r.media.SizeBytes, maxModelBytes))
 	case r.data == nil:
-		return errorText(gen.MsgReadCouldNotReadBytes(r.media.Path))
+		return errorText(toolspec.MsgReadCouldNotReadBytes(r.media.Path))
 	}
-	return gen.Output{
-		Kind:  gen.OutputContent,
-		Text:  gen.MsgReadMediaRead(r.media.Path, r.media.MediaType, r.media.SizeBytes),
-		Media: &gen.Media{MediaType: r.media.MediaType, Filename: r.media.Name, Path: r.media.Path, Data: r.data},
+	return toolspec.Output{
+		Kind:  toolspec.OutputContent,
+		Text:  toolspec.MsgReadMediaRead(r.media.Path, r.media.MediaType, r.media.SizeBytes),
+		Media: &toolspec.Media{MediaType: r.media.MediaType, Filename: r.media.Name, Path: r.media.Path, Data: r.data},
 	}
 }
 
 func failed(msg string) (readResult, error) { return readResult{fail: msg}, nil }
 
-func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (readResult, error) {
+func (e *Executor) read(ctx context.Context, a toolspec.ReadArgs) (readResult, error) {
 	present := func(name string) (int64, bool) {
 		switch {
 		case name == "offset" && a.Offset != nil:
@@ -115,7 +115,7 @@ func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (readResult, error)
 		}
 		return 0, false
 	}
-	if msg := checkRules(gen.ReadRules, present); msg != "" {
+	if msg := checkRules(toolspec.ReadRules, present); msg != "" {
 		return failed(msg)
 	}
 	p, err := e.path(ctx, a.Path)
@@ -124,7 +124,7 @@ func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (readResult, error)
 	}
 	info, err := e.ws.Stat(ctx, p)
 	if isMissing(err) || err == nil && info.Type != vfs.TypeFile {
-		return failed(gen.MsgReadFileNotFound(a.Path))
+		return failed(toolspec.MsgReadFileNotFound(a.Path))
 	}
 	if err != nil {
 		return readResult{}, err
@@ -146,7 +146,7 @@ func (e *Executor) read(ctx context.Context, a gen.ReadArgs) (readResult, error)
 }
 
 func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, kind media) (readResult, error) {
-	res := &gen.ReadMediaResult{
+	res := &toolspec.ReadMediaResult{
 		Kind:      string(kind.kind),
 		Path:      given,
 		Name:      baseName(given),
@@ -162,7 +162,7 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 	}
 	r, _, err := e.ws.Open(ctx, p, 0)
 	if isMissing(err) {
-		return failed(gen.MsgReadCouldNotReadBytes(given))
+		return failed(toolspec.MsgReadCouldNotReadBytes(given))
 	}
 	if err != nil {
 		return readResult{}, err
@@ -173,7 +173,7 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 		return readResult{}, err
 	}
 	if len(data) == 0 {
-		return failed(gen.MsgReadEmptyAttachment(given))
+		return failed(toolspec.MsgReadEmptyAttachment(given))
 	}
 	res.SizeBytes = int64(len(data))
 	if res.SizeBytes > e.s.maxModelBytes {
@@ -216,7 +216,7 @@ type lineReader struct {
 // client cannot represent exactly. a and b are numbers float64 holds.
 func jsAdd(a, b int64) int64 { return int64(float64(a) + float64(b)) }
 
-func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size, startByte int64) (readResult, error) {
+func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, size, startByte int64) (readResult, error) {
 	lr := &lineReader{e: e, startLine: 1, current: 1, lineStart: startByte}
 	if a.Offset != nil {
 		lr.startLine = *a.Offset
@@ -285,17 +285,17 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 		lr.finish()
 	}
 	if lr.overflow {
-		return failed(gen.MsgReadLineTooLong(lr.current, e.s.maxBytes))
+		return failed(toolspec.MsgReadLineTooLong(lr.current, e.s.maxBytes))
 	}
 	if lr.first == 0 {
 		seen := jsAdd(lr.current, -1)
 		switch {
 		case size == 0:
-			return readResult{text: &gen.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}}, nil
+			return readResult{text: &toolspec.ReadResult{Path: a.Path, Content: "", StartLine: 1, EndLine: 0, TotalLines: new(int64(0))}}, nil
 		case startByte > 0:
-			return failed(gen.MsgReadByteOffsetBeyondEnd(startByte))
+			return failed(toolspec.MsgReadByteOffsetBeyondEnd(startByte))
 		case a.Offset != nil && lr.startLine > max(1, seen):
-			return failed(gen.MsgReadOffsetBeyondEnd(*a.Offset, seen))
+			return failed(toolspec.MsgReadOffsetBeyondEnd(*a.Offset, seen))
 		}
 	}
 	start := lr.first
@@ -303,7 +303,7 @@ func (e *Executor) readText(ctx context.Context, a gen.ReadArgs, p string, size,
 		start = lr.startLine
 	}
 	end := jsAdd(jsAdd(start, int64(len(lr.collected))), -1)
-	res := &gen.ReadResult{
+	res := &toolspec.ReadResult{
 		Path:      a.Path,
 		Content:   strings.Join(lr.collected, "\n"),
 		StartLine: start,
@@ -386,17 +386,17 @@ func (lr *lineReader) render(kept []byte, actual int64) string {
 	var line string
 	switch {
 	case s.truncBytes > 0 && actual > s.truncBytes:
-		line = gen.MsgReadLineTruncated(validPrefix(kept[:min(int64(len(kept)), s.truncBytes)], atFileStart))
+		line = toolspec.MsgReadLineTruncated(validPrefix(kept[:min(int64(len(kept)), s.truncBytes)], atFileStart))
 	case s.truncChars > 0:
 		line = DecodeText(kept, atFileStart)
 		if chars := []rune(line); int64(len(chars)) > s.truncChars || actual != int64(len(kept)) {
-			line = gen.MsgReadLineTruncated(string(chars[:min(int64(len(chars)), s.truncChars)]))
+			line = toolspec.MsgReadLineTruncated(string(chars[:min(int64(len(chars)), s.truncChars)]))
 		}
 	default:
 		line = DecodeText(kept, atFileStart)
 	}
 	if s.includeLineNumbers {
-		line = gen.MsgReadLineNumbered(lr.current, line)
+		line = toolspec.MsgReadLineNumbered(lr.current, line)
 	}
 	return line
 }

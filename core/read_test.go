@@ -8,12 +8,12 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 func readArgs(path string, offset, byteOffset *int64) string {
-	a := gen.ReadArgs{Path: path, Offset: offset, ByteOffset: byteOffset}
+	a := toolspec.ReadArgs{Path: path, Offset: offset, ByteOffset: byteOffset}
 	b, err := json.Marshal(a)
 	if err != nil {
 		panic(err)
@@ -39,18 +39,18 @@ func TestReadContinuation(t *testing.T) {
 
 	// The first page is the json object: 2000 lines, then where to go on.
 	firstEnd := strings.Index(content, "line 2001\n")
-	checkOutput(t, call(t, ex, gen.ToolRead, readArgs(path, nil, nil)), jsonOut(gen.ReadResult{
+	checkOutput(t, call(t, ex, toolspec.ToolRead, readArgs(path, nil, nil)), jsonOut(toolspec.ReadResult{
 		Path:           path,
 		Content:        strings.TrimSuffix(content[:firstEnd], "\n"),
 		StartLine:      1,
-		EndLine:        gen.ReadMaxLinesDefault,
+		EndLine:        toolspec.ReadMaxLinesDefault,
 		Truncated:      true,
-		NextOffset:     ptr(gen.ReadMaxLinesDefault + 1),
+		NextOffset:     ptr(toolspec.ReadMaxLinesDefault + 1),
 		NextByteOffset: ptr(int64(firstEnd)),
 	}))
 
 	// The second is the rest, with the line count.
-	checkOutput(t, call(t, ex, gen.ToolRead, readArgs(path, ptr(int64(2001)), ptr(int64(firstEnd)))), jsonOut(gen.ReadResult{
+	checkOutput(t, call(t, ex, toolspec.ToolRead, readArgs(path, ptr(int64(2001)), ptr(int64(firstEnd)))), jsonOut(toolspec.ReadResult{
 		Path:       path,
 		Content:    strings.TrimSuffix(content[firstEnd:], "\n"),
 		StartLine:  2001,
@@ -81,21 +81,21 @@ func TestReadPagesCoverTheFile(t *testing.T) {
 			const path = "/workspace/f.txt"
 			ex := newExec(t, tt.opts, map[string]string{path: tt.content})
 			var pages []string
-			a := gen.ReadArgs{Path: path, Limit: tt.limit}
+			a := toolspec.ReadArgs{Path: path, Limit: tt.limit}
 			for i := 0; ; i++ {
 				if i > 1000 {
 					t.Fatal("no end after 1000 pages")
 				}
 				args, _ := json.Marshal(a)
-				out := call(t, ex, gen.ToolRead, string(args))
-				if out.Kind == gen.OutputText {
+				out := call(t, ex, toolspec.ToolRead, string(args))
+				if out.Kind == toolspec.OutputText {
 					pages = append(pages, out.Text)
 					break
 				}
-				if out.Kind != gen.OutputJSON {
+				if out.Kind != toolspec.OutputJSON {
 					t.Fatalf("page %d: %+v", i, viewOf(out))
 				}
-				var res gen.ReadResult
+				var res toolspec.ReadResult
 				if err := json.Unmarshal(out.JSON, &res); err != nil {
 					t.Fatal(err)
 				}
@@ -126,14 +126,14 @@ func TestReadText(t *testing.T) {
 		opts  core.Options
 		files map[string]string
 		args  string
-		want  gen.Output
+		want  toolspec.Output
 	}{
 		{
 			name:  "byte cap",
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/t.txt": "aaaa\nbbbb\ncccc\ndddd\neeee\n"},
 			args:  `{"path":"/workspace/t.txt"}`,
-			want: jsonOut(gen.ReadResult{Path: "/workspace/t.txt", Content: "aaaa\nbbbb\ncccc\ndddd", StartLine: 1, EndLine: 4,
+			want: jsonOut(toolspec.ReadResult{Path: "/workspace/t.txt", Content: "aaaa\nbbbb\ncccc\ndddd", StartLine: 1, EndLine: 4,
 				Truncated: true, NextOffset: ptr(int64(5)), NextByteOffset: ptr(int64(20))}),
 		},
 		{
@@ -141,14 +141,14 @@ func TestReadText(t *testing.T) {
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/t.txt": "aaaa\nbbbb\ncccc\ndddd\neeee\n"},
 			args:  `{"path":"/workspace/t.txt","offset":5,"byteOffset":20}`,
-			want:  jsonOut(gen.ReadResult{Path: "/workspace/t.txt", Content: "eeee", StartLine: 5, EndLine: 5, TotalLines: ptr(int64(5))}),
+			want:  jsonOut(toolspec.ReadResult{Path: "/workspace/t.txt", Content: "eeee", StartLine: 5, EndLine: 5, TotalLines: ptr(int64(5))}),
 		},
 		{
 			name:  "a long line after the first is left for the next page",
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/l.txt": "short\n" + strings.Repeat("x", 30) + "\ntail\n"},
 			args:  `{"path":"/workspace/l.txt"}`,
-			want: jsonOut(gen.ReadResult{Path: "/workspace/l.txt", Content: "short", StartLine: 1, EndLine: 1,
+			want: jsonOut(toolspec.ReadResult{Path: "/workspace/l.txt", Content: "short", StartLine: 1, EndLine: 1,
 				Truncated: true, NextOffset: ptr(int64(2)), NextByteOffset: ptr(int64(6))}),
 		},
 		{
@@ -156,21 +156,21 @@ func TestReadText(t *testing.T) {
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/l.txt": "short\n" + strings.Repeat("x", 30) + "\ntail\n"},
 			args:  `{"path":"/workspace/l.txt","offset":2,"byteOffset":6}`,
-			want:  errText(gen.MsgReadLineTooLong(2, 20)),
+			want:  errText(toolspec.MsgReadLineTooLong(2, 20)),
 		},
 		{
 			name:  "a long first line is an error without byteOffset",
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/l.txt": "short\n" + strings.Repeat("x", 30) + "\ntail\n"},
 			args:  `{"path":"/workspace/l.txt","offset":2}`,
-			want:  errText(gen.MsgReadLineTooLong(2, 20)),
+			want:  errText(toolspec.MsgReadLineTooLong(2, 20)),
 		},
 		{
 			name:  "a long only line without newline",
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 20}},
 			files: map[string]string{"/workspace/l.txt": strings.Repeat("x", 21)},
 			args:  `{"path":"/workspace/l.txt"}`,
-			want:  errText(gen.MsgReadLineTooLong(1, 20)),
+			want:  errText(toolspec.MsgReadLineTooLong(1, 20)),
 		},
 		{
 			name:  "a line of exactly the cap",
@@ -184,35 +184,35 @@ func TestReadText(t *testing.T) {
 			opts:  core.Options{Read: core.ReadOptions{LineTruncation: &core.LineTruncation{Bytes: 5}}},
 			files: map[string]string{"/workspace/t.txt": "héllo world\nabc\nééé\nabcde\n"},
 			args:  `{"path":"/workspace/t.txt"}`,
-			want:  textOut(gen.MsgReadLineTruncated("héll") + "\nabc\n" + gen.MsgReadLineTruncated("éé") + "\nabcde"),
+			want:  textOut(toolspec.MsgReadLineTruncated("héll") + "\nabc\n" + toolspec.MsgReadLineTruncated("éé") + "\nabcde"),
 		},
 		{
 			name:  "lineTruncation chars, counting code points",
 			opts:  core.Options{Read: core.ReadOptions{LineTruncation: &core.LineTruncation{Chars: 3}}},
 			files: map[string]string{"/workspace/t.txt": "😀😀😀😀\nabc\nabcd\né\n"},
 			args:  `{"path":"/workspace/t.txt"}`,
-			want:  textOut(gen.MsgReadLineTruncated("😀😀😀") + "\nabc\n" + gen.MsgReadLineTruncated("abc") + "\né"),
+			want:  textOut(toolspec.MsgReadLineTruncated("😀😀😀") + "\nabc\n" + toolspec.MsgReadLineTruncated("abc") + "\né"),
 		},
 		{
 			name:  "lineTruncation keeps a long line under the byte cap",
 			opts:  core.Options{Read: core.ReadOptions{MaxBytes: 40, LineTruncation: &core.LineTruncation{Bytes: 10}}},
 			files: map[string]string{"/workspace/t.txt": strings.Repeat("y", 1000) + "\nz\n"},
 			args:  `{"path":"/workspace/t.txt"}`,
-			want:  textOut(gen.MsgReadLineTruncated(strings.Repeat("y", 10)) + "\nz"),
+			want:  textOut(toolspec.MsgReadLineTruncated(strings.Repeat("y", 10)) + "\nz"),
 		},
 		{
 			name:  "includeLineNumbers",
 			opts:  core.Options{Read: core.ReadOptions{IncludeLineNumbers: true}},
 			files: map[string]string{"/workspace/t.txt": "a\nb\n"},
 			args:  `{"path":"/workspace/t.txt"}`,
-			want:  textOut(gen.MsgReadLineNumbered(1, "a") + "\n" + gen.MsgReadLineNumbered(2, "b")),
+			want:  textOut(toolspec.MsgReadLineNumbered(1, "a") + "\n" + toolspec.MsgReadLineNumbered(2, "b")),
 		},
 		{
 			name:  "includeLineNumbers from an offset",
 			opts:  core.Options{Read: core.ReadOptions{IncludeLineNumbers: true}},
 			files: map[string]string{"/workspace/t.txt": "a\nb\n"},
 			args:  `{"path":"/workspace/t.txt","offset":2}`,
-			want:  jsonOut(gen.ReadResult{Path: "/workspace/t.txt", Content: gen.MsgReadLineNumbered(2, "b"), StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}),
+			want:  jsonOut(toolspec.ReadResult{Path: "/workspace/t.txt", Content: toolspec.MsgReadLineNumbered(2, "b"), StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}),
 		},
 		{
 			name:  "a byte order mark is dropped at the file start only",
@@ -225,14 +225,14 @@ func TestReadText(t *testing.T) {
 			opts:  core.Options{Read: core.ReadOptions{MaxLines: 1}},
 			files: map[string]string{"/workspace/bom.txt": "\uFEFFa\n\uFEFFb\n"},
 			args:  `{"path":"/workspace/bom.txt","offset":2,"byteOffset":5}`,
-			want:  jsonOut(gen.ReadResult{Path: "/workspace/bom.txt", Content: "\uFEFFb", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}),
+			want:  jsonOut(toolspec.ReadResult{Path: "/workspace/bom.txt", Content: "\uFEFFb", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}),
 		},
 		{
 			name:  "the first page ends where the second starts",
 			opts:  core.Options{Read: core.ReadOptions{MaxLines: 1}},
 			files: map[string]string{"/workspace/bom.txt": "\uFEFFa\n\uFEFFb\n"},
 			args:  `{"path":"/workspace/bom.txt"}`,
-			want: jsonOut(gen.ReadResult{Path: "/workspace/bom.txt", Content: "a", StartLine: 1, EndLine: 1,
+			want: jsonOut(toolspec.ReadResult{Path: "/workspace/bom.txt", Content: "a", StartLine: 1, EndLine: 1,
 				Truncated: true, NextOffset: ptr(int64(2)), NextByteOffset: ptr(int64(5))}),
 		},
 		{
@@ -245,55 +245,55 @@ func TestReadText(t *testing.T) {
 			name:  "an empty file",
 			files: map[string]string{"/workspace/empty": ""},
 			args:  `{"path":"/workspace/empty"}`,
-			want:  jsonOut(gen.ReadResult{Path: "/workspace/empty", Content: "", StartLine: 1, EndLine: 0, TotalLines: ptr(int64(0))}),
+			want:  jsonOut(toolspec.ReadResult{Path: "/workspace/empty", Content: "", StartLine: 1, EndLine: 0, TotalLines: ptr(int64(0))}),
 		},
 		{
 			name:  "offset beyond the end",
 			files: map[string]string{"/workspace/t.txt": "a\nb\n"},
 			args:  `{"path":"/workspace/t.txt","offset":5}`,
-			want:  errText(gen.MsgReadOffsetBeyondEnd(5, 2)),
+			want:  errText(toolspec.MsgReadOffsetBeyondEnd(5, 2)),
 		},
 		{
 			name:  "byteOffset beyond the end",
 			files: map[string]string{"/workspace/t.txt": "a\nb\n"},
 			args:  `{"path":"/workspace/t.txt","offset":2,"byteOffset":99}`,
-			want:  errText(gen.MsgReadByteOffsetBeyondEnd(99)),
+			want:  errText(toolspec.MsgReadByteOffsetBeyondEnd(99)),
 		},
 		{
 			name:  "a directory is not found",
 			files: map[string]string{"/workspace/t.txt": ""},
 			args:  `{"path":"/workspace"}`,
-			want:  errText(gen.MsgReadFileNotFound("/workspace")),
+			want:  errText(toolspec.MsgReadFileNotFound("/workspace")),
 		},
 		{
 			name: "a missing file",
 			args: `{"path":"/workspace/nope"}`,
-			want: errText(gen.MsgReadFileNotFound("/workspace/nope")),
+			want: errText(toolspec.MsgReadFileNotFound("/workspace/nope")),
 		},
 		{
 			name: "a relative path",
 			args: `{"path":"workspace/nope"}`,
-			want: errText(gen.MsgInvalidPathRelative("workspace/nope")),
+			want: errText(toolspec.MsgInvalidPathRelative("workspace/nope")),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex := newExec(t, tt.opts, tt.files)
-			checkOutput(t, call(t, ex, gen.ToolRead, tt.args), tt.want)
+			checkOutput(t, call(t, ex, toolspec.ToolRead, tt.args), tt.want)
 		})
 	}
 }
 
 func TestReadMedia(t *testing.T) {
-	content := func(path, mediaType, data string) gen.Output {
-		return gen.Output{
-			Kind:  gen.OutputContent,
-			Text:  gen.MsgReadMediaRead(path, mediaType, int64(len(data))),
-			Media: &gen.Media{MediaType: mediaType, Filename: path[strings.LastIndexByte(path, '/')+1:], Path: path, Data: []byte(data)},
+	content := func(path, mediaType, data string) toolspec.Output {
+		return toolspec.Output{
+			Kind:  toolspec.OutputContent,
+			Text:  toolspec.MsgReadMediaRead(path, mediaType, int64(len(data))),
+			Media: &toolspec.Media{MediaType: mediaType, Filename: path[strings.LastIndexByte(path, '/')+1:], Path: path, Data: []byte(data)},
 		}
 	}
-	binary := func(path string, size int64) gen.Output {
-		return jsonOut(gen.ReadMediaResult{Kind: "binary", Path: path, Name: path[strings.LastIndexByte(path, '/')+1:],
+	binary := func(path string, size int64) toolspec.Output {
+		return jsonOut(toolspec.ReadMediaResult{Kind: "binary", Path: path, Name: path[strings.LastIndexByte(path, '/')+1:],
 			MediaType: "application/octet-stream", SizeBytes: size, Unsupported: true})
 	}
 	const (
@@ -309,7 +309,7 @@ func TestReadMedia(t *testing.T) {
 		opts core.Options
 		path string
 		data string
-		want gen.Output
+		want toolspec.Output
 	}{
 		{"PNG by extension", core.Options{}, "/workspace/a.png", "not really a png", content("/workspace/a.png", "image/png", "not really a png")},
 		{"PNG by upper-case extension", core.Options{}, "/workspace/A.PNG", "x", content("/workspace/A.PNG", "image/png", "x")},
@@ -331,22 +331,22 @@ func TestReadMedia(t *testing.T) {
 		{"text: a few bad bytes in much text", core.Options{}, "/workspace/notes", strings.Repeat("word ", 40) + "\xff", textOut(strings.Repeat("word ", 40) + "\uFFFD")},
 		{"at maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/a.png", "0123456789", content("/workspace/a.png", "image/png", "0123456789")},
 		{"above maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/b.png", "0123456789A",
-			errText(gen.MsgReadMediaTooLarge("/workspace/b.png", "image/png", 11, 10))},
+			errText(toolspec.MsgReadMediaTooLarge("/workspace/b.png", "image/png", 11, 10))},
 		{"a sniffed image above maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/pic", webp,
-			errText(gen.MsgReadMediaTooLarge("/workspace/pic", "image/webp", int64(len(webp)), 10))},
-		{"an empty image", core.Options{}, "/workspace/e.png", "", errText(gen.MsgReadEmptyAttachment("/workspace/e.png"))},
+			errText(toolspec.MsgReadMediaTooLarge("/workspace/pic", "image/webp", int64(len(webp)), 10))},
+		{"an empty image", core.Options{}, "/workspace/e.png", "", errText(toolspec.MsgReadEmptyAttachment("/workspace/e.png"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex := newExec(t, tt.opts, map[string]string{tt.path: tt.data})
-			checkOutput(t, call(t, ex, gen.ToolRead, readArgs(tt.path, nil, nil)), tt.want)
+			checkOutput(t, call(t, ex, toolspec.ToolRead, readArgs(tt.path, nil, nil)), tt.want)
 		})
 	}
 
 	// A continuation is text: the file is not classified again.
 	ex := newExec(t, core.Options{}, map[string]string{"/workspace/img": png + "\nrest\n"})
-	checkOutput(t, call(t, ex, gen.ToolRead, readArgs("/workspace/img", ptr(int64(2)), ptr(int64(len(png)+1)))),
-		jsonOut(gen.ReadResult{Path: "/workspace/img", Content: "rest", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}))
+	checkOutput(t, call(t, ex, toolspec.ToolRead, readArgs("/workspace/img", ptr(int64(2)), ptr(int64(len(png)+1)))),
+		jsonOut(toolspec.ReadResult{Path: "/workspace/img", Content: "rest", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))}))
 }
 
 // TestReadHugeFileReadsOnlyThePage: the first page of a 64 MiB file costs
@@ -367,7 +367,7 @@ func TestReadHugeFileReadsOnlyThePage(t *testing.T) {
 			return readArgs(p, ptr(int64(500001)), ptr(int64(500000*len(line))))
 		}},
 		{"a short limit", "/workspace/huge.log", func(p string) string {
-			a, _ := json.Marshal(gen.ReadArgs{Path: p, Limit: ptr(int64(3))})
+			a, _ := json.Marshal(toolspec.ReadArgs{Path: p, Limit: ptr(int64(3))})
 			return string(a)
 		}},
 	}
@@ -379,9 +379,9 @@ func TestReadHugeFileReadsOnlyThePage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spy.reset()
-			out := call(t, ex, gen.ToolRead, tt.args(tt.path))
-			var res gen.ReadResult
-			if out.Kind != gen.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || !res.Truncated || !strings.HasPrefix(res.Content, line[:63]) {
+			out := call(t, ex, toolspec.ToolRead, tt.args(tt.path))
+			var res toolspec.ReadResult
+			if out.Kind != toolspec.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || !res.Truncated || !strings.HasPrefix(res.Content, line[:63]) {
 				t.Fatalf("not a truncated first page: %.200s", out.JSON)
 			}
 			if n := spy.bytesRead.Load(); n >= 1<<20 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
@@ -22,8 +22,8 @@ func BenchmarkReadFirstPageOf1GiB(b *testing.B) {
 	for i := 1; text.Len() < 1<<20; i++ {
 		fmt.Fprintf(&text, "line %d of the log, with some padding to look like real output\n", i)
 	}
-	benchSparseRead(b, "big.log", text.String(), func(out gen.Output) bool {
-		return out.Kind == gen.OutputJSON && strings.Contains(string(out.JSON), `"nextOffset":2001`)
+	benchSparseRead(b, "big.log", text.String(), func(out toolspec.Output) bool {
+		return out.Kind == toolspec.OutputJSON && strings.Contains(string(out.JSON), `"nextOffset":2001`)
 	})
 }
 
@@ -32,15 +32,15 @@ func BenchmarkReadFirstPageOf1GiB(b *testing.B) {
 // read cap, so read answers that it is too long, after reading the cap
 // and a byte past it rather than the whole line.
 func BenchmarkReadLongLine1GiB(b *testing.B) {
-	want := gen.MsgReadLineTooLong(1, gen.ReadMaxBytesDefault)
-	benchSparseRead(b, "line.txt", "hello", func(out gen.Output) bool {
-		return out.Kind == gen.OutputErrorText && out.Text == want
+	want := toolspec.MsgReadLineTooLong(1, toolspec.ReadMaxBytesDefault)
+	benchSparseRead(b, "line.txt", "hello", func(out toolspec.Output) bool {
+		return out.Kind == toolspec.OutputErrorText && out.Text == want
 	})
 }
 
 // benchSparseRead times read of /workspace/NAME, a 1 GiB host file that
 // holds prefix and then a sparse hole; ok checks each answer.
-func benchSparseRead(b *testing.B, name, prefix string, ok func(gen.Output) bool) {
+func benchSparseRead(b *testing.B, name, prefix string, ok func(toolspec.Output) bool) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(prefix), 0o644); err != nil {
@@ -58,7 +58,7 @@ func benchSparseRead(b *testing.B, name, prefix string, ok func(gen.Output) bool
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		out, err := ex.Call(b.Context(), gen.ToolRead, args)
+		out, err := ex.Call(b.Context(), toolspec.ToolRead, args)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // longLineFiles are the files TestReadLongLineReadsOnlyTheCap reads:
@@ -31,7 +31,7 @@ var longLineFiles = map[string]string{
 // host the line is 64 GiB (a sparse file).
 func TestReadLongLineReadsOnlyTheCap(t *testing.T) {
 	const (
-		maxBytes = gen.ReadMaxBytesDefault
+		maxBytes = toolspec.ReadMaxBytesDefault
 		// bound is the cap, the byte past it, and the chunk the last
 		// of them arrived in.
 		bound   = maxBytes + 1 + 64<<10
@@ -89,28 +89,28 @@ func TestReadLongLineReadsOnlyTheCap(t *testing.T) {
 			tests := []struct {
 				name string
 				args string
-				want gen.Output
+				want toolspec.Output
 				// most is the most bytes the read may take.
 				most int64
 			}{
 				{"the first line is too long", readArgs("/workspace/big.txt", nil, nil),
-					errText(gen.MsgReadLineTooLong(1, maxBytes)), bound},
+					errText(toolspec.MsgReadLineTooLong(1, maxBytes)), bound},
 				{"a continuation in the long line", readArgs("/workspace/big.txt", ptr(int64(2)), ptr(int64(1000))),
-					errText(gen.MsgReadLineTooLong(2, maxBytes)), bound},
+					errText(toolspec.MsgReadLineTooLong(2, maxBytes)), bound},
 				{"the page ends before the long line", readArgs("/workspace/lines.txt", nil, nil),
-					jsonOut(gen.ReadResult{Path: "/workspace/lines.txt", Content: "a\nb", StartLine: 1, EndLine: 2,
+					jsonOut(toolspec.ReadResult{Path: "/workspace/lines.txt", Content: "a\nb", StartLine: 1, EndLine: 2,
 						Truncated: true, NextOffset: ptr(int64(3)), NextByteOffset: ptr(int64(4))}), bound},
 				{"binary: the sniffed bytes only", readArgs("/workspace/big", nil, nil),
-					jsonOut(gen.ReadMediaResult{Kind: "binary", Path: "/workspace/big", Name: "big",
+					jsonOut(toolspec.ReadMediaResult{Kind: "binary", Path: "/workspace/big", Name: "big",
 						MediaType: "application/octet-stream", SizeBytes: st.size, Unsupported: true}),
-					gen.ReadMediaSniffBytesDefault},
+					toolspec.ReadMediaSniffBytesDefault},
 				{"an image too large to attach: nothing", readArgs("/workspace/big.png", nil, nil),
-					errText(gen.MsgReadMediaTooLarge("/workspace/big.png", "image/png", st.size, gen.ReadMaxModelBytesDefault)), 0},
+					errText(toolspec.MsgReadMediaTooLarge("/workspace/big.png", "image/png", st.size, toolspec.ReadMaxModelBytesDefault)), 0},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					spy.reset()
-					checkOutput(t, call(t, ex, gen.ToolRead, tt.args), tt.want)
+					checkOutput(t, call(t, ex, toolspec.ToolRead, tt.args), tt.want)
 					if n := spy.bytesRead.Load(); n > tt.most {
 						t.Errorf("read %d bytes of a %d-byte file; want at most %d", n, st.size, tt.most)
 					}
@@ -147,23 +147,23 @@ func TestReadCutLongLines(t *testing.T) {
 		name  string
 		trunc core.LineTruncation
 		limit int64
-		want  gen.Output
+		want  toolspec.Output
 	}{
-		{"bytes", core.LineTruncation{Bytes: 10}, 0, textOut("short\n" + gen.MsgReadLineTruncated(long[:10]) + "\nafter\nend")},
-		{"chars", core.LineTruncation{Chars: 7}, 0, textOut("short\n" + gen.MsgReadLineTruncated(long[:7]) + "\nafter\nend")},
-		{"bytes, the page ends at the cut line", core.LineTruncation{Bytes: 10}, 2, jsonOut(gen.ReadResult{Path: path,
-			Content: "short\n" + gen.MsgReadLineTruncated(long[:10]), StartLine: 1, EndLine: 2, Truncated: true,
+		{"bytes", core.LineTruncation{Bytes: 10}, 0, textOut("short\n" + toolspec.MsgReadLineTruncated(long[:10]) + "\nafter\nend")},
+		{"chars", core.LineTruncation{Chars: 7}, 0, textOut("short\n" + toolspec.MsgReadLineTruncated(long[:7]) + "\nafter\nend")},
+		{"bytes, the page ends at the cut line", core.LineTruncation{Bytes: 10}, 2, jsonOut(toolspec.ReadResult{Path: path,
+			Content: "short\n" + toolspec.MsgReadLineTruncated(long[:10]), StartLine: 1, EndLine: 2, Truncated: true,
 			NextOffset: ptr(int64(3)), NextByteOffset: ptr(int64(6 + len(long) + 1))})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex := newExec(t, core.Options{Read: core.ReadOptions{LineTruncation: &tt.trunc}}, map[string]string{path: data})
-			a := gen.ReadArgs{Path: path}
+			a := toolspec.ReadArgs{Path: path}
 			if tt.limit > 0 {
 				a.Limit = &tt.limit
 			}
 			args, _ := json.Marshal(a)
-			checkOutput(t, call(t, ex, gen.ToolRead, string(args)), tt.want)
+			checkOutput(t, call(t, ex, toolspec.ToolRead, string(args)), tt.want)
 		})
 	}
 }

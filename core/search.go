@@ -13,7 +13,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Find runs the find tool: the entries below path (the workspace root by
@@ -23,8 +23,8 @@ import (
 // not walked; symbolic links are listed (type "symlink") and not
 // entered. The walk stops as soon as the page is full. Failures are
 // {"error": ...}.
-func (e *Executor) Find(ctx context.Context, a gen.FindArgs) (gen.Output, error) {
-	page, offset := pageOf(a.Limit, a.Offset, gen.FindPageDefault)
+func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, toolspec.FindPageDefault)
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
 		return failure(err)
@@ -33,7 +33,7 @@ func (e *Executor) Find(ctx context.Context, a gen.FindArgs) (gen.Output, error)
 	if err != nil {
 		return failure(err)
 	}
-	res := gen.FindResult{Path: a.Path, Pattern: a.Pattern, Entries: []gen.FindEntry{}}
+	res := toolspec.FindResult{Path: a.Path, Pattern: a.Pattern, Entries: []toolspec.FindEntry{}}
 	seen := int64(0)
 	err = e.walk(ctx, dir, a.Pattern, globList(a.Exclude), func(en walkEntry) bool {
 		if seen >= offset {
@@ -41,7 +41,7 @@ func (e *Executor) Find(ctx context.Context, a gen.FindArgs) (gen.Output, error)
 				res.NextOffset = new(offset + page)
 				return false
 			}
-			res.Entries = append(res.Entries, gen.FindEntry{Path: en.path, Type: en.typ.String()})
+			res.Entries = append(res.Entries, toolspec.FindEntry{Path: en.path, Type: en.typ.String()})
 		}
 		seen++
 		return true
@@ -60,7 +60,7 @@ func (e *Executor) searchDir(ctx context.Context, p string) (vfs.Location, error
 		return vfs.Location{}, err
 	}
 	if !loc.Info.IsDir() {
-		return vfs.Location{}, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+		return vfs.Location{}, errno.New(errno.ENOTDIR, toolspec.MsgNotDirectory(loc.Path), loc.Path)
 	}
 	return loc, nil
 }
@@ -226,7 +226,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				}
 				d := path[depth].d
 				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
-				if int64(len(child.path)) > gen.WorkspaceMaxPathBytesDefault {
+				if int64(len(child.path)) > toolspec.WorkspaceMaxPathBytesDefault {
 					// No call could name it or anything below it
 					// (deviation pathLength); passing it over bounds
 					// the walk's paths, so its cost stays linear.
@@ -292,8 +292,8 @@ func ignoreUnreadable(err error) error {
 // the lines around each match. One page at a time (200 by default); the
 // search stops once the page is full. Patterns are RE2 (deviation
 // regexEngine). Failures are {"error": ...}.
-func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error) {
-	page, offset := pageOf(a.Limit, a.Offset, gen.GrepPageDefault)
+func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Output, error) {
+	page, offset := pageOf(a.Limit, a.Offset, toolspec.GrepPageDefault)
 	contextLines := int64(0)
 	if a.Context != nil {
 		contextLines = *a.Context
@@ -310,7 +310,7 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 	if err != nil {
 		return failure(err)
 	}
-	s := &scan{match: match, context: contextLines, offset: offset, limit: page + 1, out: []gen.GrepMatch{}}
+	s := &scan{match: match, context: contextLines, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
 	if loc.Info.IsDir() {
 		var scanErr error
 		err = e.walk(ctx, loc, globOne(a.Include), globList(a.Exclude), func(en walkEntry) bool {
@@ -328,14 +328,14 @@ func (e *Executor) Grep(ctx context.Context, a gen.GrepArgs) (gen.Output, error)
 			err = scanErr
 		}
 	} else if loc.Info.Type == vfs.TypeOther {
-		err = errno.New(errno.EINVAL, gen.MsgNotRegularFile(loc.Path), loc.Path)
+		err = errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
-		_, err = e.scanFile(ctx, func() (io.ReadCloser, error) { return e.ws.OpenReal(ctx, loc.Real, 0) }, loc.Path, s)
+		_, err = e.scanFile(ctx, func() (io.ReadCloser, error) { return e.ws.OpenResolved(ctx, loc.Real, 0) }, loc.Path, s)
 	}
 	if err != nil {
 		return failure(err)
 	}
-	res := gen.GrepResult{Path: a.Path, Query: a.Query, Matches: s.out}
+	res := toolspec.GrepResult{Path: a.Path, Query: a.Query, Matches: s.out}
 	switch {
 	case int64(len(s.out)) > page:
 		res.Matches = s.out[:page]
@@ -368,14 +368,14 @@ type scan struct {
 	limit    int64
 	seen     int64
 	accepted int64
-	out      []gen.GrepMatch
+	out      []toolspec.GrepMatch
 	// bytes of line text the page holds so far; full once past the budget.
 	bytes int64
 	full  bool
 }
 
 type pendingMatch struct {
-	match     gen.GrepMatch
+	match     toolspec.GrepMatch
 	remaining int64
 }
 
@@ -388,20 +388,20 @@ func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, err
 		return false, err
 	}
 	defer r.Close()
-	var before []gen.GrepContextLine
+	var before []toolspec.GrepContextLine
 	var pending []*pendingMatch
 	done := false
 	var matchErr error
-	err = eachLine(ctx, r, gen.GrepMaxLineBytesDefault, func(n int64, text string, cut bool) bool {
+	err = eachLine(ctx, r, toolspec.GrepMaxLineBytesDefault, func(n int64, text string, cut bool) bool {
 		isMatch, err := s.match.match(ctx, text)
 		if err != nil {
 			matchErr = err
 			return false
 		}
 		if cut {
-			text = gen.MsgReadLineTruncated(text)
+			text = toolspec.MsgReadLineTruncated(text)
 		}
-		cl := gen.GrepContextLine{Line: n, Text: text, IsMatch: isMatch}
+		cl := toolspec.GrepContextLine{Line: n, Text: text, IsMatch: isMatch}
 		for _, pm := range pending {
 			pm.match.Context = append(pm.match.Context, cl)
 			pm.remaining--
@@ -415,7 +415,7 @@ func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, err
 			done = true
 			return false
 		}
-		if isMatch && s.accepted < s.limit && s.accepted > 0 && s.bytes >= gen.GrepMaxResultBytesDefault {
+		if isMatch && s.accepted < s.limit && s.accepted > 0 && s.bytes >= toolspec.GrepMaxResultBytesDefault {
 			// The page holds as much text as one answer should; it ends
 			// here and the next page starts at this match.
 			s.full = true
@@ -430,9 +430,9 @@ func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, err
 				for _, b := range before {
 					s.bytes += int64(len(b.Text))
 				}
-				m := gen.GrepMatch{Path: shown, Line: n, Text: text}
+				m := toolspec.GrepMatch{Path: shown, Line: n, Text: text}
 				if s.context > 0 {
-					m.Context = append(append([]gen.GrepContextLine{}, before...), cl)
+					m.Context = append(append([]toolspec.GrepContextLine{}, before...), cl)
 					pending = append(pending, &pendingMatch{m, s.context})
 				} else {
 					s.out = append(s.out, m)
@@ -706,7 +706,7 @@ func sortAlternations(re *syntax.Regexp) bool {
 
 func invalidRegex(err error) error {
 	reason := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
-	return errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(reason), "")
+	return errno.New(errno.EINVAL, toolspec.MsgGrepInvalidRegex(reason), "")
 }
 
 // jsSpace is JavaScript's \s as an RE2 class body.
@@ -732,9 +732,9 @@ func translateRegex(p string) (string, error) {
 			next := p[i+1]
 			switch {
 			case next >= '1' && next <= '9':
-				return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepBackreference(p[i:i+2])), "")
+				return "", errno.New(errno.EINVAL, toolspec.MsgGrepInvalidRegex(toolspec.MsgGrepBackreference(p[i:i+2])), "")
 			case next == 'k' && i+2 < len(p) && p[i+2] == '<':
-				return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepBackreference(`\k<`)), "")
+				return "", errno.New(errno.EINVAL, toolspec.MsgGrepInvalidRegex(toolspec.MsgGrepBackreference(`\k<`)), "")
 			case next == 'u' && i+5 < len(p) && isHex(p[i+2:i+6]):
 				out.WriteString(`\x{` + p[i+2:i+6] + `}`)
 				i += 5
@@ -765,9 +765,9 @@ func translateRegex(p string) (string, error) {
 		case c == '.':
 			out.WriteString(anyChar)
 		case c == '(' && (strings.HasPrefix(p[i:], "(?=") || strings.HasPrefix(p[i:], "(?!")):
-			return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepLookaround(p[i:i+3])), "")
+			return "", errno.New(errno.EINVAL, toolspec.MsgGrepInvalidRegex(toolspec.MsgGrepLookaround(p[i:i+3])), "")
 		case c == '(' && (strings.HasPrefix(p[i:], "(?<=") || strings.HasPrefix(p[i:], "(?<!")):
-			return "", errno.New(errno.EINVAL, gen.MsgGrepInvalidRegex(gen.MsgGrepLookaround(p[i:i+4])), "")
+			return "", errno.New(errno.EINVAL, toolspec.MsgGrepInvalidRegex(toolspec.MsgGrepLookaround(p[i:i+4])), "")
 		default:
 			out.WriteByte(c)
 		}

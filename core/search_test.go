@@ -12,11 +12,11 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
-func findArgs(a gen.FindArgs) string {
+func findArgs(a toolspec.FindArgs) string {
 	b, err := json.Marshal(a)
 	if err != nil {
 		panic(err)
@@ -24,7 +24,7 @@ func findArgs(a gen.FindArgs) string {
 	return string(b)
 }
 
-func grepArgs(a gen.GrepArgs) string {
+func grepArgs(a toolspec.GrepArgs) string {
 	b, err := json.Marshal(a)
 	if err != nil {
 		panic(err)
@@ -34,11 +34,11 @@ func grepArgs(a gen.GrepArgs) string {
 
 // findPaths runs find and returns the entries' paths relative to dir,
 // with a "/" after directories.
-func findPaths(t *testing.T, ex *core.Executor, a gen.FindArgs) []string {
+func findPaths(t *testing.T, ex *core.Executor, a toolspec.FindArgs) []string {
 	t.Helper()
-	out := call(t, ex, gen.ToolFind, findArgs(a))
-	var res gen.FindResult
-	if out.Kind != gen.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || res.Entries == nil {
+	out := call(t, ex, toolspec.ToolFind, findArgs(a))
+	var res toolspec.FindResult
+	if out.Kind != toolspec.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || res.Entries == nil {
 		t.Fatalf("find %+v: %+v", a, viewOf(out))
 	}
 	if res.Count != int64(len(res.Entries)) {
@@ -103,7 +103,7 @@ func TestFindGlobDialect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
-			got := findPaths(t, ex, gen.FindArgs{Path: "/workspace", Pattern: tt.pattern, Limit: ptr(int64(1000))})
+			got := findPaths(t, ex, toolspec.FindArgs{Path: "/workspace", Pattern: tt.pattern, Limit: ptr(int64(1000))})
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("find %q:\n got %q\nwant %q", tt.pattern, got, tt.want)
 			}
@@ -114,24 +114,26 @@ func TestFindGlobDialect(t *testing.T) {
 // TestFindPaging: entries page in walk order, nextOffset continues.
 func TestFindPaging(t *testing.T) {
 	ex := newExec(t, core.Options{}, map[string]string{"/workspace/a": "", "/workspace/b/c": "", "/workspace/d": ""})
-	entry := func(p string, typ vfs.FileType) gen.FindEntry { return gen.FindEntry{Path: p, Type: typ.String()} }
+	entry := func(p string, typ vfs.FileType) toolspec.FindEntry {
+		return toolspec.FindEntry{Path: p, Type: typ.String()}
+	}
 	tests := []struct {
-		args gen.FindArgs
-		want gen.FindResult
+		args toolspec.FindArgs
+		want toolspec.FindResult
 	}{
-		{gen.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(2))}, gen.FindResult{Path: "/workspace", Pattern: "**", Count: 2,
-			Entries: []gen.FindEntry{entry("/workspace/a", vfs.TypeFile), entry("/workspace/b", vfs.TypeDir)}, NextOffset: ptr(int64(2))}},
-		{gen.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(2)), Offset: ptr(int64(2))}, gen.FindResult{Path: "/workspace", Pattern: "**", Count: 2,
-			Entries: []gen.FindEntry{entry("/workspace/b/c", vfs.TypeFile), entry("/workspace/d", vfs.TypeFile)}}},
-		{gen.FindArgs{Path: "/workspace", Pattern: "**", Offset: ptr(int64(9))}, gen.FindResult{Path: "/workspace", Pattern: "**", Entries: []gen.FindEntry{}}},
-		{gen.FindArgs{Path: "/workspace/./b/", Pattern: "*"}, gen.FindResult{Path: "/workspace/./b/", Pattern: "*", Count: 1,
-			Entries: []gen.FindEntry{entry("/workspace/b/c", vfs.TypeFile)}}},
+		{toolspec.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(2))}, toolspec.FindResult{Path: "/workspace", Pattern: "**", Count: 2,
+			Entries: []toolspec.FindEntry{entry("/workspace/a", vfs.TypeFile), entry("/workspace/b", vfs.TypeDir)}, NextOffset: ptr(int64(2))}},
+		{toolspec.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(2)), Offset: ptr(int64(2))}, toolspec.FindResult{Path: "/workspace", Pattern: "**", Count: 2,
+			Entries: []toolspec.FindEntry{entry("/workspace/b/c", vfs.TypeFile), entry("/workspace/d", vfs.TypeFile)}}},
+		{toolspec.FindArgs{Path: "/workspace", Pattern: "**", Offset: ptr(int64(9))}, toolspec.FindResult{Path: "/workspace", Pattern: "**", Entries: []toolspec.FindEntry{}}},
+		{toolspec.FindArgs{Path: "/workspace/./b/", Pattern: "*"}, toolspec.FindResult{Path: "/workspace/./b/", Pattern: "*", Count: 1,
+			Entries: []toolspec.FindEntry{entry("/workspace/b/c", vfs.TypeFile)}}},
 	}
 	for _, tt := range tests {
-		checkOutput(t, call(t, ex, gen.ToolFind, findArgs(tt.args)), jsonOut(tt.want))
+		checkOutput(t, call(t, ex, toolspec.ToolFind, findArgs(tt.args)), jsonOut(tt.want))
 	}
-	checkOutput(t, call(t, ex, gen.ToolFind, `{"path":"/workspace/nope","pattern":"*"}`), errJSON(gen.MsgNoSuchPath("/workspace/nope")))
-	checkOutput(t, call(t, ex, gen.ToolFind, `{"path":"/workspace/a","pattern":"*"}`), errJSON(gen.MsgNotDirectory("/workspace/a")))
+	checkOutput(t, call(t, ex, toolspec.ToolFind, `{"path":"/workspace/nope","pattern":"*"}`), errJSON(toolspec.MsgNoSuchPath("/workspace/nope")))
+	checkOutput(t, call(t, ex, toolspec.ToolFind, `{"path":"/workspace/a","pattern":"*"}`), errJSON(toolspec.MsgNotDirectory("/workspace/a")))
 }
 
 // TestExcludePrunes: an excluded directory is not read at all, by find
@@ -147,16 +149,16 @@ func TestExcludePrunes(t *testing.T) {
 	forbidden := []string{"workspace/node_modules", "workspace/node_modules/pkg", "workspace/.git", "workspace/src/.git"}
 	tests := []struct {
 		name    string
-		exclude gen.StringList
+		exclude toolspec.StringList
 	}{
-		{"dir/** patterns", gen.StringList{"node_modules/**", "**/.git/**"}},
-		{"directory names", gen.StringList{"node_modules", "**/.git"}},
-		{"one group", gen.StringList{"{node_modules,**/.git}"}},
+		{"dir/** patterns", toolspec.StringList{"node_modules/**", "**/.git/**"}},
+		{"directory names", toolspec.StringList{"node_modules", "**/.git"}},
+		{"one group", toolspec.StringList{"{node_modules,**/.git}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spy.reset()
-			got := findPaths(t, ex, gen.FindArgs{Path: "/workspace", Pattern: "**", Exclude: tt.exclude})
+			got := findPaths(t, ex, toolspec.FindArgs{Path: "/workspace", Pattern: "**", Exclude: tt.exclude})
 			if want := []string{"src/", "src/a.js"}; !slices.Equal(got, want) {
 				t.Errorf("find: got %q, want %q", got, want)
 			}
@@ -167,9 +169,9 @@ func TestExcludePrunes(t *testing.T) {
 			}
 
 			spy.reset()
-			out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace", Query: "needle", Exclude: tt.exclude}))
-			checkOutput(t, out, jsonOut(gen.GrepResult{Path: "/workspace", Query: "needle", Count: 1,
-				Matches: []gen.GrepMatch{{Path: "/workspace/src/a.js", Line: 1, Text: "needle"}}}))
+			out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace", Query: "needle", Exclude: tt.exclude}))
+			checkOutput(t, out, jsonOut(toolspec.GrepResult{Path: "/workspace", Query: "needle", Count: 1,
+				Matches: []toolspec.GrepMatch{{Path: "/workspace/src/a.js", Line: 1, Text: "needle"}}}))
 			if opened := spy.opened(); !slices.Equal(opened, []string{"workspace/src/a.js"}) {
 				t.Errorf("grep opened %q, want only workspace/src/a.js", opened)
 			}
@@ -183,9 +185,9 @@ func TestExcludePrunes(t *testing.T) {
 
 	// A file named explicitly is searched whatever exclude says, as in the
 	// reference.
-	out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace/.git/config", Query: "needle", Exclude: gen.StringList{"**"}}))
-	checkOutput(t, out, jsonOut(gen.GrepResult{Path: "/workspace/.git/config", Query: "needle", Count: 1,
-		Matches: []gen.GrepMatch{{Path: "/workspace/.git/config", Line: 1, Text: "needle"}}}))
+	out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace/.git/config", Query: "needle", Exclude: toolspec.StringList{"**"}}))
+	checkOutput(t, out, jsonOut(toolspec.GrepResult{Path: "/workspace/.git/config", Query: "needle", Count: 1,
+		Matches: []toolspec.GrepMatch{{Path: "/workspace/.git/config", Line: 1, Text: "needle"}}}))
 }
 
 // TestSearchStopsEarly: a full page ends the walk; the rest of the tree
@@ -201,25 +203,25 @@ func TestSearchStopsEarly(t *testing.T) {
 	ex := newExecOn(t, spy, core.Options{}, files)
 
 	spy.reset()
-	out := call(t, ex, gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(1))}))
-	checkOutput(t, out, jsonOut(gen.FindResult{Path: "/workspace", Pattern: "**", Count: 1,
-		Entries: []gen.FindEntry{{Path: "/workspace/d0", Type: vfs.TypeDir.String()}}, NextOffset: ptr(int64(1))}))
+	out := call(t, ex, toolspec.ToolFind, findArgs(toolspec.FindArgs{Path: "/workspace", Pattern: "**", Limit: ptr(int64(1))}))
+	checkOutput(t, out, jsonOut(toolspec.FindResult{Path: "/workspace", Pattern: "**", Count: 1,
+		Entries: []toolspec.FindEntry{{Path: "/workspace/d0", Type: vfs.TypeDir.String()}}, NextOffset: ptr(int64(1))}))
 	if n := len(spy.listed()); n > 2 {
 		t.Errorf("find limit 1 listed %d directories of 11 (%q); want at most 2", n, spy.listed())
 	}
 
 	spy.reset()
-	out = call(t, ex, gen.ToolFind, findArgs(gen.FindArgs{Path: "/workspace", Pattern: "d1/*", Limit: ptr(int64(1))}))
-	checkOutput(t, out, jsonOut(gen.FindResult{Path: "/workspace", Pattern: "d1/*", Count: 1,
-		Entries: []gen.FindEntry{{Path: "/workspace/d1/f0", Type: vfs.TypeFile.String()}}, NextOffset: ptr(int64(1))}))
+	out = call(t, ex, toolspec.ToolFind, findArgs(toolspec.FindArgs{Path: "/workspace", Pattern: "d1/*", Limit: ptr(int64(1))}))
+	checkOutput(t, out, jsonOut(toolspec.FindResult{Path: "/workspace", Pattern: "d1/*", Count: 1,
+		Entries: []toolspec.FindEntry{{Path: "/workspace/d1/f0", Type: vfs.TypeFile.String()}}, NextOffset: ptr(int64(1))}))
 	if n := len(spy.listed()); n > 3 {
 		t.Errorf("find d1/* limit 1 listed %d directories (%q); want at most 3", n, spy.listed())
 	}
 
 	spy.reset()
-	out = call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace", Query: "x", Limit: ptr(int64(1))}))
-	checkOutput(t, out, jsonOut(gen.GrepResult{Path: "/workspace", Query: "x", Count: 1,
-		Matches: []gen.GrepMatch{{Path: "/workspace/d0/f0", Line: 1, Text: "x"}}, NextOffset: ptr(int64(1))}))
+	out = call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace", Query: "x", Limit: ptr(int64(1))}))
+	checkOutput(t, out, jsonOut(toolspec.GrepResult{Path: "/workspace", Query: "x", Count: 1,
+		Matches: []toolspec.GrepMatch{{Path: "/workspace/d0/f0", Line: 1, Text: "x"}}, NextOffset: ptr(int64(1))}))
 	if n := len(spy.opened()); n > 2 {
 		t.Errorf("grep limit 1 opened %d files of 100 (%q); want at most 2", n, spy.opened())
 	}
@@ -234,46 +236,46 @@ func TestGrepPaging(t *testing.T) {
 		"/workspace/m/b.txt": "x3\nx4\n",
 	})
 	const g = "/workspace/g.txt"
-	cl := func(line int64, text string, isMatch bool) gen.GrepContextLine {
-		return gen.GrepContextLine{Line: line, Text: text, IsMatch: isMatch}
+	cl := func(line int64, text string, isMatch bool) toolspec.GrepContextLine {
+		return toolspec.GrepContextLine{Line: line, Text: text, IsMatch: isMatch}
 	}
-	m1 := gen.GrepMatch{Path: g, Line: 2, Text: "match 1", Context: []gen.GrepContextLine{cl(1, "a", false), cl(2, "match 1", true), cl(3, "b", false)}}
-	m2 := gen.GrepMatch{Path: g, Line: 5, Text: "match 2", Context: []gen.GrepContextLine{cl(4, "c", false), cl(5, "match 2", true), cl(6, "match 3", true)}}
-	m3 := gen.GrepMatch{Path: g, Line: 6, Text: "match 3", Context: []gen.GrepContextLine{cl(5, "match 2", true), cl(6, "match 3", true), cl(7, "d", false)}}
-	x := func(file string, line int64, text string) gen.GrepMatch {
-		return gen.GrepMatch{Path: "/workspace/m/" + file, Line: line, Text: text}
+	m1 := toolspec.GrepMatch{Path: g, Line: 2, Text: "match 1", Context: []toolspec.GrepContextLine{cl(1, "a", false), cl(2, "match 1", true), cl(3, "b", false)}}
+	m2 := toolspec.GrepMatch{Path: g, Line: 5, Text: "match 2", Context: []toolspec.GrepContextLine{cl(4, "c", false), cl(5, "match 2", true), cl(6, "match 3", true)}}
+	m3 := toolspec.GrepMatch{Path: g, Line: 6, Text: "match 3", Context: []toolspec.GrepContextLine{cl(5, "match 2", true), cl(6, "match 3", true), cl(7, "d", false)}}
+	x := func(file string, line int64, text string) toolspec.GrepMatch {
+		return toolspec.GrepMatch{Path: "/workspace/m/" + file, Line: line, Text: text}
 	}
 	tests := []struct {
 		name string
-		args gen.GrepArgs
-		want gen.GrepResult
+		args toolspec.GrepArgs
+		want toolspec.GrepResult
 	}{
-		{"context 1", gen.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1))},
-			gen.GrepResult{Path: g, Query: "match", Count: 3, Matches: []gen.GrepMatch{m1, m2, m3}}},
-		{"context 1, limit 2", gen.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1)), Limit: ptr(int64(2))},
-			gen.GrepResult{Path: g, Query: "match", Count: 2, Matches: []gen.GrepMatch{m1, m2}, NextOffset: ptr(int64(2))}},
-		{"context 1, limit 2, offset 2", gen.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1)), Limit: ptr(int64(2)), Offset: ptr(int64(2))},
-			gen.GrepResult{Path: g, Query: "match", Count: 1, Matches: []gen.GrepMatch{m3}}},
-		{"context 2 overlapping", gen.GrepArgs{Path: g, Query: "match 1", Context: ptr(int64(2))},
-			gen.GrepResult{Path: g, Query: "match 1", Count: 1, Matches: []gen.GrepMatch{{Path: g, Line: 2, Text: "match 1",
-				Context: []gen.GrepContextLine{cl(1, "a", false), cl(2, "match 1", true), cl(3, "b", false), cl(4, "c", false)}}}}},
-		{"context 0 has no context", gen.GrepArgs{Path: g, Query: "match 3", Context: ptr(int64(0))},
-			gen.GrepResult{Path: g, Query: "match 3", Count: 1, Matches: []gen.GrepMatch{{Path: g, Line: 6, Text: "match 3"}}}},
-		{"across files, limit 2", gen.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(2))},
-			gen.GrepResult{Path: "/workspace/m", Query: "x", Count: 2, Matches: []gen.GrepMatch{x("a.txt", 1, "x1"), x("a.txt", 3, "x2")}, NextOffset: ptr(int64(2))}},
-		{"across files, offset 2", gen.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(2)), Offset: ptr(int64(2))},
-			gen.GrepResult{Path: "/workspace/m", Query: "x", Count: 2, Matches: []gen.GrepMatch{x("b.txt", 1, "x3"), x("b.txt", 2, "x4")}}},
-		{"context at a file's end", gen.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(1)), Offset: ptr(int64(1)), Context: ptr(int64(1))},
-			gen.GrepResult{Path: "/workspace/m", Query: "x", Count: 1, Matches: []gen.GrepMatch{{Path: "/workspace/m/a.txt", Line: 3, Text: "x2",
-				Context: []gen.GrepContextLine{cl(2, "y", false), cl(3, "x2", true)}}}, NextOffset: ptr(int64(2))}},
-		{"include", gen.GrepArgs{Path: "/workspace", Query: "x", Include: gen.StringList{"**/b.*"}},
-			gen.GrepResult{Path: "/workspace", Query: "x", Count: 2, Matches: []gen.GrepMatch{x("b.txt", 1, "x3"), x("b.txt", 2, "x4")}}},
-		{"include list", gen.GrepArgs{Path: "/workspace", Query: "x", Include: gen.StringList{"m/a.txt", " ", "m/b.txt"}, Limit: ptr(int64(3))},
-			gen.GrepResult{Path: "/workspace", Query: "x", Count: 3, Matches: []gen.GrepMatch{x("a.txt", 1, "x1"), x("a.txt", 3, "x2"), x("b.txt", 1, "x3")}, NextOffset: ptr(int64(3))}},
+		{"context 1", toolspec.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1))},
+			toolspec.GrepResult{Path: g, Query: "match", Count: 3, Matches: []toolspec.GrepMatch{m1, m2, m3}}},
+		{"context 1, limit 2", toolspec.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1)), Limit: ptr(int64(2))},
+			toolspec.GrepResult{Path: g, Query: "match", Count: 2, Matches: []toolspec.GrepMatch{m1, m2}, NextOffset: ptr(int64(2))}},
+		{"context 1, limit 2, offset 2", toolspec.GrepArgs{Path: g, Query: "match", Context: ptr(int64(1)), Limit: ptr(int64(2)), Offset: ptr(int64(2))},
+			toolspec.GrepResult{Path: g, Query: "match", Count: 1, Matches: []toolspec.GrepMatch{m3}}},
+		{"context 2 overlapping", toolspec.GrepArgs{Path: g, Query: "match 1", Context: ptr(int64(2))},
+			toolspec.GrepResult{Path: g, Query: "match 1", Count: 1, Matches: []toolspec.GrepMatch{{Path: g, Line: 2, Text: "match 1",
+				Context: []toolspec.GrepContextLine{cl(1, "a", false), cl(2, "match 1", true), cl(3, "b", false), cl(4, "c", false)}}}}},
+		{"context 0 has no context", toolspec.GrepArgs{Path: g, Query: "match 3", Context: ptr(int64(0))},
+			toolspec.GrepResult{Path: g, Query: "match 3", Count: 1, Matches: []toolspec.GrepMatch{{Path: g, Line: 6, Text: "match 3"}}}},
+		{"across files, limit 2", toolspec.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(2))},
+			toolspec.GrepResult{Path: "/workspace/m", Query: "x", Count: 2, Matches: []toolspec.GrepMatch{x("a.txt", 1, "x1"), x("a.txt", 3, "x2")}, NextOffset: ptr(int64(2))}},
+		{"across files, offset 2", toolspec.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(2)), Offset: ptr(int64(2))},
+			toolspec.GrepResult{Path: "/workspace/m", Query: "x", Count: 2, Matches: []toolspec.GrepMatch{x("b.txt", 1, "x3"), x("b.txt", 2, "x4")}}},
+		{"context at a file's end", toolspec.GrepArgs{Path: "/workspace/m", Query: "x", Limit: ptr(int64(1)), Offset: ptr(int64(1)), Context: ptr(int64(1))},
+			toolspec.GrepResult{Path: "/workspace/m", Query: "x", Count: 1, Matches: []toolspec.GrepMatch{{Path: "/workspace/m/a.txt", Line: 3, Text: "x2",
+				Context: []toolspec.GrepContextLine{cl(2, "y", false), cl(3, "x2", true)}}}, NextOffset: ptr(int64(2))}},
+		{"include", toolspec.GrepArgs{Path: "/workspace", Query: "x", Include: toolspec.StringList{"**/b.*"}},
+			toolspec.GrepResult{Path: "/workspace", Query: "x", Count: 2, Matches: []toolspec.GrepMatch{x("b.txt", 1, "x3"), x("b.txt", 2, "x4")}}},
+		{"include list", toolspec.GrepArgs{Path: "/workspace", Query: "x", Include: toolspec.StringList{"m/a.txt", " ", "m/b.txt"}, Limit: ptr(int64(3))},
+			toolspec.GrepResult{Path: "/workspace", Query: "x", Count: 3, Matches: []toolspec.GrepMatch{x("a.txt", 1, "x1"), x("a.txt", 3, "x2"), x("b.txt", 1, "x3")}, NextOffset: ptr(int64(3))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkOutput(t, call(t, ex, gen.ToolGrep, grepArgs(tt.args)), jsonOut(tt.want))
+			checkOutput(t, call(t, ex, toolspec.ToolGrep, grepArgs(tt.args)), jsonOut(tt.want))
 		})
 	}
 }
@@ -335,9 +337,9 @@ func TestGrepRegex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: path, Query: tt.query, Regex: ptr(true), IgnoreCase: ptr(tt.ignoreCase), Limit: ptr(int64(1000))}))
-			var res gen.GrepResult
-			if out.Kind != gen.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || res.Matches == nil {
+			out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: path, Query: tt.query, Regex: ptr(true), IgnoreCase: ptr(tt.ignoreCase), Limit: ptr(int64(1000))}))
+			var res toolspec.GrepResult
+			if out.Kind != toolspec.OutputJSON || json.Unmarshal(out.JSON, &res) != nil || res.Matches == nil {
 				t.Fatalf("grep: %+v", viewOf(out))
 			}
 			var got []int64
@@ -351,10 +353,10 @@ func TestGrepRegex(t *testing.T) {
 	}
 
 	// Without regex, the query is literal, with or without ignoreCase.
-	checkOutput(t, call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: path, Query: "A.B", IgnoreCase: ptr(true)})),
-		jsonOut(gen.GrepResult{Path: path, Query: "A.B", Matches: []gen.GrepMatch{}}))
-	checkOutput(t, call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: path, Query: "AXB", IgnoreCase: ptr(true)})),
-		jsonOut(gen.GrepResult{Path: path, Query: "AXB", Count: 1, Matches: []gen.GrepMatch{{Path: path, Line: lineOf("x"), Text: "axb"}}}))
+	checkOutput(t, call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: path, Query: "A.B", IgnoreCase: ptr(true)})),
+		jsonOut(toolspec.GrepResult{Path: path, Query: "A.B", Matches: []toolspec.GrepMatch{}}))
+	checkOutput(t, call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: path, Query: "AXB", IgnoreCase: ptr(true)})),
+		jsonOut(toolspec.GrepResult{Path: path, Query: "AXB", Count: 1, Matches: []toolspec.GrepMatch{{Path: path, Line: lineOf("x"), Text: "axb"}}}))
 }
 
 // TestGrepRefusesPatterns: what RE2 cannot run in linear time is refused
@@ -365,33 +367,33 @@ func TestGrepRefusesPatterns(t *testing.T) {
 		query string
 		want  string
 	}{
-		{"a(?=b)", gen.MsgGrepLookaround("(?=")},
-		{"(?=b)", gen.MsgGrepLookaround("(?=")},
-		{"a(?!c)", gen.MsgGrepLookaround("(?!")},
-		{"(?<=a)b", gen.MsgGrepLookaround("(?<=")},
-		{"(?<!c)b", gen.MsgGrepLookaround("(?<!")},
-		{`(a)\1`, gen.MsgGrepBackreference(`\1`)},
-		{`(a)(b)\2`, gen.MsgGrepBackreference(`\2`)},
-		{`(?<x>a)\k<x>`, gen.MsgGrepBackreference(`\k<`)},
+		{"a(?=b)", toolspec.MsgGrepLookaround("(?=")},
+		{"(?=b)", toolspec.MsgGrepLookaround("(?=")},
+		{"a(?!c)", toolspec.MsgGrepLookaround("(?!")},
+		{"(?<=a)b", toolspec.MsgGrepLookaround("(?<=")},
+		{"(?<!c)b", toolspec.MsgGrepLookaround("(?<!")},
+		{`(a)\1`, toolspec.MsgGrepBackreference(`\1`)},
+		{`(a)(b)\2`, toolspec.MsgGrepBackreference(`\2`)},
+		{`(?<x>a)\k<x>`, toolspec.MsgGrepBackreference(`\k<`)},
 		{"(", "missing closing ): `(`"},
 		{"a**", "invalid nested repetition operator: `**`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace", Query: tt.query, Regex: ptr(true)}))
-			checkOutput(t, out, errJSON(gen.MsgGrepInvalidRegex(tt.want)))
+			out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace", Query: tt.query, Regex: ptr(true)}))
+			checkOutput(t, out, errJSON(toolspec.MsgGrepInvalidRegex(tt.want)))
 		})
 	}
 
 	// The same text is fine as a literal, and escaped or in a class.
 	for _, q := range []string{`\(?=b\)`, `[(]?=b`, `(?:a)b`, `(?<name>a)b`, `\\1`} {
-		out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace", Query: q, Regex: ptr(true)}))
+		out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace", Query: q, Regex: ptr(true)}))
 		if out.IsError() {
 			t.Errorf("grep %q: %s", q, out.JSON)
 		}
 	}
-	out := call(t, ex, gen.ToolGrep, grepArgs(gen.GrepArgs{Path: "/workspace", Query: "(?=b)"}))
-	checkOutput(t, out, jsonOut(gen.GrepResult{Path: "/workspace", Query: "(?=b)", Matches: []gen.GrepMatch{}}))
+	out := call(t, ex, toolspec.ToolGrep, grepArgs(toolspec.GrepArgs{Path: "/workspace", Query: "(?=b)"}))
+	checkOutput(t, out, jsonOut(toolspec.GrepResult{Path: "/workspace", Query: "(?=b)", Matches: []toolspec.GrepMatch{}}))
 }
 
 // TestGrepCatastrophicPattern: a pattern that backtracking engines take
@@ -402,10 +404,10 @@ func TestGrepCatastrophicPattern(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	for _, q := range []string{"(a+)+$", "(a|aa)+$", "(a*)*b"} {
-		out, err := ex.Call(ctx, gen.ToolGrep, []byte(grepArgs(gen.GrepArgs{Path: "/workspace/a.txt", Query: q, Regex: ptr(true)})))
+		out, err := ex.Call(ctx, toolspec.ToolGrep, []byte(grepArgs(toolspec.GrepArgs{Path: "/workspace/a.txt", Query: q, Regex: ptr(true)})))
 		if err != nil {
 			t.Fatalf("grep %q: %v", q, err)
 		}
-		checkOutput(t, out, jsonOut(gen.GrepResult{Path: "/workspace/a.txt", Query: q, Matches: []gen.GrepMatch{}}))
+		checkOutput(t, out, jsonOut(toolspec.GrepResult{Path: "/workspace/a.txt", Query: q, Matches: []toolspec.GrepMatch{}}))
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // swapStore is a host store whose directory handles call swap with the
@@ -109,7 +109,7 @@ func TestWalkPassesOverSwapped(t *testing.T) {
 					}
 				}}
 				ws := vfs.New(memfs.New())
-				if err := ws.Mount(t.Context(), gen.WorkspaceRoot, store, vfs.MountOptions{}); err != nil {
+				if err := ws.Mount(t.Context(), toolspec.WorkspaceRoot, store, vfs.MountOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				ex, err := core.New(ws, core.Options{})

@@ -10,7 +10,7 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // deniedStore refuses to open or list the names in deny, as a host does
@@ -55,7 +55,7 @@ func TestSearchPassesOverUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(tool, args string) gen.Output {
+	call := func(tool, args string) toolspec.Output {
 		out, err := ex.Call(t.Context(), tool, []byte(args))
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func TestSearchPassesOverUnreadable(t *testing.T) {
 	if out := call("ls", `{"path":"/workspace/locked"}`); !out.IsError() || !strings.Contains(string(out.JSON), "permission denied") {
 		t.Errorf("ls of the unreadable directory itself: %s", out.JSON)
 	}
-	if out := call("read", `{"path":"/workspace/secret.txt"}`); out.Kind != gen.OutputErrorText || !strings.Contains(out.Text, "permission denied") {
+	if out := call("read", `{"path":"/workspace/secret.txt"}`); out.Kind != toolspec.OutputErrorText || !strings.Contains(out.Text, "permission denied") {
 		t.Errorf("read of the unreadable file itself: %+v", out)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // countingStore is a memfs store that counts the work a tool asks of
@@ -173,7 +173,7 @@ func TestFindLimitHoldsPage(t *testing.T) {
 
 // TestWalkPassesOverLongPaths: find and grep down a chain deeper than a
 // path may be long pass over every entry whose path is longer than
-// gen.WorkspaceMaxPathBytesDefault (deviation pathLength), and all below
+// toolspec.WorkspaceMaxPathBytesDefault (deviation pathLength), and all below
 // it: what they report can be named in a call, and a chain twice as
 // deep costs the store no more.
 func TestWalkPassesOverLongPaths(t *testing.T) {
@@ -210,7 +210,7 @@ func TestWalkPassesOverLongPaths(t *testing.T) {
 					t.Errorf("depth %d: count %d, want the one leaf within the cap: %.300s", depth, got.Count, out.JSON)
 				}
 				for _, m := range append(got.Matches, got.Entries...) {
-					if int64(len(m.Path)) > gen.WorkspaceMaxPathBytesDefault {
+					if int64(len(m.Path)) > toolspec.WorkspaceMaxPathBytesDefault {
 						t.Errorf("depth %d: a path of %d bytes reported", depth, len(m.Path))
 					}
 				}

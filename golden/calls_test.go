@@ -10,7 +10,7 @@ import (
 
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/goldentest"
@@ -35,7 +35,7 @@ import (
 type CallCase struct {
 	Options core.Options
 	Setup   []func(t *testing.T, ws *vfs.Workspace)
-	Scripts map[string]exec.Script
+	Scripts map[string]execbackend.Script
 	Calls   []NamedCall
 }
 
@@ -48,7 +48,7 @@ func (c CallCase) Open(t *testing.T) (*vfs.Workspace, core.Options) {
 		setup(t, ws)
 	}
 	opts := c.Options
-	opts.Backends = []exec.Backend{exec.NewScripted(exec.Info{ID: "shell", Description: "fast shell"}, exec.NewScripts(c.Scripts))}
+	opts.Backends = []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, execbackend.NewScripts(c.Scripts))}
 	return ws, opts
 }
 
@@ -99,7 +99,7 @@ func parseCallCase(t *testing.T, a *goldentest.Archive) CallCase {
 				t.Fatalf("%s: %s: %v", a.Path, name, err)
 			}
 			if c.Scripts == nil {
-				c.Scripts = map[string]exec.Script{}
+				c.Scripts = map[string]execbackend.Script{}
 			}
 			c.Scripts[rest] = script
 		case kind == "call":

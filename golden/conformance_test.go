@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/replay"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The oracle's case files kept in testdata/oracle, each with the
@@ -80,7 +80,7 @@ func loadAnswers(t *testing.T, path string) map[string]refRecord {
 // unavailable are the tools the spec declares but core does not offer yet.
 func unavailable() map[string]bool {
 	out := map[string]bool{}
-	for _, info := range gen.Tools {
+	for _, info := range toolspec.Tools {
 		if !info.Available {
 			out[info.Name] = true
 		}
@@ -110,7 +110,7 @@ func TestConformance(t *testing.T) {
 func conformance(t *testing.T, open replay.Workspace) {
 	devs := loadDeviations(t)
 	declared := map[string]bool{}
-	for _, d := range gen.Deviations {
+	for _, d := range toolspec.Deviations {
 		declared[d.Name] = true
 	}
 	used := map[deviation]bool{}

@@ -12,8 +12,8 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/replay"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // TestEditCorpus replays testdata/edit/corpus.jsonl: random files and
@@ -34,10 +34,10 @@ func TestEditCorpus(t *testing.T) {
 	for sc.Scan() {
 		n++
 		var c struct {
-			Content string            `json:"content"`
-			Edits   []gen.Replacement `json:"edits"`
-			Result  json.RawMessage   `json:"result"`
-			Written *string           `json:"written"`
+			Content string                 `json:"content"`
+			Edits   []toolspec.Replacement `json:"edits"`
+			Result  json.RawMessage        `json:"result"`
+			Written *string                `json:"written"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatal(err)
@@ -51,8 +51,8 @@ func TestEditCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		args, _ := json.Marshal(gen.EditArgs{Path: "/workspace/f.txt", Edits: c.Edits})
-		out, err := ex.Call(t.Context(), gen.ToolEdit, args)
+		args, _ := json.Marshal(toolspec.EditArgs{Path: "/workspace/f.txt", Edits: c.Edits})
+		out, err := ex.Call(t.Context(), toolspec.ToolEdit, args)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // eino hands the model the tool message a compose.ToolsNode builds: for
@@ -38,7 +38,7 @@ func init() {
 			return func(t *testing.T, tool, args string) string {
 				in := schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Type: "function", Function: schema.FunctionCall{Name: tool, Arguments: args}}})
 				var msgs []*schema.Message
-				if tool == gen.ToolExec {
+				if tool == toolspec.ToolExec {
 					msgs = streamToolsNode(t, node, in)
 				} else if msgs, err = node.Invoke(t.Context(), in); err != nil {
 					t.Fatalf("%s: %v", tool, err)
@@ -49,13 +49,13 @@ func init() {
 				return einoMessageText(msgs[0])
 			}
 		},
-		render: func(t *testing.T, args string, out gen.Output) string {
+		render: func(t *testing.T, args string, out toolspec.Output) string {
 			switch out.Kind {
-			case gen.OutputText, gen.OutputErrorText:
+			case toolspec.OutputText, toolspec.OutputErrorText:
 				return out.Text
-			case gen.OutputJSON:
+			case toolspec.OutputJSON:
 				return string(out.JSON)
-			case gen.OutputContent:
+			case toolspec.OutputContent:
 				kind := "file_url"
 				if strings.HasPrefix(out.Media.MediaType, "image/") {
 					kind = "image_url"

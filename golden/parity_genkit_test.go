@@ -14,7 +14,7 @@ import (
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // What the parity test compares for a call that Genkit's own input
@@ -85,16 +85,16 @@ func init() {
 				return text
 			}
 		},
-		render: func(t *testing.T, args string, out gen.Output) string {
+		render: func(t *testing.T, args string, out toolspec.Output) string {
 			switch out.Kind {
-			case gen.OutputText, gen.OutputContent:
+			case toolspec.OutputText, toolspec.OutputContent:
 				if out.Media == nil {
 					return out.Text
 				}
 				return out.Text + "\n" + out.Media.MediaType + " data:" + out.Media.MediaType + ";base64," + base64.StdEncoding.EncodeToString(out.Media.Data)
-			case gen.OutputJSON:
+			case toolspec.OutputJSON:
 				return string(out.JSON)
-			case gen.OutputErrorText:
+			case toolspec.OutputErrorText:
 				return genkitErrorText(out.Text)
 			}
 			t.Fatalf("output kind %q", out.Kind)
@@ -110,22 +110,22 @@ func init() {
 // reaches the model when every problem is an argument rule the schema
 // cannot express. Any other error text reaches the model.
 func genkitErrorText(text string) string {
-	prefix, between, _ := strings.Cut(gen.MsgArgumentsInvalid("\x00", ""), "\x00")
+	prefix, between, _ := strings.Cut(toolspec.MsgArgumentsInvalid("\x00", ""), "\x00")
 	rest, ok := strings.CutPrefix(text, prefix)
 	if !ok {
 		return text
 	}
 	tool, problems, _ := strings.Cut(rest, between)
-	info := gen.Tools[slices.IndexFunc(gen.Tools, func(i gen.ToolInfo) bool { return i.Name == tool })]
+	info := toolspec.Tools[slices.IndexFunc(toolspec.Tools, func(i toolspec.ToolInfo) bool { return i.Name == tool })]
 	result := text
-	for _, p := range strings.Split(problems, gen.ArgumentsProblemSeparator) {
-		if slices.ContainsFunc(info.Rules, func(r gen.Rule) bool { return r.Message == p }) {
+	for _, p := range strings.Split(problems, toolspec.ArgumentsProblemSeparator) {
+		if slices.ContainsFunc(info.Rules, func(r toolspec.Rule) bool { return r.Message == p }) {
 			continue
 		}
 		// Every type problem ends ", got <value>"; a null is dropped,
 		// and a required argument then is missing.
 		name, _, _ := strings.Cut(p, " ")
-		i := slices.IndexFunc(info.Params, func(param gen.Param) bool { return param.Name == name })
+		i := slices.IndexFunc(info.Params, func(param toolspec.Param) bool { return param.Name == name })
 		if strings.HasSuffix(p, ", got null") && i >= 0 && (info.Params[i].Optional || info.Params[i].HasDefault) {
 			result = genkitDropsNull
 			continue

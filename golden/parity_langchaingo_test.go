@@ -6,7 +6,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/langchaingo"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // langchaingo hands the model the string Call returns: the text, the
@@ -33,11 +33,11 @@ func init() {
 				return ""
 			}
 		},
-		render: func(t *testing.T, args string, out gen.Output) string {
+		render: func(t *testing.T, args string, out toolspec.Output) string {
 			switch out.Kind {
-			case gen.OutputText, gen.OutputErrorText, gen.OutputContent:
+			case toolspec.OutputText, toolspec.OutputErrorText, toolspec.OutputContent:
 				return out.Text
-			case gen.OutputJSON:
+			case toolspec.OutputJSON:
 				return string(out.JSON)
 			}
 			t.Fatalf("output kind %q", out.Kind)

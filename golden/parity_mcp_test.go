@@ -11,7 +11,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/mcp/mcptest"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // mcpNotJSON is what the parity test compares for arguments that are not
@@ -61,7 +61,7 @@ func init() {
 				return strings.Join(lines, "\n")
 			}
 		},
-		render: func(t *testing.T, args string, out gen.Output) string {
+		render: func(t *testing.T, args string, out toolspec.Output) string {
 			if strings.TrimSpace(args) != "" && !json.Valid([]byte(args)) {
 				return mcpNotJSON
 			}
@@ -70,11 +70,11 @@ func init() {
 				lines = append(lines, "[isError]")
 			}
 			switch out.Kind {
-			case gen.OutputJSON:
+			case toolspec.OutputJSON:
 				lines = append(lines, string(out.JSON))
-			case gen.OutputText, gen.OutputErrorText:
+			case toolspec.OutputText, toolspec.OutputErrorText:
 				lines = append(lines, out.Text)
-			case gen.OutputContent:
+			case toolspec.OutputContent:
 				lines = append(lines, out.Text)
 				data := base64.StdEncoding.EncodeToString(out.Media.Data)
 				if strings.HasPrefix(out.Media.MediaType, "image/") {

@@ -9,9 +9,9 @@ import (
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/toolgen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // frameworkAdapter is one framework adapter under the parity test. Each
@@ -26,7 +26,7 @@ type frameworkAdapter struct {
 	// render is what the framework must hand the model for a raw output
 	// of a call with args, as the same text: the mapping of DESIGN.md,
 	// written independently of the adapter.
-	render func(t *testing.T, args string, out gen.Output) string
+	render func(t *testing.T, args string, out toolspec.Output) string
 }
 
 var frameworkAdapters []frameworkAdapter

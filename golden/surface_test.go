@@ -14,8 +14,8 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 func newTools(t *testing.T, opts core.Options) *raw.Tools {
@@ -44,19 +44,19 @@ func TestSurface(t *testing.T) {
 	// Tools the spec declares that no tool set offers yet.
 	execVariants := []struct {
 		name     string
-		backends []gen.ExecBackend
+		backends []toolspec.ExecBackend
 		maxBytes int64
 	}{
-		{"fast shell", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxBytesDefault},
-		{"fast shell maxBytes=16", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, 16},
-		{"one default shell", []gen.ExecBackend{{ID: "shell"}}, gen.ExecMaxBytesDefault},
-		{"one callable", []gen.ExecBackend{{ID: "js", Text: "JS modules", Callable: true}}, gen.ExecMaxBytesDefault},
-		{"two backends", []gen.ExecBackend{{ID: "shell", Text: "fast shell"}, {ID: "container", Text: "full Linux container"}}, gen.ExecMaxBytesDefault},
-		{"shell and callable", []gen.ExecBackend{{ID: "shell"}, {ID: "js", Callable: true}}, gen.ExecMaxBytesDefault},
+		{"fast shell", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxBytesDefault},
+		{"fast shell maxBytes=16", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, 16},
+		{"one default shell", []toolspec.ExecBackend{{ID: "shell"}}, toolspec.ExecMaxBytesDefault},
+		{"one callable", []toolspec.ExecBackend{{ID: "js", Text: "JS modules", Callable: true}}, toolspec.ExecMaxBytesDefault},
+		{"two backends", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}, {ID: "container", Text: "full Linux container"}}, toolspec.ExecMaxBytesDefault},
+		{"shell and callable", []toolspec.ExecBackend{{ID: "shell"}, {ID: "js", Callable: true}}, toolspec.ExecMaxBytesDefault},
 	}
 	for _, v := range execVariants {
-		a.Check(t, "exec/description "+v.name, gen.ExecDescription(v.backends, gen.ExecMaxLinesDefault, v.maxBytes))
-		a.Check(t, "exec/schema "+v.name, gen.ExecInputSchema(v.backends))
+		a.Check(t, "exec/description "+v.name, toolspec.ExecDescription(v.backends, toolspec.ExecMaxLinesDefault, v.maxBytes))
+		a.Check(t, "exec/schema "+v.name, toolspec.ExecInputSchema(v.backends))
 	}
 	a.Save(t, nil)
 }
@@ -74,7 +74,7 @@ func TestDescriptionLengths(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("tools not offered: %v", want)
 	}
-	fast := gen.ExecDescription([]gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
+	fast := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	if n := vfs.UTF16Len(fast); n != 384 {
 		t.Errorf("exec description for one fast shell: %d characters, want 384", n)
 	}
@@ -87,7 +87,7 @@ func TestDescriptionLengths(t *testing.T) {
 // arguments by the generated code.
 func TestMessages(t *testing.T) {
 	a := goldentest.Load(t, "testdata/messages.txtar")
-	for _, m := range gen.Catalog {
+	for _, m := range toolspec.Catalog {
 		a.Check(t, m.Name, m.Sample)
 	}
 	a.Save(t, nil)

@@ -21,13 +21,13 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // scriptedModel is a model.ToolCallingChatModel that makes the scripted
@@ -219,7 +219,7 @@ func TestAgentSessionStreamed(t *testing.T) {
 	}
 	streamed := newModel(agentcase.Calls)
 	var snapshots []string
-	ctx := core.WithSnapshots(t.Context(), func(o gen.Output) { snapshots = append(snapshots, string(o.JSON)) })
+	ctx := core.WithSnapshots(t.Context(), func(o toolspec.Output) { snapshots = append(snapshots, string(o.JSON)) })
 	sr, err := newAgent(t, streamed).Stream(ctx, []*schema.Message{schema.UserMessage(agentcase.Prompt)})
 	if err != nil {
 		t.Fatal(err)
@@ -279,15 +279,15 @@ func stepClock(step time.Duration) func() time.Time {
 // a clock that makes a snapshot every fourth chunk.
 func counting(t *testing.T) (*eino.Tools, string) {
 	t.Helper()
-	scripts := exec.NewScripts(nil)
-	var events []exec.ScriptEvent
+	scripts := execbackend.NewScripts(nil)
+	var events []execbackend.ScriptEvent
 	for i := range 12 {
-		events = append(events, exec.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
+		events = append(events, execbackend.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
 	}
-	scripts.Queue(exec.Script{Events: events})
+	scripts.Queue(execbackend.Script{Events: events})
 	ws := vfs.New(memfs.New())
 	set, err := eino.New(ws, agenttools.Options{
-		Backends: []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)},
+		Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)},
 		Clock:    stepClock(30 * time.Millisecond),
 	})
 	if err != nil {
@@ -324,7 +324,7 @@ func TestExecStreamsSnapshots(t *testing.T) {
 	}
 	// A snapshot function the caller put on the context receives them too.
 	var watched int
-	ctx := core.WithSnapshots(t.Context(), func(gen.Output) { watched++ })
+	ctx := core.WithSnapshots(t.Context(), func(toolspec.Output) { watched++ })
 	sr, err := execTool.(tool.StreamableTool).StreamableRun(ctx, args)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ func TestExecStreamsSnapshots(t *testing.T) {
 		t.Errorf("the caller's snapshot function saw %d snapshots; the stream held %d", watched, len(chunks)-1)
 	}
 	for _, s := range chunks[:len(chunks)-1] {
-		var r gen.ExecResult
+		var r toolspec.ExecResult
 		if err := json.Unmarshal([]byte(s), &r); err != nil || r.ExitCode != nil || !strings.HasPrefix(s, `{"command":"count","cwd":null,"backend":"shell","exitCode":null,`) {
 			t.Errorf("snapshot %s (%v)", s, err)
 		}
@@ -417,7 +417,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"exec", `{"command":["go"]}`},
 	} {
 		want, err := set.Executor().Call(t.Context(), tc.tool, []byte(tc.args))
-		if err != nil || want.Kind != gen.OutputErrorText {
+		if err != nil || want.Kind != toolspec.OutputErrorText {
 			t.Fatalf("%s %s: core gives %+v, %v", tc.tool, tc.args, want, err)
 		}
 		var got string
@@ -481,11 +481,11 @@ func TestCallCancelled(t *testing.T) {
 // with the context's error.
 func TestExecStreamCancelled(t *testing.T) {
 	ws, _ := testws.Host(t, "")
-	host, err := exec.NewHost(ws, exec.HostOptions{})
+	host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := eino.New(ws, agenttools.Options{Backends: []exec.Backend{host}})
+	set, err := eino.New(ws, agenttools.Options{Backends: []execbackend.Backend{host}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,9 +525,9 @@ func TestExecStreamCancelled(t *testing.T) {
 // with several backends (a backend enum) and a callable one (input).
 func TestInfoSchema(t *testing.T) {
 	ws, opts := agentcase.Workspace(t)
-	scripts := exec.NewScripts(nil)
+	scripts := execbackend.NewScripts(nil)
 	opts.Backends = append(opts.Backends,
-		exec.NewScripted(exec.Info{ID: "box", Description: "a sandbox", Callable: true}, scripts))
+		execbackend.NewScripted(execbackend.Info{ID: "box", Description: "a sandbox", Callable: true}, scripts))
 	for _, o := range []agenttools.Options{opts, {Readonly: true}} {
 		set, err := eino.New(ws, o)
 		if err != nil {

@@ -89,8 +89,8 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/adapt"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Tools is the tool set over one workspace, as eino tools: a *MediaTool
@@ -128,7 +128,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 	for _, o := range options {
 		o(s)
 	}
-	s.set.Init(ex, s.adapt)
+	s.set.Init(ex, adapt.Forms[tool.BaseTool]{Plain: s.plain, Media: s.media, Streaming: s.streaming})
 	return s, nil
 }
 
@@ -293,7 +293,7 @@ func keepUnknown(raw json.RawMessage, s *jsonschema.Schema) error {
 }
 
 // call runs the tool with the model's arguments (JSON text).
-func (b *base) call(ctx context.Context, args string) (gen.Output, error) {
+func (b *base) call(ctx context.Context, args string) (toolspec.Output, error) {
 	return b.ex.Call(ctx, b.tool.Name, []byte(args))
 }
 
@@ -312,7 +312,7 @@ func (t *Tool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...to
 	if err != nil {
 		return "", err
 	}
-	return Text(out), nil
+	return out.AsText(), nil
 }
 
 // MediaTool is a workspace tool that can answer an image or PDF: read.
@@ -357,7 +357,7 @@ func (t *StreamingTool) InvokableRun(ctx context.Context, argumentsInJSON string
 	if err != nil {
 		return "", err
 	}
-	return Text(out), nil
+	return out.AsText(), nil
 }
 
 // StreamableRun runs the tool and streams its output as whole JSON
@@ -396,7 +396,7 @@ func (t *StreamingTool) StreamableRun(ctx context.Context, argumentsInJSON strin
 	}()
 	go func() {
 		defer w.Close()
-		out, err := t.call(core.WithSnapshots(ctx, func(o gen.Output) {
+		out, err := t.call(core.WithSnapshots(ctx, func(o toolspec.Output) {
 			s := Text(o)
 			select {
 			case latest <- s:
@@ -414,27 +414,24 @@ func (t *StreamingTool) StreamableRun(ctx context.Context, argumentsInJSON strin
 			w.Send("", err)
 			return
 		}
-		w.Send(Text(out), nil)
+		w.Send(out.AsText(), nil)
 	}()
 	return r, nil
 }
 
-// Text is an output as a string: the text of a text or error-text output,
-// the JSON text of a json output, the text part of a content output.
-func Text(out gen.Output) string {
-	if out.Kind == gen.OutputJSON {
-		return string(out.JSON)
-	}
-	return out.Text
-}
+// Text is out.AsText(): the text of a text or error-text output, the
+// JSON text of a json output, the text part of a content output.
+//
+// Deprecated: use the Output's AsText method.
+func Text(out toolspec.Output) string { return out.AsText() }
 
 // Result is an output as eino tool parts: a text part holding Text, then,
 // for a content output, an image part (a media type image/*) or a file
 // part (any other, a PDF) with the bytes in standard base64 and the media
 // type.
-func Result(out gen.Output) *schema.ToolResult {
-	parts := []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: Text(out)}}
-	if out.Kind == gen.OutputContent && out.Media != nil {
+func Result(out toolspec.Output) *schema.ToolResult {
+	parts := []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: out.AsText()}}
+	if out.HasMedia() {
 		data := base64.StdEncoding.EncodeToString(out.Media.Data)
 		common := schema.MessagePartCommon{Base64Data: &data, MIMEType: out.Media.MediaType}
 		if strings.HasPrefix(out.Media.MediaType, "image/") {

@@ -17,9 +17,9 @@ import (
 	"github.com/agenttools/agenttools"
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // scriptedModel is a Genkit model that makes the scripted calls, one per
@@ -244,7 +244,7 @@ func TestResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := set.Executor().Call(t.Context(), gen.ToolLs, []byte(`{"path":"/workspace/cmd"}`))
+	out, err := set.Executor().Call(t.Context(), toolspec.ToolLs, []byte(`{"path":"/workspace/cmd"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestInvalidArgumentsThroughGenerate(t *testing.T) {
 					t.Errorf("error %q does not contain %q", err, part)
 				}
 			}
-			if strings.Contains(err.Error(), gen.MsgArgumentsInvalid(c.tool, "")) {
+			if strings.Contains(err.Error(), toolspec.MsgArgumentsInvalid(c.tool, "")) {
 				t.Errorf("the tool ran: %v", err)
 			}
 			if len(model.sent) != 1 || len(model.results) != 0 {
@@ -373,7 +373,7 @@ func TestCallCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	for _, name := range []string{gen.ToolRead, gen.ToolLs} {
+	for _, name := range []string{toolspec.ToolRead, toolspec.ToolLs} {
 		tool, _ := set.Executor().Tool(name)
 		for _, gt := range set.All() {
 			if gt.Name() != tool.Name {
@@ -428,8 +428,8 @@ func TestDefine(t *testing.T) {
 			t.Errorf("%s is not registered on g", tool.Name())
 		}
 	}
-	if !slices.Equal(names, gen.ToolNames) {
-		t.Errorf("tools %v, want %v", names, gen.ToolNames)
+	if !slices.Equal(names, toolspec.ToolNames) {
+		t.Errorf("tools %v, want %v", names, toolspec.ToolNames)
 	}
 	if _, err := agentgenkit.Define(g, ws, opts); err == nil {
 		t.Error("a second Define on the same Genkit succeeded")

@@ -93,7 +93,7 @@
 // read Genkit's multipart response schema. Generate sends the
 // definitions in no fixed order (it collects them in a map).
 //
-// The package imports core, gen and Genkit; only programs and tests
+// The package imports core, toolspec and Genkit; only programs and tests
 // import it.
 package genkit
 
@@ -110,8 +110,8 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/adapt"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Tools is the tool set over one workspace, as Genkit tools. All, Named
@@ -171,7 +171,7 @@ func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
 		}
 		s.schemas[t.Name] = m
 	}
-	s.set.Init(ex, s.adapt)
+	s.set.Init(ex, adapt.Forms[ai.Tool]{Plain: s.plain, Media: s.media, Streaming: s.streaming})
 	return s, nil
 }
 
@@ -222,11 +222,11 @@ func (s *Tools) streaming(t core.Tool) ai.Tool { return s.plain(t) }
 
 // call runs one call with the input Genkit decoded and checked. The
 // error is only for a cancelled context.
-func (s *Tools) call(tc *ai.ToolContext, name string, input any) (gen.Output, error) {
+func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Output, error) {
 	args, err := json.Marshal(input)
 	if err != nil {
 		// Genkit decoded input from JSON, so it always encodes again.
-		return gen.Output{}, err
+		return toolspec.Output{}, err
 	}
 	return s.set.Executor().Call(tc, name, args)
 }
@@ -236,22 +236,15 @@ func (s *Tools) call(tc *ai.ToolContext, name string, input any) (gen.Output, er
 // output, the text part of a content output); a content output adds one
 // media part, its URL a data: URI with the media type and the bytes in
 // base64.
-func Response(out gen.Output) *ai.MultipartToolResponse {
-	switch out.Kind {
-	case gen.OutputJSON:
-		return &ai.MultipartToolResponse{Output: string(out.JSON)}
-	case gen.OutputContent:
-		resp := &ai.MultipartToolResponse{Output: out.Text}
-		if out.Media != nil {
-			resp.Content = []*ai.Part{ai.NewMediaPart(out.Media.MediaType, DataURI(out.Media))}
-		}
-		return resp
-	default:
-		return &ai.MultipartToolResponse{Output: out.Text}
+func Response(out toolspec.Output) *ai.MultipartToolResponse {
+	resp := &ai.MultipartToolResponse{Output: out.AsText()}
+	if out.HasMedia() {
+		resp.Content = []*ai.Part{ai.NewMediaPart(out.Media.MediaType, DataURI(out.Media))}
 	}
+	return resp
 }
 
 // DataURI is a file as a data: URI: data:<media type>;base64,<bytes>.
-func DataURI(m *gen.Media) string {
+func DataURI(m *toolspec.Media) string {
 	return "data:" + m.MediaType + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
 }

@@ -4,38 +4,23 @@ package genkit
 
 import (
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 	ai "github.com/firebase/genkit/go/ai"
 )
-
-// adapt makes the ai.Tool (Genkit) of one tool of the set, in the form the
-// spec calls for: the media form for a tool that can answer an image or PDF
-// (read), the streaming form for one that reports running snapshots (exec),
-// the plain form for the others.
-func (s *Tools) adapt(t core.Tool) ai.Tool {
-	switch t.Name {
-	case gen.ToolRead:
-		return s.media(t)
-	case gen.ToolExec:
-		return s.streaming(t)
-	default:
-		return s.plain(t)
-	}
-}
 
 // Read returns the read tool (ai.Tool, Genkit), and false when the options
 // leave it out. Its arguments: path (string), offset (integer, optional),
 // byteOffset (integer, optional), limit (integer, optional). A call can answer
 // an image or PDF, which reaches the model as a media part.
 func (s *Tools) Read() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolRead)
+	return s.set.Named(toolspec.ToolRead)
 }
 
 // Ls returns the ls tool (ai.Tool, Genkit), and false when the options leave
 // it out. Its arguments: path (string), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Ls() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolLs)
+	return s.set.Named(toolspec.ToolLs)
 }
 
 // Find returns the find tool (ai.Tool, Genkit), and false when the options
@@ -43,7 +28,7 @@ func (s *Tools) Ls() (ai.Tool, bool) {
 // exclude (string or list of strings, optional), limit (integer, optional),
 // offset (integer, optional).
 func (s *Tools) Find() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolFind)
+	return s.set.Named(toolspec.ToolFind)
 }
 
 // Grep returns the grep tool (ai.Tool, Genkit), and false when the options
@@ -53,28 +38,28 @@ func (s *Tools) Find() (ai.Tool, bool) {
 // optional), context (integer, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Grep() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolGrep)
+	return s.set.Named(toolspec.ToolGrep)
 }
 
 // Write returns the write tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), content
 // (string).
 func (s *Tools) Write() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolWrite)
+	return s.set.Named(toolspec.ToolWrite)
 }
 
 // Edit returns the edit tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), edits
 // (list of objects).
 func (s *Tools) Edit() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolEdit)
+	return s.set.Named(toolspec.ToolEdit)
 }
 
 // Delete returns the delete tool (ai.Tool, Genkit), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), recursive
 // (boolean, optional).
 func (s *Tools) Delete() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolDelete)
+	return s.set.Named(toolspec.ToolDelete)
 }
 
 // Exec returns the exec tool (ai.Tool, Genkit), and false when the options
@@ -85,7 +70,7 @@ func (s *Tools) Delete() (ai.Tool, bool) {
 // snapshots reach a core.WithSnapshots callback on the context, and the tool
 // returns the result.
 func (s *Tools) Exec() (ai.Tool, bool) {
-	return s.set.Named(gen.ToolExec)
+	return s.set.Named(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.

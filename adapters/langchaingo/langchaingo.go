@@ -41,8 +41,8 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/adapt"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Tools is the tool set over one workspace, as langchaingo tools. All,
@@ -59,7 +59,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
 		return nil, err
 	}
 	s := &Tools{}
-	s.set.Init(ex, s.adapt)
+	s.set.Init(ex, adapt.Forms[tools.Tool]{Plain: s.plain, Media: s.media, Streaming: s.streaming})
 	return s, nil
 }
 
@@ -115,18 +115,14 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Text(out), nil
+	return out.AsText(), nil
 }
 
-// Text is an output as a langchaingo tool returns it: the text of a text
-// or error-text output, the JSON of a json output, the text part of a
-// content output.
-func Text(out gen.Output) string {
-	if out.Kind == gen.OutputJSON {
-		return string(out.JSON)
-	}
-	return out.Text
-}
+// Text is out.AsText(): the text of a text or error-text output, the
+// JSON text of a json output, the text part of a content output.
+//
+// Deprecated: use the Output's AsText method.
+func Text(out toolspec.Output) string { return out.AsText() }
 
 // WithDefinitions wraps model so that every call sends defs as its tools
 // (llms.WithTools) in place of the functions an agent passes

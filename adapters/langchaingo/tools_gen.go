@@ -4,38 +4,23 @@ package langchaingo
 
 import (
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 	tools "github.com/tmc/langchaingo/tools"
 )
-
-// adapt makes the tools.Tool (langchaingo) of one tool of the set, in the form
-// the spec calls for: the media form for a tool that can answer an image or
-// PDF (read), the streaming form for one that reports running snapshots
-// (exec), the plain form for the others.
-func (s *Tools) adapt(t core.Tool) tools.Tool {
-	switch t.Name {
-	case gen.ToolRead:
-		return s.media(t)
-	case gen.ToolExec:
-		return s.streaming(t)
-	default:
-		return s.plain(t)
-	}
-}
 
 // Read returns the read tool (tools.Tool, langchaingo), and false when the
 // options leave it out. Its arguments: path (string), offset (integer,
 // optional), byteOffset (integer, optional), limit (integer, optional). A call
 // can answer an image or PDF; the tool returns its text part.
 func (s *Tools) Read() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolRead)
+	return s.set.Named(toolspec.ToolRead)
 }
 
 // Ls returns the ls tool (tools.Tool, langchaingo), and false when the options
 // leave it out. Its arguments: path (string), limit (integer, optional),
 // offset (integer, optional).
 func (s *Tools) Ls() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolLs)
+	return s.set.Named(toolspec.ToolLs)
 }
 
 // Find returns the find tool (tools.Tool, langchaingo), and false when the
@@ -43,7 +28,7 @@ func (s *Tools) Ls() (tools.Tool, bool) {
 // (string), exclude (string or list of strings, optional), limit (integer,
 // optional), offset (integer, optional).
 func (s *Tools) Find() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolFind)
+	return s.set.Named(toolspec.ToolFind)
 }
 
 // Grep returns the grep tool (tools.Tool, langchaingo), and false when the
@@ -53,28 +38,28 @@ func (s *Tools) Find() (tools.Tool, bool) {
 // optional), context (integer, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Grep() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolGrep)
+	return s.set.Named(toolspec.ToolGrep)
 }
 
 // Write returns the write tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // content (string).
 func (s *Tools) Write() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolWrite)
+	return s.set.Named(toolspec.ToolWrite)
 }
 
 // Edit returns the edit tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // edits (list of objects).
 func (s *Tools) Edit() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolEdit)
+	return s.set.Named(toolspec.ToolEdit)
 }
 
 // Delete returns the delete tool (tools.Tool, langchaingo), and false when the
 // options leave it out (a read-only set does). Its arguments: path (string),
 // recursive (boolean, optional).
 func (s *Tools) Delete() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolDelete)
+	return s.set.Named(toolspec.ToolDelete)
 }
 
 // Exec returns the exec tool (tools.Tool, langchaingo), and false when the
@@ -85,7 +70,7 @@ func (s *Tools) Delete() (tools.Tool, bool) {
 // running output: the running snapshots reach a core.WithSnapshots callback on
 // the context, and the tool returns the result.
 func (s *Tools) Exec() (tools.Tool, bool) {
-	return s.set.Named(gen.ToolExec)
+	return s.set.Named(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.

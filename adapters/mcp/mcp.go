@@ -54,8 +54,8 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/adapt"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Tool is one workspace tool as MCP serves it: its definition and the
@@ -83,7 +83,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
 		return nil, err
 	}
 	s := &Tools{}
-	s.set.Init(ex, s.adapt)
+	s.set.Init(ex, adapt.Forms[Tool]{Plain: s.plain, Media: s.media, Streaming: s.streaming})
 	return s, nil
 }
 
@@ -137,7 +137,7 @@ func (s *Tools) streaming(t core.Tool) Tool {
 	return Tool{Definition: s.definition(t), Handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if token := progressToken(req); token != nil && req.Session != nil {
 			sent := 0
-			ctx = core.WithSnapshots(ctx, func(o gen.Output) {
+			ctx = core.WithSnapshots(ctx, func(o toolspec.Output) {
 				sent++
 				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 					ProgressToken: token,
@@ -172,13 +172,9 @@ func arguments(req *sdk.CallToolRequest) []byte {
 
 // Result is an output as a CallToolResult (see the package
 // documentation).
-func Result(out gen.Output) *sdk.CallToolResult {
-	text := out.Text
-	if out.Kind == gen.OutputJSON {
-		text = string(out.JSON)
-	}
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: out.IsError()}
-	if out.Kind == gen.OutputContent && out.Media != nil {
+func Result(out toolspec.Output) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.AsText()}}, IsError: out.IsError()}
+	if out.HasMedia() {
 		if strings.HasPrefix(out.Media.MediaType, "image/") {
 			res.Content = append(res.Content, &sdk.ImageContent{Data: out.Media.Data, MIMEType: out.Media.MediaType})
 		} else {

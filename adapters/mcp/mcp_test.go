@@ -20,12 +20,12 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/mcp"
 	"github.com/agenttools/agenttools/adapters/mcp/mcptest"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // connect serves the tool set over in-memory transports and returns a
@@ -205,7 +205,7 @@ func TestProtocolErrors(t *testing.T) {
 		t.Errorf("a call to a tool the read-only set leaves out: %v", err)
 	}
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "read", Arguments: json.RawMessage(`["not","an","object"]`)})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != gen.MsgArgumentsInvalid("read", gen.MsgArgumentsNotObject("an array")) {
+	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotObject("an array")) {
 		t.Errorf("arguments that are an array: %+v %v %q", res, err, res.Content[0].(*sdk.TextContent).Text)
 	}
 	// The session goes on.
@@ -218,17 +218,17 @@ func TestProtocolErrors(t *testing.T) {
 // exec's running snapshots reach a client that asks for progress as
 // progress notifications; the result is the final output.
 func TestExecProgress(t *testing.T) {
-	scripts := exec.NewScripts(nil)
-	var events []exec.ScriptEvent
+	scripts := execbackend.NewScripts(nil)
+	var events []execbackend.ScriptEvent
 	for i := range 5 {
-		events = append(events, exec.ScriptEvent{Data: []byte("step " + strconv.Itoa(i) + "\n")})
+		events = append(events, execbackend.ScriptEvent{Data: []byte("step " + strconv.Itoa(i) + "\n")})
 	}
-	scripts.Queue(exec.Script{Events: events})
+	scripts.Queue(execbackend.Script{Events: events})
 	ws := vfs.New(memfs.New())
 	now := time.UnixMilli(0)
 	var clockMu sync.Mutex
 	opts := agenttools.Options{
-		Backends: []exec.Backend{exec.NewScripted(exec.Info{ID: "shell"}, scripts)},
+		Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)},
 		// Each reading is 100 ms later: a snapshot per chunk.
 		Clock: func() time.Time {
 			clockMu.Lock()
@@ -269,13 +269,13 @@ func TestExecProgress(t *testing.T) {
 		}
 	}
 	// Without a token, no notification.
-	scripts.Queue(exec.Script{Events: events})
+	scripts.Queue(execbackend.Script{Events: events})
 	if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "steps"}}); err != nil {
 		t.Fatal(err)
 	}
 	// A third call with a token: its first notification is the next to
 	// arrive, so none came from the call without one.
-	scripts.Queue(exec.Script{Events: events[:1]})
+	scripts.Queue(execbackend.Script{Events: events[:1]})
 	params.SetProgressToken("exec-3")
 	if _, err := cs.CallTool(t.Context(), params); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/mcp"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/internal/testws"
 )
 
@@ -28,11 +28,11 @@ const hang = time.Minute
 func hostWire(t *testing.T, ctx context.Context, grace time.Duration) (*wire, string) {
 	t.Helper()
 	ws, dir := testws.Host(t, "")
-	backend, err := exec.NewHost(ws, exec.HostOptions{})
+	backend, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := mcp.New(ws, agenttools.Options{Backends: []exec.Backend{backend}})
+	set, err := mcp.New(ws, agenttools.Options{Backends: []execbackend.Backend{backend}})
 	if err != nil {
 		t.Fatal(err)
 	}

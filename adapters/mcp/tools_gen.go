@@ -4,37 +4,22 @@ package mcp
 
 import (
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
-
-// adapt makes the mcp.Tool (MCP) of one tool of the set, in the form the spec
-// calls for: the media form for a tool that can answer an image or PDF (read),
-// the streaming form for one that reports running snapshots (exec), the plain
-// form for the others.
-func (s *Tools) adapt(t core.Tool) Tool {
-	switch t.Name {
-	case gen.ToolRead:
-		return s.media(t)
-	case gen.ToolExec:
-		return s.streaming(t)
-	default:
-		return s.plain(t)
-	}
-}
 
 // Read returns the read tool (mcp.Tool, MCP), and false when the options leave
 // it out. Its arguments: path (string), offset (integer, optional), byteOffset
 // (integer, optional), limit (integer, optional). A call can answer an image
 // (ImageContent) or a PDF (an embedded resource).
 func (s *Tools) Read() (Tool, bool) {
-	return s.set.Named(gen.ToolRead)
+	return s.set.Named(toolspec.ToolRead)
 }
 
 // Ls returns the ls tool (mcp.Tool, MCP), and false when the options leave it
 // out. Its arguments: path (string), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Ls() (Tool, bool) {
-	return s.set.Named(gen.ToolLs)
+	return s.set.Named(toolspec.ToolLs)
 }
 
 // Find returns the find tool (mcp.Tool, MCP), and false when the options leave
@@ -42,7 +27,7 @@ func (s *Tools) Ls() (Tool, bool) {
 // (string or list of strings, optional), limit (integer, optional), offset
 // (integer, optional).
 func (s *Tools) Find() (Tool, bool) {
-	return s.set.Named(gen.ToolFind)
+	return s.set.Named(toolspec.ToolFind)
 }
 
 // Grep returns the grep tool (mcp.Tool, MCP), and false when the options leave
@@ -52,28 +37,28 @@ func (s *Tools) Find() (Tool, bool) {
 // context (integer, optional), limit (integer, optional), offset (integer,
 // optional).
 func (s *Tools) Grep() (Tool, bool) {
-	return s.set.Named(gen.ToolGrep)
+	return s.set.Named(toolspec.ToolGrep)
 }
 
 // Write returns the write tool (mcp.Tool, MCP), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), content
 // (string).
 func (s *Tools) Write() (Tool, bool) {
-	return s.set.Named(gen.ToolWrite)
+	return s.set.Named(toolspec.ToolWrite)
 }
 
 // Edit returns the edit tool (mcp.Tool, MCP), and false when the options leave
 // it out (a read-only set does). Its arguments: path (string), edits (list of
 // objects).
 func (s *Tools) Edit() (Tool, bool) {
-	return s.set.Named(gen.ToolEdit)
+	return s.set.Named(toolspec.ToolEdit)
 }
 
 // Delete returns the delete tool (mcp.Tool, MCP), and false when the options
 // leave it out (a read-only set does). Its arguments: path (string), recursive
 // (boolean, optional).
 func (s *Tools) Delete() (Tool, bool) {
-	return s.set.Named(gen.ToolDelete)
+	return s.set.Named(toolspec.ToolDelete)
 }
 
 // Exec returns the exec tool (mcp.Tool, MCP), and false when the options leave
@@ -83,7 +68,7 @@ func (s *Tools) Delete() (Tool, bool) {
 // with a callable backend). A call sends its running snapshots as progress
 // notifications when the client asked for progress.
 func (s *Tools) Exec() (Tool, bool) {
-	return s.set.Named(gen.ToolExec)
+	return s.set.Named(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.

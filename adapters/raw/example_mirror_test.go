@@ -9,7 +9,7 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/raw"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 )
@@ -31,12 +31,12 @@ func Example_mirror() {
 
 	// Mirror is the host directory of the copy; without it, Key names the
 	// workspace for a default one in the user's cache directory
-	// (exec.MirrorCache).
-	shell, err := exec.NewMirror(ws, exec.MirrorOptions{Mirror: filepath.Join(tmp, "mirror")})
+	// (execbackend.MirrorCache).
+	shell, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: filepath.Join(tmp, "mirror")})
 	if err != nil {
 		log.Fatal(err)
 	}
-	tools, err := raw.New(ws, agenttools.Options{Backends: []exec.Backend{shell}})
+	tools, err := raw.New(ws, agenttools.Options{Backends: []execbackend.Backend{shell}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
@@ -53,11 +53,11 @@ func Example() {
 			log.Fatal(err) // an unknown tool or a cancelled context
 		}
 		switch out.Kind {
-		case gen.OutputText, gen.OutputErrorText:
+		case toolspec.OutputText, toolspec.OutputErrorText:
 			fmt.Printf("%s (error: %v): %q\n", out.Kind, out.IsError(), out.Text)
-		case gen.OutputJSON:
+		case toolspec.OutputJSON:
 			fmt.Printf("%s (error: %v): %s\n", out.Kind, out.IsError(), out.JSON)
-		case gen.OutputContent:
+		case toolspec.OutputContent:
 			fmt.Printf("%s: %s, %d bytes of %s\n", out.Kind, out.Text, len(out.Media.Data), out.Media.MediaType)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/adapt"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Definition is one tool as the model is told about it.
@@ -52,9 +52,9 @@ func (t *Tools) Definitions() []Definition {
 // Execute runs the tool name with the arguments the model sent (JSON
 // text) and returns what the model must see. Invalid arguments and tool
 // failures are outputs (error text, or a json object with an error key);
-// the error is only for an unknown tool (*gen.UnknownToolError) or a
+// the error is only for an unknown tool (*toolspec.UnknownToolError) or a
 // cancelled context.
-func (t *Tools) Execute(ctx context.Context, name string, args []byte) (gen.Output, error) {
+func (t *Tools) Execute(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	return t.ex.Call(ctx, name, args)
 }
 
@@ -77,12 +77,12 @@ type filePart struct {
 
 // ContentParts is a content output's parts as JSON, as the reference
 // lists them: a text part, then a file part with the bytes in base64.
-func ContentParts(o gen.Output) json.RawMessage {
-	parts := []any{textPart{Type: gen.ContentTextPart, Text: o.Text}}
+func ContentParts(o toolspec.Output) json.RawMessage {
+	parts := []any{textPart{Type: toolspec.ContentTextPart, Text: o.Text}}
 	if o.Media != nil {
 		parts = append(parts, filePart{
-			Type:      gen.ContentFilePart,
-			Data:      fileData{Type: gen.ContentFileData, Data: base64.StdEncoding.EncodeToString(o.Media.Data)},
+			Type:      toolspec.ContentFilePart,
+			Data:      fileData{Type: toolspec.ContentFileData, Data: base64.StdEncoding.EncodeToString(o.Media.Data)},
 			MediaType: o.Media.MediaType,
 			Filename:  o.Media.Filename,
 		})
@@ -92,11 +92,11 @@ func ContentParts(o gen.Output) json.RawMessage {
 
 // Value is the output's value as JSON: the string of a text or error-text
 // output, the object of a json output, the parts of a content output.
-func Value(o gen.Output) json.RawMessage {
+func Value(o toolspec.Output) json.RawMessage {
 	switch o.Kind {
-	case gen.OutputJSON:
+	case toolspec.OutputJSON:
 		return json.RawMessage(o.JSON)
-	case gen.OutputContent:
+	case toolspec.OutputContent:
 		return ContentParts(o)
 	}
 	return marshal(o.Text)
@@ -104,10 +104,10 @@ func Value(o gen.Output) json.RawMessage {
 
 // ModelOutput is the output as the reference's model output object,
 // {"type": kind, "value": value}.
-func ModelOutput(o gen.Output) json.RawMessage {
+func ModelOutput(o toolspec.Output) json.RawMessage {
 	return marshal(struct {
-		Type  gen.OutputKind  `json:"type"`
-		Value json.RawMessage `json:"value"`
+		Type  toolspec.OutputKind `json:"type"`
+		Value json.RawMessage     `json:"value"`
 	}{o.Kind, Value(o)})
 }
 

@@ -15,7 +15,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // fiftyFiles makes a database holding /workspace/d/f1.txt to f50.txt, of
@@ -64,7 +64,7 @@ func unmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 // damagedText reports whether s is the model's message for an operation
 // op on path that met damage in the database db.
 func damagedText(s, op, path, db string) bool {
-	prefix := gen.MsgHostIO(op, path, gen.MsgDatabaseDamaged(db, ""))
+	prefix := toolspec.MsgHostIO(op, path, toolspec.MsgDatabaseDamaged(db, ""))
 	prefix = prefix[:strings.Index(prefix, "()")+1]
 	return strings.HasPrefix(s, prefix) && strings.HasSuffix(s, "); nothing was changed; check it with: agenttools check --db "+db)
 }

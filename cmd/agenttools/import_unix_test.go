@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/hostio"
 )
 
 // import says what is wrong with --to, and what it passed over, under
@@ -26,7 +26,7 @@ func TestImportMessages(t *testing.T) {
 	if got := runCLI(t, "", "import", "--db", db, src); got != (result{0, "imported 1 node\n", ""}) {
 		t.Fatalf("import: %+v", got)
 	}
-	want := "agenttools import: --to: /workspace/a.txt is a file, " + vfs.ErrImportRoot.Error() + "\n"
+	want := "agenttools import: --to: /workspace/a.txt is a file, " + hostio.ErrImportRoot.Error() + "\n"
 	if got := runCLI(t, "", "import", "--db", db, "--to", "/workspace/a.txt", filepath.Join(src, "a.txt")); got != (result{2, "", want}) {
 		t.Errorf("import --to a file: %+v, want stderr %q", got, want)
 	}

@@ -86,13 +86,14 @@ import (
 	"github.com/agenttools/agenttools/adapters/mcp"
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/hostio"
 	"github.com/agenttools/agenttools/internal/replay"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 const usage = `usage: agenttools <command> [flags] [arguments]
@@ -302,7 +303,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 		if readonly {
 			root = memfs.New()
 		} else {
-			out.made, out.madeDir = dbPath, vfs.FirstMissing(filepath.Dir(dbPath))
+			out.made, out.madeDir = dbPath, hostio.FirstMissing(filepath.Dir(dbPath))
 		}
 	}
 	if root == nil {
@@ -330,7 +331,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 	}
 	out.ws, out.dbPath = vfs.New(root), dbPath
 	if host != nil {
-		if err := out.ws.Mount(ctx, gen.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+		if err := out.ws.Mount(ctx, toolspec.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
 			out.Discard()
 			return nil, err
 		}
@@ -385,25 +386,25 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	if withExec {
 		if output != nil {
 			wsp.closers = append(wsp.closers, output)
-			if err := ws.Mount(ctx, gen.OutputDir, output, vfs.MountOptions{}); err != nil {
+			if err := ws.Mount(ctx, toolspec.OutputDir, output, vfs.MountOptions{}); err != nil {
 				wsp.Discard()
 				return nil, none, err
 			}
 		}
-		var backend exec.Backend
+		var backend execbackend.Backend
 		if w.dir != "" {
-			backend, err = exec.NewHost(ws, exec.HostOptions{})
+			backend, err = execbackend.NewHost(ws, execbackend.HostOptions{})
 		} else {
 			// The mirror is made when exec first runs (the other tools
 			// never need it): --mirror, or one per database under the
 			// user cache directory.
-			backend, err = exec.NewMirror(ws, exec.MirrorOptions{Mirror: w.mirror, Key: wsp.dbPath})
+			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: w.mirror, Key: wsp.dbPath})
 		}
 		if err != nil {
 			wsp.Discard()
 			return nil, none, err
 		}
-		opts.Backends = []exec.Backend{backend}
+		opts.Backends = []execbackend.Backend{backend}
 	}
 	return wsp, opts, nil
 }
@@ -457,7 +458,7 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	switch {
 	case *typed:
 		fmt.Fprintf(stdout, "%s\n", raw.ModelOutput(out))
-	case out.Kind == gen.OutputText, out.Kind == gen.OutputErrorText:
+	case out.Kind == toolspec.OutputText, out.Kind == toolspec.OutputErrorText:
 		fmt.Fprintln(stdout, out.Text)
 	default:
 		fmt.Fprintf(stdout, "%s\n", raw.Value(out))
@@ -484,11 +485,11 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 	ws := vfs.New(memfs.New())
 	opts := agenttools.Options{Readonly: *readonly}
 	if *backend == "host" {
-		host, err := exec.NewHost(ws, exec.HostOptions{})
+		host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 		if err != nil {
 			return 0, err
 		}
-		opts.Backends = []exec.Backend{host}
+		opts.Backends = []execbackend.Backend{host}
 	}
 	tools, err := raw.New(ws, opts)
 	if err != nil {
@@ -543,7 +544,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	w := workspaceFlags{stderr: stderr}
 	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR|FILE", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stdout)
 	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; import creates it if missing, with its directory;\nexport needs it)")
-	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], gen.WorkspaceRoot, "the workspace directory")
+	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], toolspec.WorkspaceRoot, "the workspace directory")
 	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
@@ -567,7 +568,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		return 0, err
 	}
 	var passed []string
-	c := vfs.HostCopy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
+	c := hostio.Copy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
 		// The database itself, when it is in the tree.
 		return p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-")
 	}, PassedOver: func(p string) { passed = append(passed, p) }}
@@ -580,7 +581,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	} else {
 		n, err = c.Export(ctx)
 	}
-	if errors.Is(err, vfs.ErrImportRoot) {
+	if errors.Is(err, hostio.ErrImportRoot) {
 		err = fmt.Errorf("--to: %w", err)
 	}
 	if err != nil {

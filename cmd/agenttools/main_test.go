@@ -18,9 +18,9 @@ import (
 
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/replay"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 type result struct {
@@ -77,13 +77,13 @@ func TestCall(t *testing.T) {
 		MediaType string `json:"mediaType"`
 		Filename  string `json:"filename"`
 	}
-	png := filePart{Type: gen.ContentFilePart, MediaType: "image/png", Filename: "pic.png"}
-	png.Data.Type, png.Data.Data = gen.ContentFileData, base64.StdEncoding.EncodeToString([]byte("png"))
+	png := filePart{Type: toolspec.ContentFilePart, MediaType: "image/png", Filename: "pic.png"}
+	png.Data.Type, png.Data.Data = toolspec.ContentFileData, base64.StdEncoding.EncodeToString([]byte("png"))
 	contentParts := marshal(t, []any{
 		struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
-		}{gen.ContentTextPart, gen.MsgReadMediaRead("/workspace/pic.png", "image/png", 3)},
+		}{toolspec.ContentTextPart, toolspec.MsgReadMediaRead("/workspace/pic.png", "image/png", 3)},
 		png,
 	})
 	tests := []struct {
@@ -97,19 +97,19 @@ func TestCall(t *testing.T) {
 		{"arguments from stdin", []string{"call", "--dir", dir, "read", "-"},
 			`{"path":"/workspace/sub/b.txt"}`, result{0, "b\n", ""}},
 		{"a json read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt","offset":2}`},
-			"", result{0, marshal(t, gen.ReadResult{Path: "/workspace/a.txt", Content: "world", StartLine: 2, EndLine: 2, TotalLines: new(int64(2))}) + "\n", ""}},
+			"", result{0, marshal(t, toolspec.ReadResult{Path: "/workspace/a.txt", Content: "world", StartLine: 2, EndLine: 2, TotalLines: new(int64(2))}) + "\n", ""}},
 		{"an image read prints the content parts", []string{"call", "--dir", dir, "read", `{"path":"/workspace/pic.png"}`},
 			"", result{0, contentParts + "\n", ""}},
 		{"an error-text read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/nope.txt"}`},
-			"", result{1, gen.MsgReadFileNotFound("/workspace/nope.txt") + "\n", ""}},
+			"", result{1, toolspec.MsgReadFileNotFound("/workspace/nope.txt") + "\n", ""}},
 		{"a json error", []string{"call", "--dir", dir, "ls", `{"path":"/workspace/nope"}`},
-			"", result{1, marshal(t, gen.ErrorResult{Error: gen.MsgNoSuchPath("/workspace/nope")}) + "\n", ""}},
+			"", result{1, marshal(t, toolspec.ErrorResult{Error: toolspec.MsgNoSuchPath("/workspace/nope")}) + "\n", ""}},
 		{"arguments the schema refuses", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt","offset":0}`},
-			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsTooSmall("offset", 1, "0")) + "\n", ""}},
+			"", result{1, toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsTooSmall("offset", 1, "0")) + "\n", ""}},
 		{"no arguments are {}", []string{"call", "--dir", dir, "read"},
-			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsMissing("path")) + "\n", ""}},
+			"", result{1, toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsMissing("path")) + "\n", ""}},
 		{"blank arguments are {}", []string{"call", "--dir", dir, "read", " "},
-			"", result{1, gen.MsgArgumentsInvalid("read", gen.MsgArgumentsMissing("path")) + "\n", ""}},
+			"", result{1, toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsMissing("path")) + "\n", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestCall(t *testing.T) {
 func TestCallWritesTheHostDirectory(t *testing.T) {
 	dir := hostDir(t)
 	got := runCLI(t, "", "call", "--dir", dir, "write", `{"path":"/workspace/new/c.txt","content":"fresh"}`)
-	want := result{0, marshal(t, gen.WriteResult{Path: "/workspace/new/c.txt", BytesWritten: 5}) + "\n", ""}
+	want := result{0, marshal(t, toolspec.WriteResult{Path: "/workspace/new/c.txt", BytesWritten: 5}) + "\n", ""}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Fatalf("write (-want +got):\n%s", diff)
 	}
@@ -218,7 +218,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	got := runCLI(t, "", "call", "--help")
-	for _, tool := range gen.Tools {
+	for _, tool := range toolspec.Tools {
 		if !strings.Contains(got.stdout, "\n  "+tool.Name+" ") {
 			t.Errorf("agenttools call --help does not list %s:\n%s", tool.Name, got.stdout)
 		}
@@ -270,26 +270,26 @@ func TestMain(m *testing.M) {
 
 func TestTools(t *testing.T) {
 	schemas := map[string]string{
-		gen.ToolRead: gen.ReadInputSchema, gen.ToolLs: gen.LsInputSchema, gen.ToolFind: gen.FindInputSchema,
-		gen.ToolGrep: gen.GrepInputSchema, gen.ToolWrite: gen.WriteInputSchema, gen.ToolEdit: gen.EditInputSchema,
-		gen.ToolDelete: gen.DeleteInputSchema,
+		toolspec.ToolRead: toolspec.ReadInputSchema, toolspec.ToolLs: toolspec.LsInputSchema, toolspec.ToolFind: toolspec.FindInputSchema,
+		toolspec.ToolGrep: toolspec.GrepInputSchema, toolspec.ToolWrite: toolspec.WriteInputSchema, toolspec.ToolEdit: toolspec.EditInputSchema,
+		toolspec.ToolDelete: toolspec.DeleteInputSchema,
 	}
 	descriptions := map[string]string{
-		gen.ToolRead: gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault), gen.ToolLs: gen.LsDescription,
-		gen.ToolFind: gen.FindDescription, gen.ToolGrep: gen.GrepDescription, gen.ToolWrite: gen.WriteDescription,
-		gen.ToolEdit: gen.EditDescription, gen.ToolDelete: gen.DeleteDescription,
+		toolspec.ToolRead: toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault), toolspec.ToolLs: toolspec.LsDescription,
+		toolspec.ToolFind: toolspec.FindDescription, toolspec.ToolGrep: toolspec.GrepDescription, toolspec.ToolWrite: toolspec.WriteDescription,
+		toolspec.ToolEdit: toolspec.EditDescription, toolspec.ToolDelete: toolspec.DeleteDescription,
 	}
 	// exec on the host backend, as call offers it.
-	host := []gen.ExecBackend{{ID: "host", Text: gen.MsgExecHostBackend(gen.WorkspaceRoot)}}
-	schemas[gen.ToolExec] = gen.ExecInputSchema(host)
-	descriptions[gen.ToolExec] = gen.ExecDescription(host, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
+	host := []toolspec.ExecBackend{{ID: "host", Text: toolspec.MsgExecHostBackend(toolspec.WorkspaceRoot)}}
+	schemas[toolspec.ToolExec] = toolspec.ExecInputSchema(host)
+	descriptions[toolspec.ToolExec] = toolspec.ExecDescription(host, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	tests := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"tools"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete, gen.ToolExec}},
-		{[]string{"tools", "--exec", "none"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep, gen.ToolWrite, gen.ToolEdit, gen.ToolDelete}},
-		{[]string{"tools", "--readonly"}, []string{gen.ToolRead, gen.ToolLs, gen.ToolFind, gen.ToolGrep}},
+		{[]string{"tools"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete, toolspec.ToolExec}},
+		{[]string{"tools", "--exec", "none"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete}},
+		{[]string{"tools", "--readonly"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep}},
 	}
 	for _, tt := range tests {
 		got := runCLI(t, "", tt.args...)
@@ -400,31 +400,31 @@ func TestReplay(t *testing.T) {
 		Tools []string          `json:"tools"`
 		Calls []json.RawMessage `json:"calls"`
 	}
-	modelOutput := func(kind gen.OutputKind, value any) string {
+	modelOutput := func(kind toolspec.OutputKind, value any) string {
 		return marshal(t, struct {
-			Type  gen.OutputKind `json:"type"`
-			Value any            `json:"value"`
+			Type  toolspec.OutputKind `json:"type"`
+			Value any                 `json:"value"`
 		}{kind, value})
 	}
-	readDescription := gen.ReadDescription(gen.ReadMaxLinesDefault, gen.ReadMaxBytesDefault)
-	notJSON := gen.MsgArgumentsInvalid("read", gen.MsgArgumentsNotJSON("unexpected EOF"))
-	noCommand := gen.MsgArgumentsInvalid("exec", gen.MsgArgumentsMissing("command"))
-	execDescription := gen.ExecDescription([]gen.ExecBackend{{ID: "shell", Text: "fast shell"}}, gen.ExecMaxLinesDefault, gen.ExecMaxBytesDefault)
+	readDescription := toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault)
+	notJSON := toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotJSON("unexpected EOF"))
+	noCommand := toolspec.MsgArgumentsInvalid("exec", toolspec.MsgArgumentsMissing("command"))
+	execDescription := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
 		{
-			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
-				ModelOutput: json.RawMessage(modelOutput(gen.OutputText, "hi"))},
-			{Tool: "ls", Description: gen.LsDescription, DescriptionLength: 169, InputSchema: json.RawMessage(gen.LsInputSchema),
-				ModelOutput: json.RawMessage(modelOutput(gen.OutputJSON, gen.LsResult{Path: "/workspace", Count: 1, Entries: []gen.LsEntry{
+			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputText, "hi"))},
+			{Tool: "ls", Description: toolspec.LsDescription, DescriptionLength: 169, InputSchema: json.RawMessage(toolspec.LsInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputJSON, toolspec.LsResult{Path: "/workspace", Count: 1, Entries: []toolspec.LsEntry{
 					{Name: "a.txt", Size: 3, Mtime: replay.FixedClock, IsFile: true}}}))},
-			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(gen.ReadInputSchema),
-				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, notJSON))},
-			{Tool: "exec", Description: execDescription, DescriptionLength: 384, InputSchema: json.RawMessage(gen.ExecInputSchema([]gen.ExecBackend{{ID: "shell"}})),
-				InputError: &noCommand, ModelOutput: json.RawMessage(modelOutput(gen.OutputErrorText, noCommand))},
+			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),
+				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(toolspec.OutputErrorText, notJSON))},
+			{Tool: "exec", Description: execDescription, DescriptionLength: 384, InputSchema: json.RawMessage(toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "shell"}})),
+				InputError: &noCommand, ModelOutput: json.RawMessage(modelOutput(toolspec.OutputErrorText, noCommand))},
 		},
 		{
-			{Tool: "find", Description: gen.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(gen.FindInputSchema),
-				ModelOutput: json.RawMessage(modelOutput(gen.OutputJSON, gen.ErrorResult{Error: gen.MsgNoSuchPath("/workspace")}))},
+			{Tool: "find", Description: toolspec.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(toolspec.FindInputSchema),
+				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputJSON, toolspec.ErrorResult{Error: toolspec.MsgNoSuchPath("/workspace")}))},
 			{Tool: "exec", MissingTool: true},
 		},
 	}
@@ -553,7 +553,7 @@ func TestDatabaseWorkspace(t *testing.T) {
 		}
 	}
 	got := cli("call", "exec", `{"command":"go version && go env GOPATH && cd m && go test ./... && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm one && printf built > out.txt","env":{"GOTOOLCHAIN":"local","GOFLAGS":"-mod=mod"}}`)
-	var res gen.ExecResult
+	var res toolspec.ExecResult
 	if err := json.Unmarshal([]byte(got.stdout), &res); err != nil || res.ExitCode == nil || *res.ExitCode != 0 || !strings.Contains(res.Stdout, "go version go1.") || !strings.Contains(res.Stdout, "ok  \tm\t") {
 		t.Fatalf("exec: %s %s", got.stdout, got.stderr)
 	}

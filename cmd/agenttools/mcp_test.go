@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 )
@@ -233,7 +233,7 @@ func TestMCPHostileInput(t *testing.T) {
 	// A 10 MB argument.
 	huge := `{"path":"/workspace/` + strings.Repeat("a", 10<<20) + `"}`
 	// The message shows the path's start, cut with an ellipsis.
-	if text, isErr := toolText(t, call([]byte(huge))); !isErr || !strings.HasPrefix(text, gen.MsgPathTooLong(4096, "/workspace/aaaa")) || !strings.HasSuffix(text, "a…") || len(text) > 200 {
+	if text, isErr := toolText(t, call([]byte(huge))); !isErr || !strings.HasPrefix(text, toolspec.MsgPathTooLong(4096, "/workspace/aaaa")) || !strings.HasSuffix(text, "a…") || len(text) > 200 {
 		t.Errorf("10 MB path: %.200s", text)
 	}
 	// Bytes that are not UTF-8 inside a string.
@@ -252,7 +252,7 @@ func TestMCPHostileInput(t *testing.T) {
 		t.Errorf("not JSON: %q %v", line, err)
 	}
 	// A path with NUL.
-	if text, isErr := toolText(t, call([]byte(`{"path":"/workspace/a\u0000b"}`))); !isErr || text != gen.MsgInvalidPathNUL("/workspace/a\x00b") {
+	if text, isErr := toolText(t, call([]byte(`{"path":"/workspace/a\u0000b"}`))); !isErr || text != toolspec.MsgInvalidPathNUL("/workspace/a\x00b") {
 		t.Errorf("NUL: %s", text)
 	}
 	// Still serving.
@@ -282,7 +282,7 @@ func TestMCPSubprocessGolden(t *testing.T) {
 	dir := t.TempDir()
 	stamp := time.UnixMilli(agentcase.Clock)
 	for p, content := range agentcase.Files {
-		host := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, gen.WorkspaceRoot+"/")))
+		host := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, toolspec.WorkspaceRoot+"/")))
 		if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func TestMCPSubprocessGolden(t *testing.T) {
 	own := goldentest.Load(t, filepath.Join(golden, "subprocess.txtar"))
 	own.Check(t, "tools/list", s.line("tools/list", []byte(`{}`)))
 	for _, c := range agentcase.Calls {
-		if c.Tool == gen.ToolExec {
+		if c.Tool == toolspec.ToolExec {
 			continue // scripted in the session; a real command below
 		}
 		got := s.line("tools/call", []byte(`{"name":"`+c.Tool+`","arguments":`+c.Args+`}`))

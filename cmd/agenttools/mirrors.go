@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agenttools/agenttools/core/exec"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // mirrorsAbout is the mirrors command's help.
@@ -40,16 +40,16 @@ func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, usagef("mirrors", "--older-than: %v", err)
 	}
-	root, err := exec.MirrorCache()
+	root, err := execbackend.MirrorCache()
 	if err != nil {
 		return 0, err
 	}
-	all, err := exec.Mirrors(root)
+	all, err := execbackend.Mirrors(root)
 	if err != nil {
 		return 0, err
 	}
 	cutoff := time.Now().Add(-age)
-	var list []exec.MirrorInfo
+	var list []execbackend.MirrorInfo
 	for _, m := range all {
 		if age == 0 || m.LastUsed.Before(cutoff) {
 			list = append(list, m)
@@ -65,18 +65,18 @@ func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
 		var total int64
 		for _, m := range list {
 			total += m.Size
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", filepath.Base(m.Dir), gen.FormatSize(m.Size), lastUse(m), database(m.Key))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", filepath.Base(m.Dir), toolspec.FormatSize(m.Size), lastUse(m), database(m.Key))
 		}
-		fmt.Fprintf(tw, "total\t%s\t\t\n", gen.FormatSize(total))
+		fmt.Fprintf(tw, "total\t%s\t\t\n", toolspec.FormatSize(total))
 		return 0, tw.Flush()
 	}
 	code := 0
 	var removed int
 	var freed int64
 	for _, m := range list {
-		err := exec.RemoveMirror(m.Dir)
+		err := execbackend.RemoveMirror(m.Dir)
 		switch {
-		case errors.Is(err, exec.ErrMirrorInUse):
+		case errors.Is(err, execbackend.ErrMirrorInUse):
 			fmt.Fprintf(stdout, "kept %s: %v\n", m.Dir, err)
 		case err != nil:
 			fmt.Fprintf(stderr, "agenttools mirrors: %s: %v\n", m.Dir, err)
@@ -84,10 +84,10 @@ func listMirrors(args []string, stdout, stderr io.Writer) (int, error) {
 		default:
 			removed++
 			freed += m.Size
-			fmt.Fprintf(stdout, "removed %s (%s): %s\n", m.Dir, gen.FormatSize(m.Size), database(m.Key))
+			fmt.Fprintf(stdout, "removed %s (%s): %s\n", m.Dir, toolspec.FormatSize(m.Size), database(m.Key))
 		}
 	}
-	fmt.Fprintf(stdout, "removed %s, %s\n", countMirrors(removed), gen.FormatSize(freed))
+	fmt.Fprintf(stdout, "removed %s, %s\n", countMirrors(removed), toolspec.FormatSize(freed))
 	return code, nil
 }
 
@@ -111,7 +111,7 @@ func parseAge(s string) (time.Duration, error) {
 }
 
 // lastUse says when a mirror was last used.
-func lastUse(m exec.MirrorInfo) string {
+func lastUse(m execbackend.MirrorInfo) string {
 	if m.InUse {
 		return "in use"
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // sharedWorkspace makes a database in a shared directory holding
@@ -69,7 +69,7 @@ func readOnlyCalls(t *testing.T, run func(args ...string) result, db, bare, reas
 	}
 	files := listDir(t, dir)
 	roError := func(op, path string) string {
-		return marshal(t, gen.ErrorResult{Error: gen.MsgHostIO(op, path, gen.MsgDatabaseReadOnly(db, reason))}) + "\n"
+		return marshal(t, toolspec.ErrorResult{Error: toolspec.MsgHostIO(op, path, toolspec.MsgDatabaseReadOnly(db, reason))}) + "\n"
 	}
 	tests := []struct {
 		name string
@@ -116,7 +116,7 @@ func TestReadOnlyDatabaseOtherUser(t *testing.T) {
 	run := func(args ...string) result {
 		return cliRun(t, testws.AsUser(testws.Nobody), append([]string{bin}, args...)...)
 	}
-	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseNotWritable)
+	readOnlyCalls(t, run, db, bare, toolspec.MsgDatabaseNotWritable)
 }
 
 // TestReadOnlyDatabaseMount: a database on a read-only mount: every call
@@ -137,7 +137,7 @@ func TestReadOnlyDatabaseMount(t *testing.T) {
 		all := append(append(args, "sh", "-c", `mount --bind -o ro "$1" "$1" && shift && exec "$@"`, "sh", dir, bin), cliArgs...)
 		return cliRun(t, func(*osexec.Cmd) {}, append([]string{"unshare"}, all...)...)
 	}
-	readOnlyCalls(t, run, db, bare, gen.MsgDatabaseMountReadOnly)
+	readOnlyCalls(t, run, db, bare, toolspec.MsgDatabaseMountReadOnly)
 }
 
 // TestCheckLogWithoutSharedMemory: check of a database a writer left a

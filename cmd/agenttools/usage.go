@@ -11,10 +11,10 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/raw"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // usageError is a mistake of the caller (exit status 2): run prints what
@@ -157,11 +157,11 @@ func asGiven(args []string, name string) string {
 // model is sent them.
 func toolSummary() string {
 	ws := vfs.New(memfs.New())
-	host, err := exec.NewHost(ws, exec.HostOptions{})
+	host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		return ""
 	}
-	tools, err := raw.New(ws, agenttools.Options{Backends: []exec.Backend{host}})
+	tools, err := raw.New(ws, agenttools.Options{Backends: []execbackend.Backend{host}})
 	if err != nil {
 		return ""
 	}
@@ -173,10 +173,10 @@ func toolSummary() string {
 	}
 	var b strings.Builder
 	b.WriteString("Tools (ARGS_JSON's fields; 'agenttools tools' prints their definitions):\n")
-	for _, t := range gen.Tools {
+	for _, t := range toolspec.Tools {
 		var args []string
 		for _, p := range t.Params {
-			if p.When != gen.WhenAlways {
+			if p.When != toolspec.WhenAlways {
 				continue
 			}
 			if p.Optional || p.HasDefault {

@@ -1,5 +1,6 @@
-// Command toolgen generates the Go code of the tool set (package gen) from
-// spec/tools.cue.
+// Command toolgen generates, from spec/tools.cue, the Go code of the tool
+// set (package toolspec's *_gen.go files and each adapter's tools_gen.go)
+// and docs/deviations.md.
 //
 // By default it only checks: it prints a unified diff of every generated
 // file that is stale, missing or orphaned and exits 1, or exits 0 when the

@@ -23,15 +23,15 @@ func TestCheckThenWrite(t *testing.T) {
 	if code := run(nil, &out, &errs); code != 1 {
 		t.Fatalf("check on an empty module: exit %d, want 1\n%s", code, errs.String())
 	}
-	if !strings.Contains(errs.String(), "gen/read.go: missing") || !strings.Contains(out.String(), "+++ b/gen/read.go") {
-		t.Errorf("check did not name and diff gen/read.go:\nstderr: %.300s\nstdout: %.300s", errs.String(), out.String())
+	if !strings.Contains(errs.String(), "toolspec/read_gen.go: missing") || !strings.Contains(out.String(), "+++ b/toolspec/read_gen.go") {
+		t.Errorf("check did not name and diff toolspec/read_gen.go:\nstderr: %.300s\nstdout: %.300s", errs.String(), out.String())
 	}
 	out.Reset()
 	errs.Reset()
 	if code := run([]string{"-w"}, &out, &errs); code != 0 {
 		t.Fatalf("-w: exit %d\n%s", code, errs.String())
 	}
-	if _, err := os.Stat(filepath.Join(root, "gen", "read.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "toolspec", "read_gen.go")); err != nil {
 		t.Fatal(err)
 	}
 	if code := run(nil, &out, &errs); code != 0 {

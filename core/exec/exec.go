@@ -1,86 +1,95 @@
-// Package exec is the runtime behind the exec tool: named backends that
-// run a command and stream its output, the output window that keeps a
-// bounded end of each stream, and the UTF-8 decoding of streamed bytes.
+// Package exec is the old name of package execbackend, kept so that code
+// written against it still builds. The new name no longer shadows os/exec.
 //
-// Backends: Host runs real processes in the host directory behind a
-// workspace mount; Script replays scripted events (tests and
-// `agenttools replay`). The tool itself (descriptions, arguments, spill
-// files, snapshots, the result the model sees) is in package core.
-//
-// exec imports vfs, errno and gen; it must not import core or an adapter.
+// Deprecated: use github.com/agenttools/agenttools/core/execbackend.
+// This package holds aliases of its names; it gains nothing new.
 package exec
 
 import (
-	"context"
-	"encoding/json"
-	"time"
+	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/vfs"
 )
 
-// Backend runs commands. Implementations must be safe for concurrent use.
-type Backend interface {
-	// Info says what the backend is: its id and what it tells the model.
-	Info() Info
-	// Start begins a command. An error means the command could not start
-	// at all (the tool answers {"error": ...} with its text).
-	Start(ctx context.Context, req Request) (Run, error)
-}
+// Deprecated aliases of package execbackend.
+type (
+	Backend       = execbackend.Backend
+	Confinement   = execbackend.Confinement
+	Event         = execbackend.Event
+	EventKind     = execbackend.EventKind
+	Host          = execbackend.Host
+	HostOptions   = execbackend.HostOptions
+	Info          = execbackend.Info
+	Limits        = execbackend.Limits
+	Mirror        = execbackend.Mirror
+	MirrorInfo    = execbackend.MirrorInfo
+	MirrorOptions = execbackend.MirrorOptions
+	Request       = execbackend.Request
+	Run           = execbackend.Run
+	Script        = execbackend.Script
+	ScriptEvent   = execbackend.ScriptEvent
+	Scripted      = execbackend.Scripted
+	Scripts       = execbackend.Scripts
+	SyncStats     = execbackend.SyncStats
+	Tail          = execbackend.Tail
+	Window        = execbackend.Window
+)
 
-// Info describes a backend.
-type Info struct {
-	// ID names the backend; the model names it when there are several.
-	ID string
-	// Description is what the backend says about itself ("" for nothing).
-	Description string
-	// Callable backends run `command` as module source and take a
-	// structured Input, returning a structured Result.
-	Callable bool
-}
-
-// Request is one command to run.
-type Request struct {
-	// ID is unique to this run among the runs of the workspace.
-	ID      string
-	Command string
-	// Cwd is the workspace directory to run in; "" is the backend's default.
-	Cwd string
-	// Env overrides the base environment for this run only.
-	Env map[string]string
-	// Input is the structured input of a callable backend.
-	Input json.RawMessage
-	// Timeout kills the command after this long; 0 means never.
-	Timeout time.Duration
-}
-
-// EventKind says what an Event carries.
-type EventKind uint8
-
-// The event kinds.
+// Deprecated aliases of package execbackend.
 const (
-	Stdout EventKind = iota
-	Stderr
-	Exit
+	Stdout        = execbackend.Stdout
+	Stderr        = execbackend.Stderr
+	Exit          = execbackend.Exit
+	DefaultLinger = execbackend.DefaultLinger
+	MaxMergeBytes = execbackend.MaxMergeBytes
+	RunEnv        = execbackend.RunEnv
 )
 
-// Event is one thing a run reports.
-type Event struct {
-	Kind EventKind
-	// Data is a chunk of output (Stdout, Stderr).
-	Data []byte
-	// Code is the exit status (Exit); a process killed by a signal
-	// reports 128 plus the signal's number, as shells do.
-	Code int
-	// Result is a callable backend's return value (Exit), nil for none.
-	Result json.RawMessage
-	// TimedOut is set on Exit when the request's Timeout killed the run.
-	TimedOut bool
+// Deprecated aliases of package execbackend.
+var (
+	BaseEnv        = execbackend.BaseEnv
+	ErrMirrorInUse = execbackend.ErrMirrorInUse
+)
+
+// NewHost is execbackend.NewHost.
+//
+// Deprecated: use execbackend.NewHost.
+func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
+	return execbackend.NewHost(ws, opts)
 }
 
-// Run is a started command.
-type Run interface {
-	// Next returns the next event; after an Exit event the run is over.
-	// An error means the stream broke before the exit (the tool answers
-	// {"error": ...} with its text), or ctx was cancelled.
-	Next(ctx context.Context) (Event, error)
-	// Kill stops the run and everything it started.
-	Kill() error
+// NewMirror is execbackend.NewMirror.
+//
+// Deprecated: use execbackend.NewMirror.
+func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
+	return execbackend.NewMirror(ws, opts)
 }
+
+// NewScripted is execbackend.NewScripted.
+//
+// Deprecated: use execbackend.NewScripted.
+func NewScripted(info Info, q *Scripts) *Scripted { return execbackend.NewScripted(info, q) }
+
+// NewScripts is execbackend.NewScripts.
+//
+// Deprecated: use execbackend.NewScripts.
+func NewScripts(byCommand map[string]Script) *Scripts { return execbackend.NewScripts(byCommand) }
+
+// NewWindow is execbackend.NewWindow.
+//
+// Deprecated: use execbackend.NewWindow.
+func NewWindow(l Limits) *Window { return execbackend.NewWindow(l) }
+
+// Mirrors is execbackend.Mirrors.
+//
+// Deprecated: use execbackend.Mirrors.
+func Mirrors(root string) ([]MirrorInfo, error) { return execbackend.Mirrors(root) }
+
+// MirrorCache is execbackend.MirrorCache.
+//
+// Deprecated: use execbackend.MirrorCache.
+func MirrorCache() (string, error) { return execbackend.MirrorCache() }
+
+// RemoveMirror is execbackend.RemoveMirror.
+//
+// Deprecated: use execbackend.RemoveMirror.
+func RemoveMirror(dir string) error { return execbackend.RemoveMirror(dir) }

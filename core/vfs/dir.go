@@ -157,7 +157,7 @@ type Dir struct {
 }
 
 // OpenDirReal opens the directory at a link-free path obtained from
-// Resolve or from an earlier listing. Errors as ReadDirReal's.
+// Resolve or from an earlier listing. Errors as ReadDirResolved's.
 func (w *Workspace) OpenDirReal(ctx context.Context, real string) (*Dir, error) {
 	m, name := w.locate(real)
 	h, err := openHandle(ctx, m.store, name)
@@ -185,9 +185,9 @@ func openHandle(ctx context.Context, s Store, name string) (DirHandle, error) {
 func (d *Dir) Real() string { return d.real }
 
 // Entries returns at most n entries (all when n < 0) whose names sort
-// after after, in raw byte order of the names, as ReadDirReal lists them
+// after after, in raw byte order of the names, as ReadDirResolved lists them
 // but with names and kinds only. A mount point is listed as the
-// directory it is. Errors as ReadDirReal's.
+// directory it is. Errors as ReadDirResolved's.
 func (d *Dir) Entries(ctx context.Context, after string, n int) ([]DirEntry, error) {
 	entries, err := d.h.Entries(ctx, after, n)
 	if err != nil {
@@ -216,7 +216,7 @@ func (d *Dir) OpenDir(ctx context.Context, name string) (*Dir, error) {
 	return &Dir{w: d.w, real: real, h: h}, nil
 }
 
-// Open reads the regular file name in d from byte offset, as OpenReal
+// Open reads the regular file name in d from byte offset, as OpenResolved
 // reads it and words its failures.
 func (d *Dir) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
 	real := Join(d.real, name)

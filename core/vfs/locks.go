@@ -6,12 +6,12 @@ import (
 	"sync"
 )
 
-// PathLocks serializes changes by path, as the reference's per-file locks
+// pathLocks serializes changes by path, as the reference's per-file locks
 // do: a lock waits for every earlier lock (held or still waiting) on the
 // same path, and a subtree lock also for earlier locks on its ancestors
 // and descendants, and they for it. Waiters are served in arrival order.
 // The zero value is ready to use.
-type PathLocks struct {
+type pathLocks struct {
 	mu      sync.Mutex
 	entries map[*lockEntry]struct{}
 }
@@ -24,7 +24,7 @@ type lockEntry struct {
 
 // Lock waits for the lock on path (lexically normalized) and returns its
 // release function; it gives up with the context's error.
-func (l *PathLocks) Lock(ctx context.Context, path string, subtree bool) (func(), error) {
+func (l *pathLocks) Lock(ctx context.Context, path string, subtree bool) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type holder struct {
 
 // start calls l.Lock in a goroutine. after are the locks that must have
 // been released when this one is granted.
-func start(ctx context.Context, l *PathLocks, path string, subtree bool, after ...*holder) *holder {
+func start(ctx context.Context, l *pathLocks, path string, subtree bool, after ...*holder) *holder {
 	h := &holder{name: fmt.Sprintf("%s(subtree=%v)", path, subtree), got: make(chan func(), 1), err: make(chan error, 1)}
 	go func() {
 		release, err := l.Lock(ctx, path, subtree)
@@ -85,7 +85,7 @@ func notHeld(t *testing.T, h *holder) {
 }
 
 // queued is how many locks are held or waiting.
-func queued(l *PathLocks) int {
+func queued(l *pathLocks) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.entries)
@@ -93,7 +93,7 @@ func queued(l *PathLocks) int {
 
 // waitQueued waits until n locks are held or waiting: the Lock calls made
 // so far have all registered and chosen what they wait for.
-func waitQueued(t *testing.T, l *PathLocks, n int) {
+func waitQueued(t *testing.T, l *pathLocks, n int) {
 	t.Helper()
 	deadline := time.Now().Add(failsafe)
 	for queued(l) != n {
@@ -137,7 +137,7 @@ func TestPathLocksConflicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s,%v then %s,%v", tt.held, tt.heldSub, tt.next, tt.nextSub), func(t *testing.T) {
-			var l PathLocks
+			var l pathLocks
 			ctx := t.Context()
 			first := start(ctx, &l, tt.held, tt.heldSub)
 			releaseFirst := acquire(t, first)
@@ -163,7 +163,7 @@ func TestPathLocksConflicts(t *testing.T) {
 // TestPathLocksDistinctPathsRunTogether holds many locks on distinct paths
 // at once: each is granted while all the earlier ones are still held.
 func TestPathLocksDistinctPathsRunTogether(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	var releases []func()
 	for i := range 16 {
 		releases = append(releases, acquire(t, start(t.Context(), &l, fmt.Sprintf("/dir/f%d", i), false)))
@@ -177,7 +177,7 @@ func TestPathLocksDistinctPathsRunTogether(t *testing.T) {
 }
 
 func TestPathLocksArrivalOrder(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	h0 := start(ctx, &l, "/x", false)
 	r0 := acquire(t, h0)
@@ -205,7 +205,7 @@ func TestPathLocksArrivalOrder(t *testing.T) {
 // later lock that conflicts only with it: /a/c does not conflict with the
 // held /a/b, but it arrived after the subtree lock on /a, which waits.
 func TestPathLocksNoOvertaking(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	held := start(ctx, &l, "/a/b", false)
 	rHeld := acquire(t, held)
@@ -223,7 +223,7 @@ func TestPathLocksNoOvertaking(t *testing.T) {
 }
 
 func TestPathLocksCancelledWaiter(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	held := start(ctx, &l, "/x", false)
 	rHeld := acquire(t, held)
@@ -259,7 +259,7 @@ func TestPathLocksCancelledWaiter(t *testing.T) {
 // a waiter that gives up is granted at once, while the first holder still
 // holds its (non-conflicting) lock.
 func TestPathLocksCancelledWaiterUnblocks(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	held := start(ctx, &l, "/a/b", false)
 	rHeld := acquire(t, held)
@@ -278,7 +278,7 @@ func TestPathLocksCancelledWaiterUnblocks(t *testing.T) {
 }
 
 func TestPathLocksCancelledBeforeWaiting(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	rHeld := acquire(t, start(ctx, &l, "/x", false))
 	cctx, cancel := context.WithCancel(ctx)
@@ -294,7 +294,7 @@ func TestPathLocksCancelledBeforeWaiting(t *testing.T) {
 }
 
 func TestPathLocksReleaseIdempotent(t *testing.T) {
-	var l PathLocks
+	var l pathLocks
 	ctx := t.Context()
 	first, err := l.Lock(ctx, "/x", true)
 	if err != nil {
@@ -317,7 +317,7 @@ func TestPathLocksReleaseIdempotent(t *testing.T) {
 	}
 }
 
-// TestWorkspaceLock checks that the Workspace hands out its PathLocks.
+// TestWorkspaceLock checks that the Workspace hands out its pathLocks.
 func TestWorkspaceLock(t *testing.T) {
 	ws := &Workspace{}
 	ctx := t.Context()

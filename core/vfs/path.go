@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Canonical returns the canonical form of a workspace path and its
@@ -12,15 +12,15 @@ import (
 // It fails with EINVAL, worded as the reference words it, for an empty
 // path, a relative one, one holding a NUL byte, or one whose ".." climbs
 // above "/"; and, ours, for a canonical path longer than
-// gen.WorkspaceMaxPathBytesDefault. The root is "/" with no components.
+// toolspec.WorkspaceMaxPathBytesDefault. The root is "/" with no components.
 func Canonical(path string) (string, []string, error) {
 	switch {
 	case path == "":
-		return "", nil, errno.New(errno.EINVAL, gen.MsgInvalidPathEmpty, path)
+		return "", nil, errno.New(errno.EINVAL, toolspec.MsgInvalidPathEmpty, path)
 	case path[0] != '/':
-		return "", nil, errno.New(errno.EINVAL, gen.MsgInvalidPathRelative(path), path)
+		return "", nil, errno.New(errno.EINVAL, toolspec.MsgInvalidPathRelative(path), path)
 	case strings.IndexByte(path, 0) >= 0:
-		return "", nil, errno.New(errno.EINVAL, gen.MsgInvalidPathNUL(path), path)
+		return "", nil, errno.New(errno.EINVAL, toolspec.MsgInvalidPathNUL(path), path)
 	}
 	parts := make([]string, 0, strings.Count(path, "/"))
 	for _, part := range strings.Split(path, "/") {
@@ -28,7 +28,7 @@ func Canonical(path string) (string, []string, error) {
 		case "", ".":
 		case "..":
 			if len(parts) == 0 {
-				return "", nil, errno.New(errno.EINVAL, gen.MsgInvalidPathEscapes(path), path)
+				return "", nil, errno.New(errno.EINVAL, toolspec.MsgInvalidPathEscapes(path), path)
 			}
 			parts = parts[:len(parts)-1]
 		default:
@@ -36,12 +36,12 @@ func Canonical(path string) (string, []string, error) {
 		}
 	}
 	canon := "/" + strings.Join(parts, "/")
-	if int64(len(canon)) > gen.WorkspaceMaxPathBytesDefault {
+	if int64(len(canon)) > toolspec.WorkspaceMaxPathBytesDefault {
 		shown := path
 		if len(shown) > 100 {
 			shown = strings.ToValidUTF8(shown[:100], "") + "…"
 		}
-		return "", nil, errno.New(errno.EINVAL, gen.MsgPathTooLong(gen.WorkspaceMaxPathBytesDefault, shown), path)
+		return "", nil, errno.New(errno.EINVAL, toolspec.MsgPathTooLong(toolspec.WorkspaceMaxPathBytesDefault, shown), path)
 	}
 	return canon, parts, nil
 }

@@ -7,9 +7,9 @@
 // Workspace is the namespace over the stores: it canonicalizes paths,
 // follows links (40 at most, then ELOOP), routes each path to the store
 // mounted there, refuses changes under read-only mounts, and words every
-// failure exactly as the reference does (the texts come from package gen).
+// failure exactly as the reference does (the texts come from package toolspec).
 //
-// vfs imports gen (for messages) and errno; it must not import core or
+// vfs imports toolspec (for messages) and errno; it must not import core or
 // any adapter.
 package vfs
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // MaxSymlinkFollows is how many symbolic links one path lookup follows
@@ -32,7 +32,7 @@ const MaxSymlinkFollows = 40
 type Workspace struct {
 	mu     sync.RWMutex
 	mounts []*mount // longest root first; the last one is "/"
-	locks  PathLocks
+	locks  pathLocks
 }
 
 type mount struct {
@@ -62,7 +62,7 @@ func (w *Workspace) Mount(ctx context.Context, at string, s Store, opts MountOpt
 		return err
 	}
 	if len(parts) == 0 {
-		return errno.New(errno.EBUSY, gen.MsgMountPoint(canon), canon)
+		return errno.New(errno.EBUSY, toolspec.MsgMountPoint(canon), canon)
 	}
 	if err := w.Mkdir(ctx, canon, MkdirOptions{Recursive: true}); err != nil {
 		return err
@@ -71,7 +71,7 @@ func (w *Workspace) Mount(ctx context.Context, at string, s Store, opts MountOpt
 	defer w.mu.Unlock()
 	for _, m := range w.mounts {
 		if m.root == canon {
-			return errno.New(errno.EBUSY, gen.MsgMountPoint(canon), canon)
+			return errno.New(errno.EBUSY, toolspec.MsgMountPoint(canon), canon)
 		}
 	}
 	w.mounts = append(w.mounts, &mount{root: canon, store: s, readOnly: opts.ReadOnly})
@@ -132,12 +132,12 @@ func (w *Workspace) HostPath(ctx context.Context, path string) (string, error) {
 		return "", err
 	}
 	if !loc.Info.IsDir() {
-		return "", errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+		return "", errno.New(errno.ENOTDIR, toolspec.MsgNotDirectory(loc.Path), loc.Path)
 	}
 	m, name := w.locate(loc.Real)
 	host, ok := m.store.(HostDirStore)
 	if !ok {
-		return "", errno.New(errno.EINVAL, gen.MsgNotHostDirectory(loc.Path), loc.Path)
+		return "", errno.New(errno.EINVAL, toolspec.MsgNotHostDirectory(loc.Path), loc.Path)
 	}
 	dir := host.HostDirs()[0]
 	if name != "" {
@@ -177,7 +177,7 @@ func (w *Workspace) readOnlyRoot(p string, overlap bool) string {
 
 func (w *Workspace) checkWritable(p string, overlap bool) error {
 	if root := w.readOnlyRoot(p, overlap); root != "" {
-		return errno.New(errno.EROFS, gen.MsgReadOnlyMount(root, p), p)
+		return errno.New(errno.EROFS, toolspec.MsgReadOnlyMount(root, p), p)
 	}
 	return nil
 }
@@ -189,9 +189,9 @@ func hostError(op, p string, err error) error {
 	}
 	var e *errno.Error
 	if errors.As(err, &e) {
-		return &errno.Error{Code: e.Code, Message: gen.MsgHostIO(op, p, e.Message), Path: p, Err: err}
+		return &errno.Error{Code: e.Code, Message: toolspec.MsgHostIO(op, p, e.Message), Path: p, Err: err}
 	}
-	return &errno.Error{Code: errno.EIO, Message: gen.MsgHostIO(op, p, err.Error()), Path: p, Err: err}
+	return &errno.Error{Code: errno.EIO, Message: toolspec.MsgHostIO(op, p, err.Error()), Path: p, Err: err}
 }
 
 func isNotExist(err error) bool { return errno.CodeOf(err) == errno.ENOENT }
@@ -267,7 +267,7 @@ func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) 
 		if info.Type == TypeSymlink && (len(pending) > 0 || followFinal) {
 			follows++
 			if follows > MaxSymlinkFollows {
-				return node{}, false, errno.New(errno.ELOOP, gen.MsgTooManySymlinks, "")
+				return node{}, false, errno.New(errno.ELOOP, toolspec.MsgTooManySymlinks, "")
 			}
 			target := w.linkTarget(info.Target)
 			if strings.HasPrefix(target, "/") {
@@ -296,7 +296,7 @@ func (w *Workspace) Lstat(ctx context.Context, path string) (Info, error) {
 func (w *Workspace) stat(ctx context.Context, p string, follow bool) (Info, error) {
 	canon, n, err := w.lookup(ctx, p, follow)
 	if isNotExist(err) {
-		return Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(p), p)
+		return Info{}, errno.New(errno.ENOENT, toolspec.MsgNoSuchPath(p), p)
 	}
 	if err != nil {
 		return Info{}, err
@@ -323,7 +323,7 @@ func (w *Workspace) lookup(ctx context.Context, p string, follow bool) (string, 
 type Location struct {
 	// Path is the canonical form of the path asked for.
 	Path string
-	// Real is the node's link-free path, for ReadDirReal and OpenReal.
+	// Real is the node's link-free path, for ReadDirResolved and OpenResolved.
 	Real string
 	Info Info
 }
@@ -333,7 +333,7 @@ type Location struct {
 func (w *Workspace) Resolve(ctx context.Context, path string) (Location, error) {
 	canon, n, err := w.lookup(ctx, path, true)
 	if isNotExist(err) {
-		return Location{}, errno.New(errno.ENOENT, gen.MsgNoSuchPath(canon), canon)
+		return Location{}, errno.New(errno.ENOENT, toolspec.MsgNoSuchPath(canon), canon)
 	}
 	if err != nil {
 		return Location{}, err
@@ -351,14 +351,16 @@ func (w *Workspace) ReadDir(ctx context.Context, path string, offset, limit int)
 		return nil, err
 	}
 	if loc.Info.Type != TypeDir {
-		return nil, errno.New(errno.ENOTDIR, gen.MsgNotDirectory(loc.Path), loc.Path)
+		return nil, errno.New(errno.ENOTDIR, toolspec.MsgNotDirectory(loc.Path), loc.Path)
 	}
-	return w.ReadDirReal(ctx, loc.Real, offset, limit)
+	return w.ReadDirResolved(ctx, loc.Real, offset, limit)
 }
 
-// ReadDirReal lists the directory at a link-free path obtained from
-// Resolve or from an earlier listing, without resolving it again.
-func (w *Workspace) ReadDirReal(ctx context.Context, real string, offset, limit int) ([]Info, error) {
+// ReadDirResolved lists the directory at a link-free path (Location.Real
+// of Resolve, or a path built from an earlier listing of such a path)
+// without resolving it again: a walk that already knows where it is pays
+// no lookup per directory.
+func (w *Workspace) ReadDirResolved(ctx context.Context, real string, offset, limit int) ([]Info, error) {
 	m, name := w.locate(real)
 	entries, err := m.store.ReadDir(ctx, name, offset, limit)
 	if err != nil {
@@ -382,25 +384,27 @@ func (w *Workspace) ReadDirReal(ctx context.Context, real string, offset, limit 
 func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.ReadCloser, Info, error) {
 	_, n, err := w.lookup(ctx, path, true)
 	if isNotExist(err) {
-		return nil, Info{}, errno.New(errno.ENOENT, gen.MsgNoSuchFile(path), path)
+		return nil, Info{}, errno.New(errno.ENOENT, toolspec.MsgNoSuchFile(path), path)
 	}
 	if err != nil {
 		return nil, Info{}, err
 	}
 	switch n.info.Type {
 	case TypeDir:
-		return nil, Info{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(path), path)
+		return nil, Info{}, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(path), path)
 	case TypeOther:
-		return nil, Info{}, errno.New(errno.EINVAL, gen.MsgNotRegularFile(path), path)
+		return nil, Info{}, errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(path), path)
 	}
-	r, err := w.OpenReal(ctx, n.path, offset)
+	r, err := w.OpenResolved(ctx, n.path, offset)
 	return r, n.info, err
 }
 
-// OpenReal reads the regular file at a link-free path from byte offset.
+// OpenResolved reads the regular file at a link-free path (Location.Real
+// of Resolve, or a path built from a listing) from byte offset, without
+// resolving it again.
 // A failure of Read is worded as a failure to open is ("read <path>:
 // <reason>"); the context's error and io.EOF pass unchanged.
-func (w *Workspace) OpenReal(ctx context.Context, real string, offset int64) (io.ReadCloser, error) {
+func (w *Workspace) OpenResolved(ctx context.Context, real string, offset int64) (io.ReadCloser, error) {
 	m, name := w.locate(real)
 	r, err := m.store.Open(ctx, name, offset)
 	if err != nil {
@@ -489,7 +493,7 @@ func (w *Workspace) planWrite(ctx context.Context, path string, opts WriteOption
 		return writePlan{}, err
 	}
 	if len(parts) == 0 {
-		return writePlan{}, errno.New(errno.EISDIR, gen.MsgWriteRoot(canon), canon)
+		return writePlan{}, errno.New(errno.EISDIR, toolspec.MsgWriteRoot(canon), canon)
 	}
 	if NamesDirectory(path) {
 		if opts.CreateParents {
@@ -500,7 +504,7 @@ func (w *Workspace) planWrite(ctx context.Context, path string, opts WriteOption
 				return writePlan{}, err
 			}
 		}
-		return writePlan{}, errno.New(errno.EISDIR, gen.MsgIsDirectory(canon), canon)
+		return writePlan{}, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(canon), canon)
 	}
 	if err := w.checkWritable(canon, false); err != nil {
 		return writePlan{}, err
@@ -571,15 +575,15 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 		case err != nil:
 			return "", nil, hostError("stat", p, err)
 		case info.Type == TypeDir:
-			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
+			return "", nil, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(targetCanon), targetCanon)
 		case info.Type == TypeFile:
 			return p, &info, nil
 		case info.Type == TypeOther:
-			return "", nil, errno.New(errno.EINVAL, gen.MsgNotRegularFile(targetCanon), targetCanon)
+			return "", nil, errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(targetCanon), targetCanon)
 		}
 		follows++
 		if follows > MaxSymlinkFollows {
-			return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(canon), canon)
+			return "", nil, errno.New(errno.ELOOP, toolspec.MsgTooManySymlinksAt(canon), canon)
 		}
 		next := w.linkTarget(info.Target)
 		if !strings.HasPrefix(next, "/") {
@@ -590,7 +594,7 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 			return "", nil, err
 		}
 		if NamesDirectory(next) {
-			return "", nil, errno.New(errno.EISDIR, gen.MsgIsDirectory(targetCanon), targetCanon)
+			return "", nil, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(targetCanon), targetCanon)
 		}
 		_, tparts, _ := Canonical(targetCanon)
 		d, create, err := w.planDir(ctx, tparts[:len(tparts)-1], false, targetCanon)
@@ -645,7 +649,7 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 		switch {
 		case isNotExist(err):
 			if !create || seg.fromLink {
-				return "", nil, errno.New(errno.ENOENT, gen.MsgParentMissing(errPath), errPath)
+				return "", nil, errno.New(errno.ENOENT, toolspec.MsgParentMissing(errPath), errPath)
 			}
 			missing = append(missing, seg.name)
 			continue
@@ -654,7 +658,7 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 		case info.Type == TypeSymlink:
 			follows++
 			if follows > MaxSymlinkFollows {
-				return "", nil, errno.New(errno.ELOOP, gen.MsgTooManySymlinksAt(errPath), errPath)
+				return "", nil, errno.New(errno.ELOOP, toolspec.MsgTooManySymlinksAt(errPath), errPath)
 			}
 			target := w.linkTarget(info.Target)
 			if strings.HasPrefix(target, "/") {
@@ -668,9 +672,9 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 			continue
 		case info.Type != TypeDir:
 			if len(pending) == 0 {
-				return "", nil, errno.New(errno.EEXIST, gen.MsgPathExists(errPath), errPath)
+				return "", nil, errno.New(errno.EEXIST, toolspec.MsgPathExists(errPath), errPath)
 			}
-			return "", nil, errno.New(errno.ENOTDIR, gen.MsgParentNotDirectory(errPath), errPath)
+			return "", nil, errno.New(errno.ENOTDIR, toolspec.MsgParentNotDirectory(errPath), errPath)
 		}
 		stack = append(stack, seg.name)
 	}
@@ -708,13 +712,13 @@ func (w *Workspace) createDirs(ctx context.Context, dir string, names []string, 
 	return undo, nil
 }
 
-// LockPath is the path to lock for a change at path: where the change
-// lands, so that two spellings of one place (through a link, say) share a
-// lock. That is the node's link-free path (the last link followed when
+// LockKey is the key under which a change at path is serialized (see
+// Lock): the path where the change lands, so that two spellings of one
+// place (through a link, say) share a lock. That is the node's link-free path (the last link followed when
 // followFinal is set), or for a path that does not exist yet, the
 // link-free path of its nearest existing directory and the rest of the
 // path. A path that cannot be resolved locks its canonical form.
-func (w *Workspace) LockPath(ctx context.Context, path string, followFinal bool) string {
+func (w *Workspace) LockKey(ctx context.Context, path string, followFinal bool) string {
 	canon, parts, err := Canonical(path)
 	if err != nil {
 		return path
@@ -755,7 +759,7 @@ func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) e
 		return err
 	}
 	if len(parts) == 0 {
-		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 	}
 	if err := w.checkWritable(canon, false); err != nil {
 		return err
@@ -775,9 +779,9 @@ func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) e
 			if n, ok, err := w.walk(ctx, strings.Split(strings.TrimPrefix(p, "/"), "/"), true); err == nil && ok && n.info.Type == TypeDir {
 				return nil
 			}
-			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 		case err == nil:
-			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 		case !isNotExist(err):
 			return hostError("stat", p, err)
 		}
@@ -830,7 +834,7 @@ func (w *Workspace) Remove(ctx context.Context, path string, opts RemoveOptions)
 		return err
 	}
 	if len(parts) == 0 {
-		return errno.New(errno.EPERM, gen.MsgRemoveRoot(canon), canon)
+		return errno.New(errno.EPERM, toolspec.MsgRemoveRoot(canon), canon)
 	}
 	if err := w.checkWritable(canon, true); err != nil {
 		return err
@@ -843,23 +847,23 @@ func (w *Workspace) Remove(ctx context.Context, path string, opts RemoveOptions)
 		if opts.Force {
 			return nil
 		}
-		return errno.New(errno.ENOENT, gen.MsgNoSuchPath(canon), canon)
+		return errno.New(errno.ENOENT, toolspec.MsgNoSuchPath(canon), canon)
 	}
 	isDir := n.info.Type == TypeDir
 	if isDir && !opts.Recursive {
-		entries, err := w.ReadDirReal(ctx, n.path, 0, 1)
+		entries, err := w.ReadDirResolved(ctx, n.path, 0, 1)
 		if err != nil {
 			return err
 		}
 		if len(entries) > 0 {
-			return errno.New(errno.ENOTEMPTY, gen.MsgNotEmpty(canon), canon)
+			return errno.New(errno.ENOTEMPTY, toolspec.MsgNotEmpty(canon), canon)
 		}
 	}
 	if err := w.checkWritable(n.path, true); err != nil {
 		return err
 	}
 	if root := w.mountWithin(n.path); root != "" {
-		return errno.New(errno.EBUSY, gen.MsgMountPoint(root), root)
+		return errno.New(errno.EBUSY, toolspec.MsgMountPoint(root), root)
 	}
 	m, name := w.locate(n.path)
 	if isDir && opts.Recursive {
@@ -895,7 +899,7 @@ func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
 		return err
 	}
 	if _, err := w.lstatReal(ctx, p); err == nil {
-		return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 	} else if !isNotExist(err) {
 		return hostError("stat", p, err)
 	}
@@ -934,7 +938,7 @@ const UpdateAttempts = 8
 // is written only if the file is still the version fn was given, even
 // against other processes; when it is not, fn runs again on the new
 // content, up to UpdateAttempts times, then Update fails with EAGAIN
-// (gen.MsgUpdateConflict) and nothing is written. fn may therefore run
+// (toolspec.MsgUpdateConflict) and nothing is written. fn may therefore run
 // more than once and must depend on its arguments only. On other stores
 // the read and the write are two steps, which callers serialize with
 // Lock. The file keeps its mode. A file longer than limit bytes is not
@@ -949,7 +953,7 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		return err
 	}
 	if loc.Info.Type != TypeFile {
-		return errno.New(errno.EINVAL, gen.MsgNotRegularFile(loc.Path), loc.Path)
+		return errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(loc.Path), loc.Path)
 	}
 	if loc.Info.Size > limit {
 		return &TooLargeError{Size: loc.Info.Size}
@@ -983,7 +987,7 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		case errno.CodeOf(err) != errno.EAGAIN:
 			return hostError("update", loc.Real, err)
 		case attempt == UpdateAttempts:
-			return &errno.Error{Code: errno.EAGAIN, Message: gen.MsgUpdateConflict(UpdateAttempts, loc.Path), Path: loc.Path, Err: err}
+			return &errno.Error{Code: errno.EAGAIN, Message: toolspec.MsgUpdateConflict(UpdateAttempts, loc.Path), Path: loc.Path, Err: err}
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return err
@@ -1071,7 +1075,7 @@ func (w *Workspace) RemoveIf(ctx context.Context, path string, rev int64) error 
 		return err
 	}
 	if root := w.mountWithin(p); root != "" {
-		return errno.New(errno.EBUSY, gen.MsgMountPoint(root), root)
+		return errno.New(errno.EBUSY, toolspec.MsgMountPoint(root), root)
 	}
 	m, name := w.locate(p)
 	if rw, ok := m.store.(RevWriter); ok {
@@ -1103,7 +1107,7 @@ func revError(op, canon, p string, err error) error {
 	case err == nil:
 		return nil
 	case errno.CodeOf(err) == errno.EAGAIN:
-		return &errno.Error{Code: errno.EAGAIN, Message: gen.MsgUpdateConflict(1, canon), Path: canon, Err: err}
+		return &errno.Error{Code: errno.EAGAIN, Message: toolspec.MsgUpdateConflict(1, canon), Path: canon, Err: err}
 	}
 	return hostError(op, p, err)
 }
@@ -1117,7 +1121,7 @@ func (w *Workspace) newEntry(ctx context.Context, path string) (canon, real stri
 		return "", "", err
 	}
 	if len(parts) == 0 {
-		return "", "", errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+		return "", "", errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 	}
 	if err := w.checkWritable(canon, false); err != nil {
 		return "", "", err
@@ -1147,7 +1151,7 @@ func (w *Workspace) Create(ctx context.Context, path string) error {
 	m, name := w.locate(p)
 	if err := m.store.Create(ctx, name, 0o644); err != nil {
 		if errno.CodeOf(err) == errno.EEXIST {
-			return errno.New(errno.EEXIST, gen.MsgPathExists(canon), canon)
+			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 		}
 		return hostError("create", p, err)
 	}
@@ -1179,7 +1183,7 @@ func (w *Workspace) Readlink(ctx context.Context, path string) (string, error) {
 		return "", err
 	}
 	if info.Type != TypeSymlink {
-		return "", errno.New(errno.EINVAL, gen.MsgNotSymlink(path), path)
+		return "", errno.New(errno.EINVAL, toolspec.MsgNotSymlink(path), path)
 	}
 	return info.Target, nil
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // op is one setup step: a file (content, mode), a directory (mode) or a
@@ -143,14 +143,14 @@ func TestCanonical(t *testing.T) {
 		{in: "/a/b/../../c/./", want: "/c", parts: []string{"c"}},
 		{in: "/é 😀/x", want: "/é 😀/x", parts: []string{"é 😀", "x"}},
 		{in: "/...", want: "/...", parts: []string{"..."}},
-		{in: "", code: errno.EINVAL, msg: gen.MsgInvalidPathEmpty},
-		{in: "a/b", code: errno.EINVAL, msg: gen.MsgInvalidPathRelative("a/b")},
-		{in: ".", code: errno.EINVAL, msg: gen.MsgInvalidPathRelative(".")},
-		{in: "./a", code: errno.EINVAL, msg: gen.MsgInvalidPathRelative("./a")},
-		{in: "/a\x00b", code: errno.EINVAL, msg: gen.MsgInvalidPathNUL("/a\x00b")},
-		{in: "/..", code: errno.EINVAL, msg: gen.MsgInvalidPathEscapes("/..")},
-		{in: "/a/../..", code: errno.EINVAL, msg: gen.MsgInvalidPathEscapes("/a/../..")},
-		{in: "/../a", code: errno.EINVAL, msg: gen.MsgInvalidPathEscapes("/../a")},
+		{in: "", code: errno.EINVAL, msg: toolspec.MsgInvalidPathEmpty},
+		{in: "a/b", code: errno.EINVAL, msg: toolspec.MsgInvalidPathRelative("a/b")},
+		{in: ".", code: errno.EINVAL, msg: toolspec.MsgInvalidPathRelative(".")},
+		{in: "./a", code: errno.EINVAL, msg: toolspec.MsgInvalidPathRelative("./a")},
+		{in: "/a\x00b", code: errno.EINVAL, msg: toolspec.MsgInvalidPathNUL("/a\x00b")},
+		{in: "/..", code: errno.EINVAL, msg: toolspec.MsgInvalidPathEscapes("/..")},
+		{in: "/a/../..", code: errno.EINVAL, msg: toolspec.MsgInvalidPathEscapes("/a/../..")},
+		{in: "/../a", code: errno.EINVAL, msg: toolspec.MsgInvalidPathEscapes("/../a")},
 	}
 	for _, tt := range tests {
 		got, parts, err := vfs.Canonical(tt.in)
@@ -185,10 +185,10 @@ func TestPathErrorsEverywhere(t *testing.T) {
 		"Mount":   func(p string) error { return ws.Mount(ctx, p, memfs.New(), vfs.MountOptions{}) },
 	}
 	paths := []struct{ in, msg string }{
-		{"", gen.MsgInvalidPathEmpty},
-		{"f", gen.MsgInvalidPathRelative("f")},
-		{"/f\x00", gen.MsgInvalidPathNUL("/f\x00")},
-		{"/../f", gen.MsgInvalidPathEscapes("/../f")},
+		{"", toolspec.MsgInvalidPathEmpty},
+		{"f", toolspec.MsgInvalidPathRelative("f")},
+		{"/f\x00", toolspec.MsgInvalidPathNUL("/f\x00")},
+		{"/../f", toolspec.MsgInvalidPathEscapes("/../f")},
 	}
 	for name, fn := range ops {
 		for _, p := range paths {
@@ -274,13 +274,13 @@ func TestSymlinkResolution(t *testing.T) {
 	}
 	for _, p := range missing {
 		_, err := ws.Stat(t.Context(), p)
-		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ENOENT, gen.MsgNoSuchPath(p))
+		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ENOENT, toolspec.MsgNoSuchPath(p))
 	}
 	// Stat words the path as given, Resolve the canonical path.
 	_, err := ws.Stat(t.Context(), "/x/..//dangling/")
-	wantErr(t, "Stat as given", err, errno.ENOENT, gen.MsgNoSuchPath("/x/..//dangling/"))
+	wantErr(t, "Stat as given", err, errno.ENOENT, toolspec.MsgNoSuchPath("/x/..//dangling/"))
 	_, err = ws.Resolve(t.Context(), "/x/..//dangling/")
-	wantErr(t, "Resolve canonical", err, errno.ENOENT, gen.MsgNoSuchPath("/dangling"))
+	wantErr(t, "Resolve canonical", err, errno.ENOENT, toolspec.MsgNoSuchPath("/dangling"))
 }
 
 // chain builds /l1 -> /l2 -> ... -> /l<n> -> /target.
@@ -321,22 +321,22 @@ func TestSymlinkLimit(t *testing.T) {
 				if statErr != nil || openErr != nil {
 					t.Fatalf("%d links: Stat %v, Open %v; want success", tt.links, statErr, openErr)
 				}
-				wantErr(t, "ReadDir", dirErr, errno.ENOTDIR, gen.MsgNotDirectory("/l1"))
+				wantErr(t, "ReadDir", dirErr, errno.ENOTDIR, toolspec.MsgNotDirectory("/l1"))
 				if got := readAll(t, ws, "/l1"); got != "end" {
 					t.Errorf("read through %d links = %q", tt.links, got)
 				}
 				return
 			}
-			wantErr(t, "Stat", statErr, errno.ELOOP, gen.MsgTooManySymlinks)
-			wantErr(t, "Open", openErr, errno.ELOOP, gen.MsgTooManySymlinks)
-			wantErr(t, "ReadDir", dirErr, errno.ELOOP, gen.MsgTooManySymlinks)
+			wantErr(t, "Stat", statErr, errno.ELOOP, toolspec.MsgTooManySymlinks)
+			wantErr(t, "Open", openErr, errno.ELOOP, toolspec.MsgTooManySymlinks)
+			wantErr(t, "ReadDir", dirErr, errno.ELOOP, toolspec.MsgTooManySymlinks)
 			// Lstat follows nothing.
 			if info, err := ws.Lstat(ctx, "/l1"); err != nil || info.Type != vfs.TypeSymlink {
 				t.Errorf("Lstat(/l1) = %+v, %v; want the link", info, err)
 			}
 			// A write follows the final links as well.
 			err := ws.WriteFile(ctx, "/l1", []byte("x"), vfs.WriteOptions{})
-			wantErr(t, "WriteFile", err, errno.ELOOP, gen.MsgTooManySymlinksAt("/l1"))
+			wantErr(t, "WriteFile", err, errno.ELOOP, toolspec.MsgTooManySymlinksAt("/l1"))
 			if got := readAll(t, ws, "/target"); got != "end" {
 				t.Errorf("target after the failed write = %q", got)
 			}
@@ -357,16 +357,16 @@ func TestSymlinkLoops(t *testing.T) {
 	ctx := t.Context()
 	for _, p := range []string{"/self", "/self/x", "/selfrel", "/a", "/b/c", "/d/up"} {
 		_, err := ws.Stat(ctx, p)
-		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ELOOP, gen.MsgTooManySymlinks)
+		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ELOOP, toolspec.MsgTooManySymlinks)
 		_, _, err = ws.Open(ctx, p, 0)
-		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.ELOOP, gen.MsgTooManySymlinks)
+		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.ELOOP, toolspec.MsgTooManySymlinks)
 	}
 	err := ws.Mkdir(ctx, "/self/x", vfs.MkdirOptions{Recursive: true})
-	wantErr(t, "Mkdir through a loop", err, errno.ELOOP, gen.MsgTooManySymlinksAt("/self/x"))
+	wantErr(t, "Mkdir through a loop", err, errno.ELOOP, toolspec.MsgTooManySymlinksAt("/self/x"))
 	err = ws.WriteFile(ctx, "/a/x", []byte("x"), vfs.WriteOptions{CreateParents: true})
-	wantErr(t, "WriteFile through a loop", err, errno.ELOOP, gen.MsgTooManySymlinksAt("/a"))
+	wantErr(t, "WriteFile through a loop", err, errno.ELOOP, toolspec.MsgTooManySymlinksAt("/a"))
 	err = ws.WriteFile(ctx, "/selfrel", []byte("x"), vfs.WriteOptions{})
-	wantErr(t, "WriteFile to a loop", err, errno.ELOOP, gen.MsgTooManySymlinksAt("/selfrel"))
+	wantErr(t, "WriteFile to a loop", err, errno.ELOOP, toolspec.MsgTooManySymlinksAt("/selfrel"))
 	// A loop can still be removed: the final link is not followed.
 	if err := ws.Remove(ctx, "/self", vfs.RemoveOptions{}); err != nil {
 		t.Errorf("Remove(/self): %v", err)
@@ -439,7 +439,7 @@ func TestStatVersusLstat(t *testing.T) {
 		{path: "/dlink", follow: false, typ: vfs.TypeSymlink, mode: 0o777, size: 1, name: "dlink", target: "d"},
 		{path: "/dlink/f", follow: false, typ: vfs.TypeFile, mode: 0o600, size: 5, name: "f"},
 		{path: "/dangling", follow: false, typ: vfs.TypeSymlink, mode: 0o777, size: 8, name: "dangling", target: "/nowhere"},
-		{path: "/dangling", follow: true, code: errno.ENOENT, msg: gen.MsgNoSuchPath("/dangling")},
+		{path: "/dangling", follow: true, code: errno.ENOENT, msg: toolspec.MsgNoSuchPath("/dangling")},
 	}
 	for _, tt := range tests {
 		stat, what := ws.Lstat, "Lstat"
@@ -462,9 +462,9 @@ func TestStatVersusLstat(t *testing.T) {
 		}
 	}
 	_, err := ws.Readlink(ctx, "/d/f")
-	wantErr(t, "Readlink(file)", err, errno.EINVAL, gen.MsgNotSymlink("/d/f"))
+	wantErr(t, "Readlink(file)", err, errno.EINVAL, toolspec.MsgNotSymlink("/d/f"))
 	_, err = ws.Readlink(ctx, "/missing")
-	wantErr(t, "Readlink(missing)", err, errno.ENOENT, gen.MsgNoSuchPath("/missing"))
+	wantErr(t, "Readlink(missing)", err, errno.ENOENT, toolspec.MsgNoSuchPath("/missing"))
 }
 
 func TestReadDir(t *testing.T) {
@@ -527,13 +527,13 @@ func TestReadDir(t *testing.T) {
 		code errno.Code
 		msg  string
 	}{
-		{"/missing", errno.ENOENT, gen.MsgNoSuchPath("/missing")},
-		{"/x/../missing//", errno.ENOENT, gen.MsgNoSuchPath("/missing")},
-		{"/dangling", errno.ENOENT, gen.MsgNoSuchPath("/dangling")},
-		{"/f/x", errno.ENOENT, gen.MsgNoSuchPath("/f/x")},
-		{"/f", errno.ENOTDIR, gen.MsgNotDirectory("/f")},
-		{"/f/", errno.ENOTDIR, gen.MsgNotDirectory("/f")},
-		{"/./flink", errno.ENOTDIR, gen.MsgNotDirectory("/flink")},
+		{"/missing", errno.ENOENT, toolspec.MsgNoSuchPath("/missing")},
+		{"/x/../missing//", errno.ENOENT, toolspec.MsgNoSuchPath("/missing")},
+		{"/dangling", errno.ENOENT, toolspec.MsgNoSuchPath("/dangling")},
+		{"/f/x", errno.ENOENT, toolspec.MsgNoSuchPath("/f/x")},
+		{"/f", errno.ENOTDIR, toolspec.MsgNotDirectory("/f")},
+		{"/f/", errno.ENOTDIR, toolspec.MsgNotDirectory("/f")},
+		{"/./flink", errno.ENOTDIR, toolspec.MsgNotDirectory("/flink")},
 	}
 	for _, tt := range errs {
 		_, err := ws.ReadDir(ctx, tt.path, 0, -1)
@@ -582,14 +582,14 @@ func TestOpen(t *testing.T) {
 		code errno.Code
 		msg  string
 	}{
-		{"/missing", errno.ENOENT, gen.MsgNoSuchFile("/missing")},
-		{"/d//missing", errno.ENOENT, gen.MsgNoSuchFile("/d//missing")},
-		{"/dangling", errno.ENOENT, gen.MsgNoSuchFile("/dangling")},
-		{"/d/f/x", errno.ENOENT, gen.MsgNoSuchFile("/d/f/x")},
-		{"/d", errno.EISDIR, gen.MsgIsDirectory("/d")},
-		{"/d/", errno.EISDIR, gen.MsgIsDirectory("/d/")},
-		{"/dlink", errno.EISDIR, gen.MsgIsDirectory("/dlink")},
-		{"/", errno.EISDIR, gen.MsgIsDirectory("/")},
+		{"/missing", errno.ENOENT, toolspec.MsgNoSuchFile("/missing")},
+		{"/d//missing", errno.ENOENT, toolspec.MsgNoSuchFile("/d//missing")},
+		{"/dangling", errno.ENOENT, toolspec.MsgNoSuchFile("/dangling")},
+		{"/d/f/x", errno.ENOENT, toolspec.MsgNoSuchFile("/d/f/x")},
+		{"/d", errno.EISDIR, toolspec.MsgIsDirectory("/d")},
+		{"/d/", errno.EISDIR, toolspec.MsgIsDirectory("/d/")},
+		{"/dlink", errno.EISDIR, toolspec.MsgIsDirectory("/dlink")},
+		{"/", errno.EISDIR, toolspec.MsgIsDirectory("/")},
 	}
 	for _, tt := range errs {
 		_, _, err := ws.Open(ctx, tt.path, 0)
@@ -620,7 +620,7 @@ func TestWriteFile(t *testing.T) {
 		},
 		{
 			name: "missing parent without CreateParents", path: "/a/b.txt",
-			code: errno.ENOENT, msg: gen.MsgParentMissing("/a/b.txt"),
+			code: errno.ENOENT, msg: toolspec.MsgParentMissing("/a/b.txt"),
 		},
 		{
 			name: "keeps an existing file's mode", setup: []op{fileMode("/f", "old content", 0o600)}, path: "/f",
@@ -665,17 +665,17 @@ func TestWriteFile(t *testing.T) {
 			name:  "a dangling link's missing parent is not created",
 			setup: []op{link("/l", "/nodir/new")}, path: "/l",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.ENOENT, msg: gen.MsgParentMissing("/nodir/new"),
+			code: errno.ENOENT, msg: toolspec.MsgParentMissing("/nodir/new"),
 		},
 		{
 			name:  "a link to a directory",
 			setup: []op{dir("/d"), link("/l", "/d")}, path: "/l",
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/d"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/d"),
 		},
 		{
 			name:  "a dangling link naming a directory",
 			setup: []op{dir("/d"), link("/l", "/d/new/")}, path: "/l",
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/d/new"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/d/new"),
 		},
 		{
 			name:  "through a symlinked parent",
@@ -692,52 +692,52 @@ func TestWriteFile(t *testing.T) {
 			name:  "through a dangling parent link, creating parents",
 			setup: []op{link("/ld", "/nowhere")}, path: "/ld/x",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.ENOENT, msg: gen.MsgParentMissing("/ld"),
+			code: errno.ENOENT, msg: toolspec.MsgParentMissing("/ld"),
 		},
 		{
 			name: "trailing slash", path: "/workspace/dir/",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/workspace/dir"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/workspace/dir"),
 			want: []string{},
 		},
 		{
 			name: "slash dot", path: "/workspace/dir/.",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/workspace/dir"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/workspace/dir"),
 			want: []string{},
 		},
 		{
 			name: "slash dot dot", path: "/workspace/dir/..",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/workspace"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/workspace"),
 			want: []string{},
 		},
 		{
 			name: "an existing directory", setup: []op{dir("/d")}, path: "/d",
-			code: errno.EISDIR, msg: gen.MsgIsDirectory("/d"),
+			code: errno.EISDIR, msg: toolspec.MsgIsDirectory("/d"),
 		},
 		{
 			name: "a parent that is a file", setup: []op{file("/file", "x")}, path: "/file/x",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.EEXIST, msg: gen.MsgPathExists("/file"),
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/file"),
 		},
 		{
 			name: "a grandparent that is a file", setup: []op{file("/file", "x")}, path: "/file/sub/x",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.ENOTDIR, msg: gen.MsgParentNotDirectory("/file/sub"),
+			code: errno.ENOTDIR, msg: toolspec.MsgParentNotDirectory("/file/sub"),
 		},
 		{
 			name: "the root", path: "/",
-			code: errno.EISDIR, msg: gen.MsgWriteRoot("/"),
+			code: errno.EISDIR, msg: toolspec.MsgWriteRoot("/"),
 		},
 		{
 			name: "the root spelled otherwise", path: "//./",
 			opts: vfs.WriteOptions{CreateParents: true},
-			code: errno.EISDIR, msg: gen.MsgWriteRoot("/"),
+			code: errno.EISDIR, msg: toolspec.MsgWriteRoot("/"),
 		},
 		{
 			name: "relative", path: "a.txt",
-			code: errno.EINVAL, msg: gen.MsgInvalidPathRelative("a.txt"),
+			code: errno.EINVAL, msg: toolspec.MsgInvalidPathRelative("a.txt"),
 		},
 	}
 	for _, tt := range tests {
@@ -804,7 +804,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("write", "/a/b/c.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/a/b/c.txt", "no space left on device"),
 		},
 		{
 			name:  "write fails after creating some parents",
@@ -813,7 +813,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c/d.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("write", "/a/b/c/d.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/a/b/c/d.txt", "no space left on device"),
 		},
 		{
 			name:  "write fails through a symlinked parent",
@@ -822,7 +822,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/ld/x/y.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("write", "/real/x/y.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/real/x/y.txt", "no space left on device"),
 		},
 		{
 			name:  "a parent's mkdir fails",
@@ -830,7 +830,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c/d.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("mkdir", "/a/b", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b", "no space left on device"),
 		},
 		{
 			name:  "recursive mkdir fails at the last directory",
@@ -838,7 +838,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.Mkdir(ctx, "/a/b/c", vfs.MkdirOptions{Recursive: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("mkdir", "/a/b/c", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b/c", "no space left on device"),
 		},
 		{
 			name:  "recursive mkdir fails at a parent",
@@ -847,7 +847,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.Mkdir(ctx, "/a/b/c", vfs.MkdirOptions{Recursive: true})
 			},
-			code: errno.ENOSPC, msg: gen.MsgHostIO("mkdir", "/a/b", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b", "no space left on device"),
 		},
 	}
 	for _, tt := range tests {
@@ -885,26 +885,26 @@ func TestMkdir(t *testing.T) {
 			want: []string{"/a d755", "/a/b d700"}},
 		{name: "recursive on an existing directory", setup: []op{file("/a/f", "x")}, path: "/a/", opts: rec},
 		{name: "existing directory", setup: []op{dir("/a")}, path: "/a/",
-			code: errno.EEXIST, msg: gen.MsgPathExists("/a")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/a")},
 		{name: "root", path: "/", opts: rec,
-			code: errno.EEXIST, msg: gen.MsgPathExists("/")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/")},
 		{name: "missing parent", path: "/x/y",
-			code: errno.ENOENT, msg: gen.MsgParentMissing("/x/y")},
+			code: errno.ENOENT, msg: toolspec.MsgParentMissing("/x/y")},
 		{name: "existing file", setup: []op{file("/f", "x")}, path: "/f", opts: rec,
-			code: errno.EEXIST, msg: gen.MsgPathExists("/f")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/f")},
 		{name: "parent is a file", setup: []op{file("/f", "x")}, path: "/f/y", opts: rec,
-			code: errno.EEXIST, msg: gen.MsgPathExists("/f/y")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/f/y")},
 		{name: "grandparent is a file", setup: []op{file("/f", "x")}, path: "/f/y/z", opts: rec,
-			code: errno.ENOTDIR, msg: gen.MsgParentNotDirectory("/f/y/z")},
+			code: errno.ENOTDIR, msg: toolspec.MsgParentNotDirectory("/f/y/z")},
 		{name: "recursive on a link to a directory", setup: []op{dir("/d"), link("/l", "d")}, path: "/l", opts: rec},
 		{name: "a link to a directory", setup: []op{dir("/d"), link("/l", "d")}, path: "/l",
-			code: errno.EEXIST, msg: gen.MsgPathExists("/l")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/l")},
 		{name: "recursive on a link to a file", setup: []op{file("/f", "x"), link("/l", "f")}, path: "/l", opts: rec,
-			code: errno.EEXIST, msg: gen.MsgPathExists("/l")},
+			code: errno.EEXIST, msg: toolspec.MsgPathExists("/l")},
 		{name: "through a symlinked parent", setup: []op{dir("/d"), link("/l", "/d")}, path: "/l/new",
 			want: []string{"/d d755", "/d/new d755", "/l -> /d"}},
 		{name: "recursive through a dangling link", setup: []op{link("/l", "/nowhere")}, path: "/l/x", opts: rec,
-			code: errno.ENOENT, msg: gen.MsgParentMissing("/l/x")},
+			code: errno.ENOENT, msg: toolspec.MsgParentMissing("/l/x")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -954,13 +954,13 @@ func TestRemove(t *testing.T) {
 		want []string
 	}{
 		{path: "/", opts: vfs.RemoveOptions{Recursive: true, Force: true},
-			code: errno.EPERM, msg: gen.MsgRemoveRoot("/")},
-		{path: "/d/..", code: errno.EPERM, msg: gen.MsgRemoveRoot("/")},
-		{path: "/d/", code: errno.ENOTEMPTY, msg: gen.MsgNotEmpty("/d")},
-		{path: "/dlink/sub", code: errno.ENOTEMPTY, msg: gen.MsgNotEmpty("/dlink/sub")},
-		{path: "/missing", code: errno.ENOENT, msg: gen.MsgNoSuchPath("/missing")},
-		{path: "/x/../missing", code: errno.ENOENT, msg: gen.MsgNoSuchPath("/missing")},
-		{path: "/top/x", code: errno.ENOENT, msg: gen.MsgNoSuchPath("/top/x")},
+			code: errno.EPERM, msg: toolspec.MsgRemoveRoot("/")},
+		{path: "/d/..", code: errno.EPERM, msg: toolspec.MsgRemoveRoot("/")},
+		{path: "/d/", code: errno.ENOTEMPTY, msg: toolspec.MsgNotEmpty("/d")},
+		{path: "/dlink/sub", code: errno.ENOTEMPTY, msg: toolspec.MsgNotEmpty("/dlink/sub")},
+		{path: "/missing", code: errno.ENOENT, msg: toolspec.MsgNoSuchPath("/missing")},
+		{path: "/x/../missing", code: errno.ENOENT, msg: toolspec.MsgNoSuchPath("/missing")},
+		{path: "/top/x", code: errno.ENOENT, msg: toolspec.MsgNoSuchPath("/top/x")},
 		{path: "/missing", opts: vfs.RemoveOptions{Force: true}, want: all},
 		{path: "/dangling/x", opts: vfs.RemoveOptions{Force: true}, want: all},
 		{path: "/d", opts: vfs.RemoveOptions{Recursive: true}, want: without("/d", "/d/f", "/d/sub", "/d/sub/g")},
@@ -999,14 +999,14 @@ func TestSymlinkErrors(t *testing.T) {
 		code errno.Code
 		msg  string
 	}{
-		{"/", errno.EEXIST, gen.MsgPathExists("/")},
-		{"/f", errno.EEXIST, gen.MsgPathExists("/f")},
-		{"/d/", errno.EEXIST, gen.MsgPathExists("/d")},
-		{"/l", errno.EEXIST, gen.MsgPathExists("/l")},
-		{"/missing/x", errno.ENOENT, gen.MsgParentMissing("/missing/x")},
-		{"/l/x", errno.ENOENT, gen.MsgParentMissing("/l/x")},
-		{"/f/x", errno.EEXIST, gen.MsgPathExists("/f/x")},
-		{"/f/x/y", errno.ENOTDIR, gen.MsgParentNotDirectory("/f/x/y")},
+		{"/", errno.EEXIST, toolspec.MsgPathExists("/")},
+		{"/f", errno.EEXIST, toolspec.MsgPathExists("/f")},
+		{"/d/", errno.EEXIST, toolspec.MsgPathExists("/d")},
+		{"/l", errno.EEXIST, toolspec.MsgPathExists("/l")},
+		{"/missing/x", errno.ENOENT, toolspec.MsgParentMissing("/missing/x")},
+		{"/l/x", errno.ENOENT, toolspec.MsgParentMissing("/l/x")},
+		{"/f/x", errno.EEXIST, toolspec.MsgPathExists("/f/x")},
+		{"/f/x/y", errno.ENOTDIR, toolspec.MsgParentNotDirectory("/f/x/y")},
 	}
 	for _, tt := range tests {
 		wantErr(t, fmt.Sprintf("Symlink(%q)", tt.path), ws.Symlink(ctx, "target", tt.path), tt.code, tt.msg)
@@ -1029,7 +1029,7 @@ func TestChmod(t *testing.T) {
 	if got := dump(t, ws); !slices.Equal(got, want) {
 		t.Errorf("tree after Chmod %s", diffLines(want, got))
 	}
-	wantErr(t, "Chmod(missing)", ws.Chmod(ctx, "/missing", 0o644), errno.ENOENT, gen.MsgNoSuchPath("/missing"))
+	wantErr(t, "Chmod(missing)", ws.Chmod(ctx, "/missing", 0o644), errno.ENOENT, toolspec.MsgNoSuchPath("/missing"))
 }
 
 // mountFixture is a workspace whose root is one memfs and whose
@@ -1105,16 +1105,16 @@ func TestMount(t *testing.T) {
 	// A mount point cannot be removed, nor a directory holding one.
 	for _, opts := range []vfs.RemoveOptions{{Recursive: true}, {Recursive: true, Force: true}} {
 		err := ws.Remove(ctx, "/workspace", opts)
-		wantErr(t, "Remove(/workspace)", err, errno.EBUSY, gen.MsgMountPoint("/workspace"))
+		wantErr(t, "Remove(/workspace)", err, errno.EBUSY, toolspec.MsgMountPoint("/workspace"))
 	}
 	if got := readAll(t, ws, "/workspace/pre.txt"); got != "mounted" {
 		t.Errorf("after refused removals /workspace/pre.txt = %q", got)
 	}
 	// Mounting twice, or at "/", is refused.
 	err = ws.Mount(ctx, "/workspace", memfs.New(), vfs.MountOptions{})
-	wantErr(t, "Mount twice", err, errno.EBUSY, gen.MsgMountPoint("/workspace"))
+	wantErr(t, "Mount twice", err, errno.EBUSY, toolspec.MsgMountPoint("/workspace"))
 	err = ws.Mount(ctx, "/", memfs.New(), vfs.MountOptions{})
-	wantErr(t, "Mount(/)", err, errno.EBUSY, gen.MsgMountPoint("/"))
+	wantErr(t, "Mount(/)", err, errno.EBUSY, toolspec.MsgMountPoint("/"))
 	if got := readAll(t, ws, "/workspace/pre.txt"); got != "mounted" {
 		t.Errorf("after a refused second mount /workspace/pre.txt = %q", got)
 	}
@@ -1140,7 +1140,7 @@ func TestMountPointRemoval(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := dump(t, ws)
-			wantErr(t, "Remove", ws.Remove(ctx, tt.remove, tt.opts), errno.EBUSY, gen.MsgMountPoint(tt.busy))
+			wantErr(t, "Remove", ws.Remove(ctx, tt.remove, tt.opts), errno.EBUSY, toolspec.MsgMountPoint(tt.busy))
 			if got := dump(t, ws); !slices.Equal(got, before) {
 				t.Errorf("tree after refused Remove %s", diffLines(before, got))
 			}
@@ -1161,7 +1161,7 @@ func TestReadOnlyMount(t *testing.T) {
 	apply(t, ws, link("/tofile", "/ro/f.txt"), link("/rolink", "ro"))
 	wsBefore := dump(t, ws)
 
-	rofs := func(p string) string { return gen.MsgReadOnlyMount("/ro", p) }
+	rofs := func(p string) string { return toolspec.MsgReadOnlyMount("/ro", p) }
 	wo := vfs.WriteOptions{CreateParents: true}
 	tests := []struct {
 		name string
@@ -1217,8 +1217,8 @@ func TestReadOnlyMountBelow(t *testing.T) {
 		opts vfs.RemoveOptions
 		msg  string
 	}{
-		{"/a", vfs.RemoveOptions{Recursive: true}, gen.MsgReadOnlyMount("/a/ro", "/a")},
-		{"/a", vfs.RemoveOptions{}, gen.MsgReadOnlyMount("/a/ro", "/a")},
+		{"/a", vfs.RemoveOptions{Recursive: true}, toolspec.MsgReadOnlyMount("/a/ro", "/a")},
+		{"/a", vfs.RemoveOptions{}, toolspec.MsgReadOnlyMount("/a/ro", "/a")},
 		{"/la/", vfs.RemoveOptions{Recursive: true}, ""}, // removes the link only
 	}
 	for _, tt := range tests {

@@ -27,11 +27,11 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 func main() {
@@ -53,11 +53,11 @@ func main() {
 		if err := ws.Mount(ctx, "/workspace", host, vfs.MountOptions{}); err != nil {
 			log.Fatal(err)
 		}
-		shell, err := exec.NewHost(ws, exec.HostOptions{})
+		shell, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 		if err != nil {
 			log.Fatal(err)
 		}
-		opts = agenttools.Options{Backends: []exec.Backend{shell}, ExecTimeout: 120_000}
+		opts = agenttools.Options{Backends: []execbackend.Backend{shell}, ExecTimeout: 120_000}
 	} else if err := ws.WriteFile(ctx, "/workspace/hello.txt", []byte("hello from memfs\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func main() {
 	}
 	// Streamed, the model still receives exec's final result only; the
 	// running snapshots go to the function on the context.
-	ctx = core.WithSnapshots(ctx, func(snapshot gen.Output) { log.Printf("running: %s", snapshot.JSON) })
+	ctx = core.WithSnapshots(ctx, func(snapshot toolspec.Output) { log.Printf("running: %s", snapshot.JSON) })
 	sr, err := agent.Stream(ctx, input)
 	if err != nil {
 		log.Fatal(err)

@@ -24,7 +24,7 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/langchaingo"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
@@ -50,11 +50,11 @@ func main() {
 		log.Fatal(err)
 	}
 	// exec runs bash in the directory.
-	shell, err := exec.NewHost(ws, exec.HostOptions{})
+	shell, err := execbackend.NewHost(ws, execbackend.HostOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	set, err := langchaingo.New(ws, agenttools.Options{Backends: []exec.Backend{shell}, ExecTimeout: 120_000})
+	set, err := langchaingo.New(ws, agenttools.Options{Backends: []execbackend.Backend{shell}, ExecTimeout: 120_000})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Executor builds the core executor of a tool set over ws. framework
@@ -28,13 +29,35 @@ type Set[T any] struct {
 	byName map[string]T
 }
 
-// Init fills the set with every tool ex offers, made by form, in order.
-// form may call Executor.
-func (s *Set[T]) Init(ex *core.Executor, form func(core.Tool) T) {
+// Forms are the ways an adapter makes its framework's tool T of a core
+// tool. Which one a tool takes is the spec's to say (toolspec.ToolInfo):
+// Media for a tool that can answer an image or PDF, Streaming for one
+// that reports running snapshots, Plain for the others.
+type Forms[T any] struct {
+	Plain     func(core.Tool) T // a tool that answers text or json
+	Media     func(core.Tool) T // one that can answer an image or PDF too
+	Streaming func(core.Tool) T // one that reports running snapshots
+}
+
+// Make makes t in the form the spec calls for.
+func (f Forms[T]) Make(t core.Tool) T {
+	info, _ := toolspec.Info(t.Name)
+	switch {
+	case info.Media:
+		return f.Media(t)
+	case info.Streams:
+		return f.Streaming(t)
+	}
+	return f.Plain(t)
+}
+
+// Init fills the set with every tool ex offers, each made by forms, in
+// order. A form may call Executor.
+func (s *Set[T]) Init(ex *core.Executor, forms Forms[T]) {
 	s.ex = ex
 	s.byName = map[string]T{}
 	for _, t := range ex.Tools() {
-		ft := form(t)
+		ft := forms.Make(t)
 		s.all = append(s.all, ft)
 		s.byName[t.Name] = ft
 	}

@@ -19,11 +19,11 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Prompt is what the user asks; Answer is the scripted model's last
@@ -87,11 +87,11 @@ func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 			tb.Fatal(err)
 		}
 	}
-	scripts := exec.NewScripts(map[string]exec.Script{
+	scripts := execbackend.NewScripts(map[string]execbackend.Script{
 		"go test ./...": {Stdout: []byte("ok  \texample/cmd\t0.01s\nok  \texample/lib\t0.01s\n")},
 	})
-	shell := exec.NewScripted(exec.Info{ID: "shell", Description: "fast shell"}, scripts)
-	return ws, agenttools.Options{Backends: []exec.Backend{shell}}
+	shell := execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, scripts)
+	return ws, agenttools.Options{Backends: []execbackend.Backend{shell}}
 }
 
 // Session is what the model received in one run of the session.
@@ -151,7 +151,7 @@ func BenchReadCore(b *testing.B, ex *core.Executor) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out, err := ex.Call(b.Context(), "read", args)
-		if err != nil || out.Kind != gen.OutputText {
+		if err != nil || out.Kind != toolspec.OutputText {
 			b.Fatal(out, err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core"
-	"github.com/agenttools/agenttools/core/exec"
+	"github.com/agenttools/agenttools/core/execbackend"
 )
 
 // defaultShell is what the harness gives a case that sets no exec
@@ -19,7 +19,7 @@ const defaultShell = `{"backends":{"shell":{"description":"fast shell"}},"defaul
 // toolOptions, the default shell option unless it sets shell or exec
 // (shell: null means none), its scripted backends (one, shell, by
 // default) and the exec clock.
-func toolOptions(c Case) (core.Options, *exec.Scripts, error) {
+func toolOptions(c Case) (core.Options, *execbackend.Scripts, error) {
 	fields := map[string]json.RawMessage{}
 	if len(c.ToolOptions) > 0 && string(c.ToolOptions) != "null" {
 		if err := json.Unmarshal(c.ToolOptions, &fields); err != nil {
@@ -42,19 +42,19 @@ func toolOptions(c Case) (core.Options, *exec.Scripts, error) {
 	if err := json.Unmarshal(data, &opts); err != nil {
 		return core.Options{}, nil, err
 	}
-	byCommand := map[string]exec.Script{}
+	byCommand := map[string]execbackend.Script{}
 	for command, raw := range c.ExecScripts {
 		if byCommand[command], err = ParseScript(raw); err != nil {
 			return core.Options{}, nil, err
 		}
 	}
-	scripts := exec.NewScripts(byCommand)
+	scripts := execbackend.NewScripts(byCommand)
 	specs := c.Backends
 	if specs == nil {
 		specs = []BackendSpec{{ID: "shell"}}
 	}
 	for _, b := range specs {
-		opts.Backends = append(opts.Backends, exec.NewScripted(exec.Info{ID: b.ID, Description: b.Description, Callable: b.Callable}, scripts))
+		opts.Backends = append(opts.Backends, execbackend.NewScripted(execbackend.Info{ID: b.ID, Description: b.Description, Callable: b.Callable}, scripts))
 	}
 	opts.Clock = execClock(c.ExecClock)
 	return opts, scripts, nil
@@ -85,10 +85,10 @@ func execClock(raw json.RawMessage) func() time.Time {
 
 // ParseScript reads a script in the oracle's case format ({stdout,
 // stderr, events, chunkBytes, exitCode, result, error, streamError}).
-func ParseScript(raw json.RawMessage) (exec.Script, error) {
+func ParseScript(raw json.RawMessage) (execbackend.Script, error) {
 	expanded, err := expandJSON(raw)
 	if err != nil {
-		return exec.Script{}, err
+		return execbackend.Script{}, err
 	}
 	var s struct {
 		Stdout      *string         `json:"stdout"`
@@ -106,9 +106,9 @@ func ParseScript(raw json.RawMessage) (exec.Script, error) {
 		} `json:"events"`
 	}
 	if err := json.Unmarshal(expanded, &s); err != nil {
-		return exec.Script{}, err
+		return execbackend.Script{}, err
 	}
-	out := exec.Script{ChunkBytes: s.ChunkBytes, ExitCode: s.ExitCode, Result: s.Result, Error: s.Error, StreamError: s.StreamError}
+	out := execbackend.Script{ChunkBytes: s.ChunkBytes, ExitCode: s.ExitCode, Result: s.Result, Error: s.Error, StreamError: s.StreamError}
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(expanded, &fields)
 	if _, ok := fields["result"]; ok && out.Result == nil {
@@ -121,7 +121,7 @@ func ParseScript(raw json.RawMessage) (exec.Script, error) {
 		out.Stderr = []byte(*s.Stderr)
 	}
 	if s.Events != nil {
-		out.Events = []exec.ScriptEvent{}
+		out.Events = []execbackend.ScriptEvent{}
 		for _, e := range s.Events {
 			add := func(text *string, b64 bool, stderr bool) error {
 				if text == nil {
@@ -134,7 +134,7 @@ func ParseScript(raw json.RawMessage) (exec.Script, error) {
 						return err
 					}
 				}
-				out.Events = append(out.Events, exec.ScriptEvent{Stderr: stderr, Data: bytes.Clone(data)})
+				out.Events = append(out.Events, execbackend.ScriptEvent{Stderr: stderr, Data: bytes.Clone(data)})
 				return nil
 			}
 			for _, part := range []struct {
@@ -142,7 +142,7 @@ func ParseScript(raw json.RawMessage) (exec.Script, error) {
 				b64, stderr bool
 			}{{e.Stdout, false, false}, {e.Stderr, false, true}, {e.StdoutBase64, true, false}, {e.StderrBase64, true, true}} {
 				if err := add(part.text, part.b64, part.stderr); err != nil {
-					return exec.Script{}, err
+					return execbackend.Script{}, err
 				}
 			}
 		}

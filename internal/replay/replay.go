@@ -25,7 +25,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // FixedClock is the oracle's mtime for every node, 2026-01-01T00:00:00Z
@@ -172,7 +172,7 @@ func SQLite(now func() time.Time) (*vfs.Workspace, func(), error) {
 	// The reference's workspace starts empty: a new database's
 	// /workspace goes.
 	ws := vfs.New(db)
-	if err := ws.Remove(context.Background(), gen.WorkspaceRoot, vfs.RemoveOptions{}); err != nil {
+	if err := ws.Remove(context.Background(), toolspec.WorkspaceRoot, vfs.RemoveOptions{}); err != nil {
 		done()
 		return nil, nil, err
 	}
@@ -250,7 +250,7 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 	cr.Description = &tool.Description
 	cr.DescriptionLength = new(vfs.UTF16Len(tool.Description))
 	cr.InputSchema = json.RawMessage(tool.InputSchema)
-	cr.HasToModelOutput = new(tool.Name == gen.ToolRead)
+	cr.HasToModelOutput = new(tool.Name == toolspec.ToolRead)
 
 	args := []byte("{}")
 	if len(call.Args) > 0 {
@@ -260,12 +260,12 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 		}
 		args = expanded
 	}
-	var out gen.Output
+	var out toolspec.Output
 	var err error
 	var result core.CallRecord
 	ctx = core.WithCallRecord(ctx, &result)
 	var snapshots []json.RawMessage
-	ctx = core.WithSnapshots(ctx, func(o gen.Output) { snapshots = append(snapshots, raw.Value(o)) })
+	ctx = core.WithSnapshots(ctx, func(o toolspec.Output) { snapshots = append(snapshots, raw.Value(o)) })
 	switch {
 	case call.Raw:
 		out, err = ex.CallUnchecked(ctx, call.Tool, args)
@@ -277,7 +277,7 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 	if err != nil {
 		return cr, err
 	}
-	if !call.Raw && out.Kind == gen.OutputErrorText && strings.HasPrefix(out.Text, gen.MsgArgumentsInvalid(call.Tool, "")) {
+	if !call.Raw && out.Kind == toolspec.OutputErrorText && strings.HasPrefix(out.Text, toolspec.MsgArgumentsInvalid(call.Tool, "")) {
 		cr.InputError = &out.Text
 		cr.ModelOutput = raw.ModelOutput(out)
 		return cr, nil
@@ -287,7 +287,7 @@ func runCall(ctx context.Context, ex *core.Executor, ws *vfs.Workspace, call Cal
 	} else {
 		cr.Output = result.Output
 	}
-	if call.Tool == gen.ToolExec {
+	if call.Tool == toolspec.ToolExec {
 		if snapshots == nil {
 			snapshots = []json.RawMessage{}
 		}

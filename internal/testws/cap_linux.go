@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenttools/agenttools/core/exec/cgroup"
+	"github.com/agenttools/agenttools/internal/cgroup"
 )
 
 // Cap is a pids cgroup made for one test: a hard cap on the processes

@@ -9,17 +9,14 @@ import (
 
 const coreImport = "github.com/agenttools/agenttools/core"
 
-// AdapterTarget is one framework adapter whose tool constructors toolgen
+// AdapterTarget is one framework adapter whose tool accessors toolgen
 // writes. The adapter's type Tools holds its tools in a field
 //
 //	set adapt.Set[T]
 //
-// (T is the framework's tool type), and its hand-written bridge
-// provides the forms the generated file picks from:
-//
-//	plain(t core.Tool) T           a tool that answers text or json
-//	media(t core.Tool) T           one that can answer an image or PDF too
-//	streaming(t core.Tool) T       one that reports running snapshots
+// (T is the framework's tool type), filled by its hand-written bridge
+// with set.Init and an adapt.Forms of its plain, media and streaming
+// forms.
 type AdapterTarget struct {
 	Dir       string // relative to the module root
 	Package   string
@@ -52,38 +49,19 @@ var AdapterTargets = []AdapterTarget{
 // AdapterFile is the generated file of every adapter.
 const AdapterFile = "tools_gen.go"
 
-// adapterFile writes an adapter's tool constructors: the form each tool
-// takes in the framework, chosen by what the spec says it answers, and
-// one accessor per tool.
+// adapterFile writes an adapter's accessors: one per tool, typed with the
+// framework's tool type and documented in its words, and the set's own.
+// (Which form each tool takes is chosen at run time from the spec's tool
+// table, by internal/adapt.Forms.) These files stay one per adapter: a
+// method promoted from a shared generic type would show neither the
+// framework's type nor its documentation on pkg.go.dev.
 func adapterFile(m *Model, a AdapterTarget) *jen.File {
 	f := jen.NewFilePathName("github.com/agenttools/agenttools/"+a.Dir, a.Package)
 	f.HeaderComment(Header)
 	f.ImportName(coreImport, "core")
-	f.ImportName(genImport, "gen")
+	f.ImportName(genImport, "toolspec")
 	toolType := jen.Qual(a.ToolPath, a.ToolName)
 	typeName := path.Base(a.ToolPath) + "." + a.ToolName
-
-	var cases []jen.Code
-	var media, streams []string
-	for _, t := range m.Tools {
-		if !t.Available {
-			continue
-		}
-		name := jen.Qual(genImport, "Tool"+goName(t.Name))
-		switch {
-		case t.Media:
-			media = append(media, t.Name)
-			cases = append(cases, jen.Case(name).Block(jen.Return(jen.Id("s").Dot("media").Call(jen.Id("t")))))
-		case t.Streams:
-			streams = append(streams, t.Name)
-			cases = append(cases, jen.Case(name).Block(jen.Return(jen.Id("s").Dot("streaming").Call(jen.Id("t")))))
-		}
-	}
-	cases = append(cases, jen.Default().Block(jen.Return(jen.Id("s").Dot("plain").Call(jen.Id("t")))))
-	f.Add(comment("adapt makes the " + typeName + " (" + a.Framework + ") of one tool of the set, in the form the spec calls for: the media form for a tool that can answer an image or PDF (" + strings.Join(media, ", ") + "), the streaming form for one that reports running snapshots (" + strings.Join(streams, ", ") + "), the plain form for the others."))
-	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("adapt").Params(jen.Id("t").Qual(coreImport, "Tool")).Add(toolType).Block(
-		jen.Switch(jen.Id("t").Dot("Name")).Block(cases...),
-	)
 
 	for _, t := range m.Tools {
 		if !t.Available {

@@ -105,7 +105,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 // TestApplyTouchesOnlyChanges writes into a scratch module: a file that
 // is already right keeps its modification time, a stale one is
 // rewritten, an orphan generated file is removed and a hand-written file
-// in gen/ is left alone.
+// in toolspec/ is left alone.
 func TestApplyTouchesOnlyChanges(t *testing.T) {
 	root := t.TempDir()
 	files := generate(t, spec.Source)
@@ -123,9 +123,9 @@ func TestApplyTouchesOnlyChanges(t *testing.T) {
 	for p := range files {
 		must(t, os.Chtimes(filepath.Join(root, p), old, old))
 	}
-	must(t, os.WriteFile(filepath.Join(root, "gen/read.go"), []byte("// stale\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(root, "gen/orphan.go"), []byte("// "+toolgen.Header+"\npackage gen\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(root, "gen/handwritten.go"), []byte("package gen\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "toolspec/read_gen.go"), []byte("// stale\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "toolspec/orphan.go"), []byte("// "+toolgen.Header+"\npackage toolspec\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "toolspec/handwritten.go"), []byte("package toolspec\n"), 0o644))
 
 	changes, err = toolgen.Diff(root, files)
 	must(t, err)
@@ -133,7 +133,7 @@ func TestApplyTouchesOnlyChanges(t *testing.T) {
 	for _, c := range changes {
 		described = append(described, c.Describe())
 	}
-	want := []string{"gen/orphan.go: orphan (no longer generated)", "gen/read.go: stale"}
+	want := []string{"toolspec/orphan.go: orphan (no longer generated)", "toolspec/read_gen.go: stale"}
 	if strings.Join(described, "|") != strings.Join(want, "|") {
 		t.Fatalf("changes %q, want %q", described, want)
 	}
@@ -146,14 +146,14 @@ func TestApplyTouchesOnlyChanges(t *testing.T) {
 		}
 		st, err := os.Stat(filepath.Join(root, p))
 		must(t, err)
-		if p != "gen/read.go" && !st.ModTime().Equal(old) {
+		if p != "toolspec/read_gen.go" && !st.ModTime().Equal(old) {
 			t.Errorf("%s was rewritten though it had not changed", p)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "gen/orphan.go")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, "toolspec/orphan.go")); !os.IsNotExist(err) {
 		t.Errorf("orphan not removed: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "gen/handwritten.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "toolspec/handwritten.go")); err != nil {
 		t.Errorf("hand-written file removed: %v", err)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
-	"github.com/agenttools/agenttools/gen"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 const secret = "TOP SECRET: never shown to a model"
@@ -234,18 +234,18 @@ func TestConfinedReads(t *testing.T) {
 	}
 	for _, p := range missing {
 		_, err := c.ws.Stat(ctx, p)
-		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ENOENT, gen.MsgNoSuchPath(p))
+		wantErr(t, fmt.Sprintf("Stat(%q)", p), err, errno.ENOENT, toolspec.MsgNoSuchPath(p))
 		_, _, err = c.ws.Open(ctx, p, 0)
-		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.ENOENT, gen.MsgNoSuchFile(p))
+		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.ENOENT, toolspec.MsgNoSuchFile(p))
 		canon, _, _ := vfs.Canonical(p)
 		_, err = c.ws.ReadDir(ctx, p, 0, -1)
-		wantErr(t, fmt.Sprintf("ReadDir(%q)", p), err, errno.ENOENT, gen.MsgNoSuchPath(canon))
+		wantErr(t, fmt.Sprintf("ReadDir(%q)", p), err, errno.ENOENT, toolspec.MsgNoSuchPath(canon))
 	}
 
 	// ".." above "/" is refused, not clamped.
 	for _, p := range []string{"/workspace/../../outside/secret.txt", "/../etc/passwd"} {
 		_, _, err := c.ws.Open(ctx, p, 0)
-		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.EINVAL, gen.MsgInvalidPathEscapes(p))
+		wantErr(t, fmt.Sprintf("Open(%q)", p), err, errno.EINVAL, toolspec.MsgInvalidPathEscapes(p))
 	}
 
 	// A link to "/" is the workspace root, not the host's.
@@ -344,38 +344,38 @@ func TestConfinedChanges(t *testing.T) {
 		check func(t *testing.T, c *confined)
 	}{
 		{name: "write through an absolute file link", call: write("/workspace/abs_file"),
-			code: errno.ENOENT, msg: func(c *confined) string { return gen.MsgParentMissing(c.secretPath) }},
+			code: errno.ENOENT, msg: func(c *confined) string { return toolspec.MsgParentMissing(c.secretPath) }},
 		{name: "write through a relative file link", call: write("/workspace/rel_file"),
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/outside/secret.txt") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/outside/secret.txt") }},
 		{name: "write through a link climbing far", call: write("/workspace/far"),
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/etc/passwd") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/etc/passwd") }},
 		{name: "write through a link in a subdirectory", call: write("/workspace/sub/up_out"),
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/outside/secret.txt") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/outside/secret.txt") }},
 		{name: "write below an absolute directory link", call: write("/workspace/abs_dir/secret.txt"),
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/workspace/abs_dir") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/workspace/abs_dir") }},
 		{name: "write below a relative directory link", call: write("/workspace/rel_dir/sub/new.txt"),
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/workspace/rel_dir/sub") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/workspace/rel_dir/sub") }},
 		{name: "write with .. in the path", call: write("/workspace/../outside/secret.txt"),
 			check: func(t *testing.T, c *confined) { inMemfsRoot(t, c, "outside/secret.txt") }},
 		{name: "write with .. above the root", call: write("/workspace/../../outside/secret.txt"),
-			code: errno.EINVAL, msg: func(*confined) string { return gen.MsgInvalidPathEscapes("/workspace/../../outside/secret.txt") }},
+			code: errno.EINVAL, msg: func(*confined) string { return toolspec.MsgInvalidPathEscapes("/workspace/../../outside/secret.txt") }},
 		{name: "write below the link to /", call: write("/workspace/to_root/outside/secret.txt"),
 			check: func(t *testing.T, c *confined) { inMemfsRoot(t, c, "outside/secret.txt") }},
 		{name: "mkdir below an absolute directory link",
 			call: func(ctx context.Context, c *confined) error {
 				return c.ws.Mkdir(ctx, "/workspace/abs_dir/newdir", vfs.MkdirOptions{Recursive: true})
 			},
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/workspace/abs_dir/newdir") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/workspace/abs_dir/newdir") }},
 		{name: "mkdir below a relative directory link",
 			call: func(ctx context.Context, c *confined) error {
 				return c.ws.Mkdir(ctx, "/workspace/rel_dir/newdir", vfs.MkdirOptions{})
 			},
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/workspace/rel_dir/newdir") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/workspace/rel_dir/newdir") }},
 		{name: "remove below an absolute directory link",
 			call: func(ctx context.Context, c *confined) error {
 				return c.ws.Remove(ctx, "/workspace/abs_dir/secret.txt", vfs.RemoveOptions{})
 			},
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgNoSuchPath("/workspace/abs_dir/secret.txt") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgNoSuchPath("/workspace/abs_dir/secret.txt") }},
 		{name: "remove below a relative directory link, forced",
 			call: func(ctx context.Context, c *confined) error {
 				return c.ws.Remove(ctx, "/workspace/rel_dir/sub", vfs.RemoveOptions{Recursive: true, Force: true})
@@ -404,13 +404,13 @@ func TestConfinedChanges(t *testing.T) {
 			call: func(ctx context.Context, c *confined) error {
 				return c.ws.Remove(ctx, "/workspace/to_root/workspace", vfs.RemoveOptions{Recursive: true})
 			},
-			code: errno.EBUSY, msg: func(*confined) string { return gen.MsgMountPoint("/workspace") }},
+			code: errno.EBUSY, msg: func(*confined) string { return toolspec.MsgMountPoint("/workspace") }},
 		{name: "chmod through an absolute file link",
 			call: func(ctx context.Context, c *confined) error { return c.ws.Chmod(ctx, "/workspace/abs_file", 0o777) },
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgNoSuchPath("/workspace/abs_file") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgNoSuchPath("/workspace/abs_file") }},
 		{name: "chmod through a relative directory link",
 			call: func(ctx context.Context, c *confined) error { return c.ws.Chmod(ctx, "/workspace/rel_dir", 0o777) },
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgNoSuchPath("/workspace/rel_dir") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgNoSuchPath("/workspace/rel_dir") }},
 		{name: "new absolute link to the host secret, then write",
 			call: func(ctx context.Context, c *confined) error {
 				if err := c.ws.Symlink(ctx, c.secretPath, "/workspace/new_abs"); err != nil {
@@ -418,7 +418,7 @@ func TestConfinedChanges(t *testing.T) {
 				}
 				return c.ws.WriteFile(ctx, "/workspace/new_abs", []byte("pwned"), wo)
 			},
-			code: errno.ENOENT, msg: func(c *confined) string { return gen.MsgParentMissing(c.secretPath) }},
+			code: errno.ENOENT, msg: func(c *confined) string { return toolspec.MsgParentMissing(c.secretPath) }},
 		{name: "new relative link out, then write",
 			call: func(ctx context.Context, c *confined) error {
 				if err := c.ws.Symlink(ctx, "../outside/secret.txt", "/workspace/new_rel"); err != nil {
@@ -426,7 +426,7 @@ func TestConfinedChanges(t *testing.T) {
 				}
 				return c.ws.WriteFile(ctx, "/workspace/new_rel", []byte("pwned"), wo)
 			},
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/outside/secret.txt") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/outside/secret.txt") }},
 		{name: "new relative directory link out, then write below it",
 			call: func(ctx context.Context, c *confined) error {
 				if err := c.ws.Symlink(ctx, "../outside", "/workspace/new_dir"); err != nil {
@@ -434,7 +434,7 @@ func TestConfinedChanges(t *testing.T) {
 				}
 				return c.ws.WriteFile(ctx, "/workspace/new_dir/secret.txt", []byte("pwned"), wo)
 			},
-			code: errno.ENOENT, msg: func(*confined) string { return gen.MsgParentMissing("/workspace/new_dir") }},
+			code: errno.ENOENT, msg: func(*confined) string { return toolspec.MsgParentMissing("/workspace/new_dir") }},
 		{name: "new link to /, then write below it",
 			call: func(ctx context.Context, c *confined) error {
 				if err := c.ws.Symlink(ctx, "/", "/workspace/new_root"); err != nil {

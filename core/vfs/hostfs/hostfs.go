@@ -59,7 +59,8 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/internal/hostio"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // FS is a host directory seen as a store.
@@ -214,7 +215,7 @@ var beforeCopy = func(string) {}
 
 // errLocked is the error of a change that waited too long for a file's
 // lock (see lockFile).
-var errLocked = &errno.Error{Code: errno.EBUSY, Message: gen.MsgFileLocked}
+var errLocked = &errno.Error{Code: errno.EBUSY, Message: toolspec.MsgFileLocked}
 
 // notRegular is the error for opening a node that is no regular file:
 // EISDIR for a directory, EINVAL otherwise.
@@ -469,7 +470,7 @@ type version struct {
 }
 
 func versionOf(fi fs.FileInfo, content []byte) version {
-	return version{fi: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: vfs.ChangeTime(fi), sum: sha256.Sum256(content)}
+	return version{fi: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: hostio.ChangeTime(fi), sum: sha256.Sum256(content)}
 }
 
 // still reports whether the file at name, open as file, is the version
@@ -480,7 +481,7 @@ func (f *FS) still(name string, file *os.File, seen version) bool {
 		return false
 	}
 	fi, err := file.Stat()
-	if err != nil || fi.Size() != seen.size || fi.ModTime().UnixNano() != seen.mtime || vfs.ChangeTime(fi) != seen.ctime {
+	if err != nil || fi.Size() != seen.size || fi.ModTime().UnixNano() != seen.mtime || hostio.ChangeTime(fi) != seen.ctime {
 		return false
 	}
 	h := sha256.New()

@@ -8,12 +8,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // notWritable says why this process cannot write the database at abs, or
-// create the files SQLite keeps beside it: gen.MsgDatabaseMountReadOnly
-// or gen.MsgDatabaseNotWritable; "" when it can (or cannot tell, and
+// create the files SQLite keeps beside it: toolspec.MsgDatabaseMountReadOnly
+// or toolspec.MsgDatabaseNotWritable; "" when it can (or cannot tell, and
 // leaves it to SQLite). It asks the kernel (faccessat with the effective
 // ids), so it knows what the process may do, not only the mode bits.
 func notWritable(abs string) string {
@@ -21,9 +21,9 @@ func notWritable(abs string) string {
 		err := unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS)
 		switch {
 		case errors.Is(err, unix.EROFS):
-			return gen.MsgDatabaseMountReadOnly
+			return toolspec.MsgDatabaseMountReadOnly
 		case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
-			return gen.MsgDatabaseNotWritable
+			return toolspec.MsgDatabaseNotWritable
 		}
 	}
 	return ""

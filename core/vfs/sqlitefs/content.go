@@ -10,7 +10,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // notFile is the error for a node that is no regular file.
@@ -34,8 +34,8 @@ func errChanged(name string) error {
 // file's chunks: one missing or of the wrong length, one whose bytes do
 // not match their checksum.
 var (
-	errChunkMissing = &damage{reason: gen.MsgDatabaseChunkMissing}
-	errChecksum     = &damage{reason: gen.MsgDatabaseChecksum}
+	errChunkMissing = &damage{reason: toolspec.MsgDatabaseChunkMissing}
+	errChecksum     = &damage{reason: toolspec.MsgDatabaseChecksum}
 )
 
 // checkChunk checks a chunk read back: its length is want bytes and its

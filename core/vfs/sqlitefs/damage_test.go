@@ -16,17 +16,17 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // damageReasons are the reasons a damaged error may give.
 var damageReasons = []string{
-	gen.MsgDatabaseChecksum,
-	gen.MsgDatabaseChunkMissing,
-	gen.MsgDatabaseNodeChecksum,
-	gen.MsgDatabaseNodeInvalid,
-	gen.MsgDatabaseEntryCount,
-	gen.MsgDatabaseCounter,
+	toolspec.MsgDatabaseChecksum,
+	toolspec.MsgDatabaseChunkMissing,
+	toolspec.MsgDatabaseNodeChecksum,
+	toolspec.MsgDatabaseNodeInvalid,
+	toolspec.MsgDatabaseEntryCount,
+	toolspec.MsgDatabaseCounter,
 	"the database disk image is malformed",    // SQLITE_CORRUPT
 	"file opened that is not a database file", // SQLITE_NOTADB
 }
@@ -40,11 +40,11 @@ func checkDamaged(t *testing.T, op string, err error, path string) {
 		return
 	}
 	for _, reason := range damageReasons {
-		if err.Error() == gen.MsgDatabaseDamaged(path, reason) {
+		if err.Error() == toolspec.MsgDatabaseDamaged(path, reason) {
 			return
 		}
 	}
-	t.Errorf("%s: %q, want %q with one of the reasons %q", op, err, gen.MsgDatabaseDamaged(path, "…"), damageReasons)
+	t.Errorf("%s: %q, want %q with one of the reasons %q", op, err, toolspec.MsgDatabaseDamaged(path, "…"), damageReasons)
 }
 
 // checkRefusesChanges checks that every change s offers is refused with
@@ -195,17 +195,17 @@ func TestChunkDamage(t *testing.T) {
 	}{
 		{"a changed byte", func(t *testing.T, path string) {
 			editChunk(t, path, "f", 1, func(b []byte) []byte { b[100] ^= 1; return b })
-		}, gen.MsgDatabaseChecksum},
+		}, toolspec.MsgDatabaseChecksum},
 		{"a short chunk", func(t *testing.T, path string) {
 			editChunk(t, path, "f", 1, func(b []byte) []byte { return b[:len(b)-1] })
-		}, gen.MsgDatabaseChunkMissing},
+		}, toolspec.MsgDatabaseChunkMissing},
 		{"a missing chunk", func(t *testing.T, path string) {
 			db := rawDB(t, path)
 			if _, err := db.Exec(`DELETE FROM chunk WHERE cid = (SELECT cid FROM tree WHERE path = 'f') AND idx = 1`); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()
-		}, gen.MsgDatabaseChunkMissing},
+		}, toolspec.MsgDatabaseChunkMissing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +218,7 @@ func TestChunkDamage(t *testing.T) {
 			write(t, s, "d/f1.txt", []byte("intact"))
 			s.Close()
 			tt.damage(t, path)
-			want := gen.MsgDatabaseDamaged(path, tt.reason)
+			want := toolspec.MsgDatabaseDamaged(path, tt.reason)
 
 			s = reopen(t, path)
 			// Chunks 0 and 2 are intact.
@@ -243,8 +243,8 @@ func TestChunkDamage(t *testing.T) {
 			// Update reads the whole file before it calls fn.
 			ws := vfs.New(reopen(t, path))
 			err = ws.Update(t.Context(), "/f", 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) { return old, nil })
-			if !errors.Is(err, sqlitefs.ErrCorrupt) || err.Error() != gen.MsgHostIO("update", "/f", want) {
-				t.Errorf("Workspace.Update: %v, want %q", err, gen.MsgHostIO("update", "/f", want))
+			if !errors.Is(err, sqlitefs.ErrCorrupt) || err.Error() != toolspec.MsgHostIO("update", "/f", want) {
+				t.Errorf("Workspace.Update: %v, want %q", err, toolspec.MsgHostIO("update", "/f", want))
 			}
 			if err := ws.WriteFile(t.Context(), "/d/f1.txt", []byte("changed"), vfs.WriteOptions{}); !errors.Is(err, sqlitefs.ErrCorrupt) {
 				t.Errorf("a write after the damage was met: %v, want it refused", err)

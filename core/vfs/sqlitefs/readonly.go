@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // ReadOnly reports whether the FS is read-only: opened with the ReadOnly
@@ -47,9 +47,9 @@ var holdSharedLock = holdShared
 func (f *FS) openReadOnly(ctx context.Context, abs string) error {
 	fi, err := os.Stat(abs)
 	switch dir := filepath.Dir(abs); {
-	case errors.Is(err, fs.ErrNotExist) && f.readOnly == gen.MsgDatabaseReadOnlyRequested:
+	case errors.Is(err, fs.ErrNotExist) && f.readOnly == toolspec.MsgDatabaseReadOnlyRequested:
 		return f.refuse(fs.ErrNotExist, err, "no such workspace database (opened read-only, it is not created)")
-	case errors.Is(err, fs.ErrNotExist) && f.readOnly == gen.MsgDatabaseMountReadOnly:
+	case errors.Is(err, fs.ErrNotExist) && f.readOnly == toolspec.MsgDatabaseMountReadOnly:
 		return f.refuse(fs.ErrNotExist, err, "no such workspace database, and it cannot be created: %s is on a read-only mount; choose a path on a writable file system", dir)
 	case errors.Is(err, fs.ErrNotExist):
 		return f.refuse(fs.ErrNotExist, err, "no such workspace database, and it cannot be created: this user may not create files in %s; choose a directory this user can write, or have the database created by a user who can", dir)

@@ -23,8 +23,8 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // readerHelper opens the database at path (read-only on request when
@@ -183,7 +183,7 @@ func sharedDB(t *testing.T) string {
 
 // roAnswer is the helper's answer to a change of a read-only database.
 func roAnswer(path, reason string) string {
-	return fmt.Sprintf("err EROFS %q", gen.MsgDatabaseReadOnly(path, reason))
+	return fmt.Sprintf("err EROFS %q", toolspec.MsgDatabaseReadOnly(path, reason))
 }
 
 // TestReadOnlyOtherUser: a database a user can read and not write (nor
@@ -203,7 +203,7 @@ func TestReadOnlyOtherUser(t *testing.T) {
 		t.Errorf("read f: %s", got)
 	}
 	for _, change := range []string{"write g", "mkdir d"} {
-		if got, want := h.ask(t, change), roAnswer(path, gen.MsgDatabaseNotWritable); got != want {
+		if got, want := h.ask(t, change), roAnswer(path, toolspec.MsgDatabaseNotWritable); got != want {
 			t.Errorf("%s: %s, want %s", change, got, want)
 		}
 	}
@@ -330,7 +330,7 @@ func TestReadOnlyMount(t *testing.T) {
 	if got := h.ask(t, "read f"); got != `ok "v1"` {
 		t.Errorf("read f: %s", got)
 	}
-	if got, want := h.ask(t, "write g"), roAnswer(path, gen.MsgDatabaseMountReadOnly); got != want {
+	if got, want := h.ask(t, "write g"), roAnswer(path, toolspec.MsgDatabaseMountReadOnly); got != want {
 		t.Errorf("write g: %s, want %s", got, want)
 	}
 	missing := filepath.Join(filepath.Dir(path), "new.db")
@@ -361,7 +361,7 @@ func TestReadOnlyRequested(t *testing.T) {
 		t.Error("f reads wrong")
 	}
 	ctx := t.Context()
-	want := gen.MsgDatabaseReadOnly(path, gen.MsgDatabaseReadOnlyRequested)
+	want := toolspec.MsgDatabaseReadOnly(path, toolspec.MsgDatabaseReadOnlyRequested)
 	for op, err := range map[string]error{
 		"WriteFile": s.WriteFile(ctx, "g", strings.NewReader("g"), 0o644),
 		"Create":    s.Create(ctx, "g", 0o644),

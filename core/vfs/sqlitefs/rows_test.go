@@ -16,7 +16,7 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // nodeTable is the name of the table holding the nodes in the database
@@ -138,31 +138,31 @@ func TestNodeDamage(t *testing.T) {
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.ReadDir(ctx, "d", 0, -1)
 				return err
-			}, gen.MsgDatabaseEntryCount, ""},
+			}, toolspec.MsgDatabaseEntryCount, ""},
 		{"an index entry names another directory: a page of its own ends short",
 			func(t *testing.T, path string) { damageIndexEntry(t, path, "d/f2.txt", 'e') },
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.ReadDir(ctx, "d", 1, 10)
 				return err
-			}, gen.MsgDatabaseEntryCount, ""},
+			}, toolspec.MsgDatabaseEntryCount, ""},
 		{"an index entry names another directory: the other",
 			// d/f6.txt's entry stays in order, first of e's.
 			func(t *testing.T, path string) { damageIndexEntry(t, path, "d/f6.txt", 'e') },
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.ReadDir(ctx, "e", 0, -1)
 				return err
-			}, gen.MsgDatabaseNodeChecksum, ""},
+			}, toolspec.MsgDatabaseNodeChecksum, ""},
 		{"an index entry names another directory: in the way of a new node",
 			func(t *testing.T, path string) { damageIndexEntry(t, path, "d/f6.txt", 'e') },
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.Create(ctx, "e/f6.txt", 0o644)
-			}, gen.MsgDatabaseEntryCount, ""},
+			}, toolspec.MsgDatabaseEntryCount, ""},
 		{"an index entry names a directory that is not there",
 			func(t *testing.T, path string) { damageIndexEntry(t, path, "d/f2.txt", 'z') },
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.ReadDir(ctx, "d", 0, -1)
 				return err
-			}, gen.MsgDatabaseEntryCount, ""},
+			}, toolspec.MsgDatabaseEntryCount, ""},
 		{"a negative size",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET size = -1 WHERE path = 'd/f3.txt'`)
@@ -170,7 +170,7 @@ func TestNodeDamage(t *testing.T) {
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := readAll(ctx, s, "d/f3.txt")
 				return err
-			}, gen.MsgDatabaseNodeChecksum, "/d/f3.txt: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/d/f3.txt: its record does not match its checksum"},
 		{"another file's content id",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET cid = (SELECT cid FROM {table} WHERE path = 'a.txt') WHERE path = 'b.txt'`)
@@ -181,7 +181,7 @@ func TestNodeDamage(t *testing.T) {
 					return fmt.Errorf("read %q", got)
 				}
 				return err
-			}, gen.MsgDatabaseNodeChecksum, "/b.txt: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/b.txt: its record does not match its checksum"},
 		{"a link's target",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET target = 'b.txt' WHERE path = 'l'`)
@@ -189,7 +189,7 @@ func TestNodeDamage(t *testing.T) {
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.Lstat(ctx, "l")
 				return err
-			}, gen.MsgDatabaseNodeChecksum, "/l: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/l: its record does not match its checksum"},
 		{"a mode",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET mode = 4095 WHERE path = 'a.txt'`)
@@ -197,7 +197,7 @@ func TestNodeDamage(t *testing.T) {
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.Lstat(ctx, "a.txt")
 				return err
-			}, gen.MsgDatabaseNodeChecksum, "/a.txt: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/a.txt: its record does not match its checksum"},
 		{"an mtime, in a listing",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET mtime = mtime + 1000 WHERE path = 'd/f4.txt'`)
@@ -205,42 +205,42 @@ func TestNodeDamage(t *testing.T) {
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				_, err := s.ReadDir(ctx, "d", 0, -1)
 				return err
-			}, gen.MsgDatabaseNodeChecksum, "/d/f4.txt: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/d/f4.txt: its record does not match its checksum"},
 		{"a directory's record, on the way to a file",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE {table} SET type = 1 WHERE path = 'd'`)
 			},
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.WriteFile(ctx, "d/new.txt", strings.NewReader("new"), 0o644)
-			}, gen.MsgDatabaseNodeChecksum, "/d: its record does not match its checksum"},
+			}, toolspec.MsgDatabaseNodeChecksum, "/d: its record does not match its checksum"},
 		{"the content counter behind",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE meta SET value = 1 WHERE key = 'content'`)
 			},
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.WriteFile(ctx, "new.txt", strings.NewReader("new"), 0o644)
-			}, gen.MsgDatabaseCounter, "the content counter is 1, below the content id"},
+			}, toolspec.MsgDatabaseCounter, "the content counter is 1, below the content id"},
 		{"the change counter behind, a file changed",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE meta SET value = 1 WHERE key = 'rev'`)
 			},
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.WriteFile(ctx, "d/f1.txt", strings.NewReader("new"), 0o644)
-			}, gen.MsgDatabaseCounter, "the change counter is 1, below the revision"},
+			}, toolspec.MsgDatabaseCounter, "the change counter is 1, below the revision"},
 		{"the change counter behind, a node made",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE meta SET value = 1 WHERE key = 'rev'`)
 			},
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.Mkdir(ctx, "d/new", 0o755)
-			}, gen.MsgDatabaseCounter, "the change counter is 1, below the revision"},
+			}, toolspec.MsgDatabaseCounter, "the change counter is 1, below the revision"},
 		{"the change counter behind, an edit",
 			func(t *testing.T, path string) {
 				damageRow(t, path, `UPDATE meta SET value = 1 WHERE key = 'rev'`)
 			},
 			func(ctx context.Context, s *sqlitefs.FS) error {
 				return s.Update(ctx, "a.txt", 1<<20, func(old []byte, _ vfs.Info) ([]byte, error) { return append(old, '!'), nil })
-			}, gen.MsgDatabaseCounter, "the change counter is 1, below the revision"},
+			}, toolspec.MsgDatabaseCounter, "the change counter is 1, below the revision"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,7 +249,7 @@ func TestNodeDamage(t *testing.T) {
 			s := reopen(t, path)
 			err := tt.call(t.Context(), s)
 			checkDamaged(t, "the call", err, path)
-			if want := gen.MsgDatabaseDamaged(path, tt.reason); err != nil && err.Error() != want {
+			if want := toolspec.MsgDatabaseDamaged(path, tt.reason); err != nil && err.Error() != want {
 				t.Errorf("the call: %q, want %q", err, want)
 			}
 			checkRefusesChanges(t, s, path)
@@ -331,8 +331,8 @@ func TestEntryCount(t *testing.T) {
 				_, err = s.ReadDir(t.Context(), "d", 2, -1)
 			}
 			checkDamaged(t, "the call", err, path)
-			if !errors.Is(err, sqlitefs.ErrCorrupt) || !strings.Contains(err.Error(), gen.MsgDatabaseEntryCount) {
-				t.Errorf("%v, want %q", err, gen.MsgDatabaseEntryCount)
+			if !errors.Is(err, sqlitefs.ErrCorrupt) || !strings.Contains(err.Error(), toolspec.MsgDatabaseEntryCount) {
+				t.Errorf("%v, want %q", err, toolspec.MsgDatabaseEntryCount)
 			}
 			s.Close()
 			rep, err := sqlitefs.Check(t.Context(), path)

@@ -48,7 +48,7 @@
 //     it adds to) or a content id in use is refused as damage.
 //
 // An operation that meets damage fails with an error that says the
-// database is damaged and why and names it (gen.MsgDatabaseDamaged,
+// database is damaged and why and names it (toolspec.MsgDatabaseDamaged,
 // errors.Is ErrCorrupt), and the FS then refuses every change.
 // agenttools check (Check) runs PRAGMA integrity_check and verifies
 // every node, count, counter and chunk. Not found as it happens: damage
@@ -70,7 +70,7 @@
 // changes fail with EROFS and a message naming the database and why (see
 // Open for how it is read without creating a file beside it).
 //
-// sqlitefs imports vfs, errno, gen (the messages a model sees), the
+// sqlitefs imports vfs, errno, toolspec (the messages a model sees), the
 // standard library, golang.org/x/sys/unix and the SQLite driver; it must
 // not import core or any adapter.
 package sqlitefs
@@ -97,7 +97,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // SchemaVersion is the layout of the database this package reads and
@@ -227,9 +227,9 @@ UPDATE tree SET sum = ` + sumOf + `;
 )
 
 // workspaceDir is the store name of the directory a new database is
-// made with besides its root: gen.WorkspaceRoot, the directory the tools
+// made with besides its root: toolspec.WorkspaceRoot, the directory the tools
 // work in by default.
-var workspaceDir = strings.TrimPrefix(gen.WorkspaceRoot, "/")
+var workspaceDir = strings.TrimPrefix(toolspec.WorkspaceRoot, "/")
 
 // castagnoli is the table of the chunks' checksums (CRC-32C).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -281,7 +281,7 @@ func (e *openError) Unwrap() error { return e.err }
 // FS is a workspace tree in an SQLite file. Close releases it.
 //
 // A read-only FS (see Open) answers every change with EROFS whose
-// message is gen.MsgDatabaseReadOnly, naming the file and why it is
+// message is toolspec.MsgDatabaseReadOnly, naming the file and why it is
 // read-only.
 //
 // An FS that meets damage (SQLite finds the file corrupt; a chunk of
@@ -289,7 +289,7 @@ func (e *openError) Unwrap() error { return e.err }
 // checksum or holds an impossible value; a listing does not match its
 // directory's count of entries; a counter is behind the numbers it
 // handed out) fails that operation with an EIO *errno.Error whose
-// message is gen.MsgDatabaseDamaged and whose chain holds ErrCorrupt, and
+// message is toolspec.MsgDatabaseDamaged and whose chain holds ErrCorrupt, and
 // from then on refuses every change with that error, so nothing more is
 // written into a database known to be damaged. agenttools check examines
 // such a file.
@@ -301,7 +301,7 @@ type FS struct {
 	now   func() time.Time
 	gcAge time.Duration
 
-	// readOnly is why the FS is read-only (a gen.MsgDatabase* reason),
+	// readOnly is why the FS is read-only (a toolspec.MsgDatabase* reason),
 	// "" when it is not; canWrite whether this process may write the file
 	// and its directory.
 	readOnly string
@@ -346,7 +346,7 @@ func WithClock(now func() time.Time) Option {
 // reads and refuses every change. A database that does not exist is not
 // created.
 func ReadOnly() Option {
-	return func(f *FS) { f.readOnly = gen.MsgDatabaseReadOnlyRequested }
+	return func(f *FS) { f.readOnly = toolspec.MsgDatabaseReadOnlyRequested }
 }
 
 // withGCAge sets how old unreferenced content must be before Open
@@ -357,7 +357,7 @@ func withGCAge(d time.Duration) Option {
 
 // Open opens the workspace database at path, creating and initializing
 // it when the file does not exist or is empty: a root directory 0o755
-// holding the directory /workspace (gen.WorkspaceRoot) 0o755, empty, the
+// holding the directory /workspace (toolspec.WorkspaceRoot) 0o755, empty, the
 // tools' default directory. A database that exists is left as it is,
 // with or without /workspace. The directory holding path must exist.
 //
@@ -365,7 +365,7 @@ func withGCAge(d time.Duration) Option {
 // mount, or permissions: SQLite needs to create its -wal and -shm files
 // beside the database), or with the ReadOnly option, Open opens it
 // read-only (see ReadOnly and FS.ReadOnly): reads work, every change
-// fails with EROFS and the message gen.MsgDatabaseReadOnly saying why,
+// fails with EROFS and the message toolspec.MsgDatabaseReadOnly saying why,
 // and nothing is collected or migrated. How it reads: while a writer has
 // the database open (its -wal and -shm files beside it), through SQLite's
 // shared memory, seeing every commit; otherwise the file alone, opened
@@ -527,7 +527,7 @@ func sqliteReason(err error) string {
 }
 
 // damage is an operation's finding that the database is damaged: reason
-// is what is given with gen.MsgDatabaseDamaged; err is SQLite's error,
+// is what is given with toolspec.MsgDatabaseDamaged; err is SQLite's error,
 // if any. Its chain holds ErrCorrupt.
 type damage struct {
 	reason string
@@ -545,14 +545,14 @@ func (d *damage) Unwrap() error { return d.err }
 // name that met it.
 func (f *FS) damaged(name string, d *damage) error {
 	f.damage.CompareAndSwap(nil, d)
-	return &errno.Error{Code: errno.EIO, Message: gen.MsgDatabaseDamaged(f.abs, d.reason), Path: name, Err: d}
+	return &errno.Error{Code: errno.EIO, Message: toolspec.MsgDatabaseDamaged(f.abs, d.reason), Path: name, Err: d}
 }
 
 // refuseChange is the error of a change to name when none may be made:
 // EROFS on a read-only FS, the damage met before, or nil.
 func (f *FS) refuseChange(name string) error {
 	if f.readOnly != "" {
-		return &errno.Error{Code: errno.EROFS, Message: gen.MsgDatabaseReadOnly(f.abs, f.readOnly), Path: name}
+		return &errno.Error{Code: errno.EROFS, Message: toolspec.MsgDatabaseReadOnly(f.abs, f.readOnly), Path: name}
 	}
 	if d := f.damage.Load(); d != nil {
 		return f.damaged(name, d)

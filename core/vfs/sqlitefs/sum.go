@@ -12,7 +12,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/gen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The checksum of a node row (layout 3): the CRC-32C of its 11 columns
@@ -127,10 +127,10 @@ func (n *node) sum(buf []byte, dir, base string, root bool) ([]byte, int64) {
 
 // The damage a node row can show.
 var (
-	errNodeChecksum = &damage{reason: gen.MsgDatabaseNodeChecksum}
-	errNodeInvalid  = &damage{reason: gen.MsgDatabaseNodeInvalid}
-	errEntryCount   = &damage{reason: gen.MsgDatabaseEntryCount}
-	errCounter      = &damage{reason: gen.MsgDatabaseCounter}
+	errNodeChecksum = &damage{reason: toolspec.MsgDatabaseNodeChecksum}
+	errNodeInvalid  = &damage{reason: toolspec.MsgDatabaseNodeInvalid}
+	errEntryCount   = &damage{reason: toolspec.MsgDatabaseEntryCount}
+	errCounter      = &damage{reason: toolspec.MsgDatabaseCounter}
 )
 
 // nodeCols are the columns of a node row the store reads (after the

@@ -1,0 +1,409 @@
+package execbackend
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	osexec "os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+// BaseEnv are the variables a host command inherits from this process;
+// the rest of its environment is left out. Names ending in "*" are
+// prefixes.
+var BaseEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TMPDIR", "TZ",
+	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
+	"GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOEXPERIMENT", "GOWORK", "CGO_ENABLED",
+}
+
+// DefaultLinger is how long a run keeps reading output after its process
+// has exited, for what a background child still writes to the inherited
+// pipes; then the run is over, whatever the child does.
+const DefaultLinger = 50 * time.Millisecond
+
+// maxArgBytes is the longest command passed as an argument; Linux
+// refuses a single argument of 128 KiB or more.
+const maxArgBytes = 100 << 10
+
+// longCommand runs a command too long for an argument: it reads it from
+// descriptor 3, closes that, and evaluates it, leaving no variable
+// behind.
+const longCommand = `__agenttools_command=$(cat <&3) && exec 3<&- && eval "unset __agenttools_command; $__agenttools_command"`
+
+// drainMax bounds what a run reads without waiting once the linger is
+// over; more than a pipe holds, so the exited process's output is all
+// read, however late the reader ran.
+const drainMax = 1 << 20
+
+// HostOptions configure a Host backend.
+type HostOptions struct {
+	// ID is the backend's name; "host" when empty.
+	ID string
+	// Description is what the backend tells the model; the spec's text
+	// for the host backend when empty.
+	Description string
+	// Dir is the workspace directory whose host directory commands run in
+	// when the call gives no cwd; toolspec.WorkspaceRoot when empty.
+	Dir string
+	// Env adds names (or "PREFIX*" patterns) to BaseEnv.
+	Env []string
+	// Shell runs the command as Shell -c COMMAND; bash, else sh, when empty.
+	Shell string
+	// Linger is how long a run still reads output after the command has
+	// exited, from background children that hold its pipes;
+	// DefaultLinger when zero. What the command itself wrote is read in
+	// full however short the linger.
+	Linger time.Duration
+	// MaxTasks caps the tasks (processes and threads) of one run where a
+	// cgroup with the pids controller can be made (see Confinement); 0
+	// picks half of the system's process table, less what the cgroups
+	// above this process and its user's process limit allow.
+	MaxTasks int
+}
+
+// Host runs commands as real processes on this machine, with bash -c (or
+// sh -c), in the host directory behind a workspace directory (a hostfs
+// mount). Each run has a session of its own and, on Linux where one can
+// be made, a cgroup of its own (see Confinement). Killing the run,
+// cancelling its context or its timeout kills every process it started;
+// so does its end: what the command left running in the background is
+// killed once the run is over. The environment is BaseEnv from this
+// process plus the call's env.
+type Host struct {
+	ws     *vfs.Workspace
+	info   Info
+	dir    string
+	shell  string
+	allow  []string
+	linger time.Duration
+	procs  hostProcs
+	// afterFunc runs f after d unless the returned stop is called first;
+	// time.AfterFunc but in tests.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
+}
+
+// NewHost returns a host backend over ws. It fails when no shell is
+// found, and on a system where the backend does not run (Windows).
+func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
+	if err := hostSupported(); err != nil {
+		return nil, err
+	}
+	h := &Host{ws: ws, info: Info{ID: opts.ID, Description: opts.Description}, dir: opts.Dir, shell: opts.Shell, linger: opts.Linger,
+		afterFunc: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
+	h.procs.maxTasks = opts.MaxTasks
+	if h.linger <= 0 {
+		h.linger = DefaultLinger
+	}
+	if h.info.ID == "" {
+		h.info.ID = "host"
+	}
+	if h.dir == "" {
+		h.dir = toolspec.WorkspaceRoot
+	}
+	if h.info.Description == "" {
+		h.info.Description = toolspec.MsgExecHostBackend(h.dir)
+	}
+	if h.shell == "" {
+		for _, sh := range []string{"bash", "sh"} {
+			if p, err := osexec.LookPath(sh); err == nil {
+				h.shell = p
+				break
+			}
+		}
+		if h.shell == "" {
+			return nil, errors.New("exec: neither bash nor sh is on PATH")
+		}
+	}
+	h.allow = append(slices.Clone(BaseEnv), opts.Env...)
+	return h, nil
+}
+
+// Info describes the backend.
+func (h *Host) Info() Info { return h.info }
+
+// Confinement says how the backend holds its commands' processes on this
+// machine: found at the first call (of this or Start), from what the
+// system offers and this process may use.
+func (h *Host) Confinement() Confinement { return h.confinement() }
+
+func (h *Host) environ(overrides map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, over := overrides[name]; over {
+			continue
+		}
+		for _, a := range h.allow {
+			if prefix, ok := strings.CutSuffix(a, "*"); ok && strings.HasPrefix(name, prefix) || a == name {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	for name, value := range overrides {
+		env = append(env, name+"="+value)
+	}
+	slices.Sort(env)
+	return env
+}
+
+// Start runs the command.
+func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = h.dir
+	}
+	dir, err := h.ws.HostPath(ctx, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return h.startIn(ctx, dir, req)
+}
+
+// startIn runs the command in the host directory dir.
+func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, error) {
+	if err := checkEnv(req.Env); err != nil {
+		return nil, err
+	}
+	args := []string{"-c", req.Command}
+	var extra []*os.File
+	var script *os.File // the write end of a long command's pipe
+	if len(req.Command) > maxArgBytes {
+		// Too long for one argument (Linux allows 128 KiB): the shell
+		// reads it from descriptor 3, closes that, and runs it.
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		script = w
+		args = []string{"-c", longCommand}
+		extra = []*os.File{r}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	newCmd := func() *osexec.Cmd {
+		cmd := osexec.Command(h.shell, args...)
+		cmd.ExtraFiles = extra
+		cmd.Dir = dir
+		cmd.Env = h.environ(req.Env)
+		// The process writes straight into the pipes, so its exit is
+		// seen even while a background child still holds them.
+		cmd.Stdout, cmd.Stderr = outW, errW
+		return cmd
+	}
+	// A session of its own: no controlling terminal (a command that
+	// asks the terminal for a password fails instead of stopping), and
+	// every process the command starts can be found and killed.
+	cmd, procs, err := h.start(newCmd)
+	if err != nil {
+		for _, f := range []*os.File{outR, outW, errR, errW, script} {
+			if f != nil {
+				f.Close()
+			}
+		}
+		return nil, err
+	}
+	outW.Close()
+	errW.Close()
+	if script != nil {
+		go func() {
+			// Ends when the shell has read it all, or has exited.
+			_, _ = io.WriteString(script, req.Command)
+			script.Close()
+		}()
+	}
+	r := &hostRun{procs: procs, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
+	if req.Timeout > 0 {
+		r.stopTimer = h.afterFunc(req.Timeout, func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if !r.exited {
+				r.timedOut.Store(true)
+				_ = r.killLocked()
+			}
+		})
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = r.Kill()
+		case <-r.done:
+		}
+	}()
+	var readers sync.WaitGroup
+	for _, p := range []struct {
+		f    *os.File
+		kind EventKind
+	}{{outR, Stdout}, {errR, Stderr}} {
+		readers.Go(func() { r.read(p.f, p.kind) })
+	}
+	go func() {
+		err := cmd.Wait()
+		// The command is over: a timeout no longer applies (background
+		// children may go on).
+		r.mu.Lock()
+		r.exited = true
+		r.mu.Unlock()
+		if r.stopTimer != nil {
+			r.stopTimer()
+		}
+		code := 0
+		var exitErr *osexec.ExitError
+		switch {
+		case errors.As(err, &exitErr):
+			code = exitErr.ExitCode()
+			if st, ok := exitErr.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+				code = 128 + int(st.Signal())
+			}
+		case err != nil:
+			code = 1
+		}
+		deadline := time.Now().Add(h.linger)
+		_ = outR.SetReadDeadline(deadline)
+		_ = errR.SetReadDeadline(deadline)
+		readers.Wait()
+		outR.Close()
+		errR.Close()
+		// The run is over: what the command left running goes too.
+		r.mu.Lock()
+		_ = r.procs.kill(true)
+		r.over = true
+		r.mu.Unlock()
+		r.procs.release()
+		r.send(Event{Kind: Exit, Code: code, TimedOut: r.timedOut.Load()})
+		close(r.events)
+		close(r.done)
+	}()
+	return r, nil
+}
+
+type hostRun struct {
+	mu        sync.Mutex
+	exited    bool // the command's process has exited (and was reaped)
+	over      bool // every process of the run was killed at its end
+	procs     *runProcs
+	events    chan Event
+	done      chan struct{}
+	stopTimer func() bool
+	timedOut  atomic.Bool
+	// gone is closed when the consumer stops reading events, so senders
+	// never block on a run nobody reads.
+	gone     chan struct{}
+	goneOnce sync.Once
+}
+
+func (r *hostRun) send(e Event) {
+	select {
+	case r.events <- e:
+	case <-r.gone:
+	}
+}
+
+func (r *hostRun) read(f *os.File, kind EventKind) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			// A copy of what was read: a trickle of small reads holds
+			// only what it read.
+			r.send(Event{Kind: kind, Data: bytes.Clone(buf[:n])})
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			r.drain(f, kind)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// drain reads what the pipe already holds without waiting, at most
+// drainMax bytes: the last output of the exited process, which a reader
+// that was slow to run may not have read before the deadline.
+func (r *hostRun) drain(f *os.File, kind EventKind) {
+	conn, err := f.SyscallConn()
+	if err != nil || f.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	for total := 0; total < drainMax; {
+		buf := make([]byte, 32<<10)
+		n := 0
+		var rerr error
+		if err := conn.Read(func(fd uintptr) bool {
+			n, rerr = readNow(fd, buf)
+			return true // never wait
+		}); err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		r.send(Event{Kind: kind, Data: buf[:n]})
+		total += n
+	}
+}
+
+// Next returns the next event; cancelling ctx kills the run. A
+// cancelled ctx wins over an event that is ready.
+func (r *hostRun) Next(ctx context.Context) (Event, error) {
+	if ctx.Err() != nil {
+		_ = r.Kill()
+		r.goneOnce.Do(func() { close(r.gone) })
+		return Event{}, ctx.Err()
+	}
+	select {
+	case e, ok := <-r.events:
+		if !ok {
+			return Event{}, errors.New("exec: run already over")
+		}
+		return e, nil
+	case <-ctx.Done():
+		_ = r.Kill()
+		r.goneOnce.Do(func() { close(r.gone) })
+		return Event{}, ctx.Err()
+	}
+}
+
+// Kill kills the command and every process it started (see
+// Confinement for what is found where), and returns once they are gone.
+func (r *hostRun) Kill() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.killLocked()
+}
+
+func (r *hostRun) killLocked() error {
+	if r.over {
+		return nil
+	}
+	return r.procs.kill(r.exited)
+}
+
+// checkEnv refuses names the environment cannot hold: empty, or with
+// "=" or NUL in them.
+func checkEnv(env map[string]string) error {
+	for name := range env {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return errno.New(errno.EINVAL, toolspec.MsgExecBadEnvName(name), "")
+		}
+	}
+	return nil
+}

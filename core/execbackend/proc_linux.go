@@ -1,0 +1,418 @@
+package execbackend
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agenttools/agenttools/internal/cgroup"
+)
+
+// hostProcs is what a Host found out, once, about how it can hold its
+// commands' processes.
+type hostProcs struct {
+	once     sync.Once
+	parent   *cgroup.Parent // where runs get a cgroup; nil: none
+	nproc    uint64         // RLIMIT_NPROC for commands by the user's limit; 0: left as it is
+	holds    bool           // RLIMIT_NPROC holds this process's user
+	maxTasks int            // HostOptions.MaxTasks
+	seq      atomic.Int64
+	// ungated is set once ptrace was refused: a command is then confined
+	// just after it started instead of before it ran anything.
+	ungated atomic.Bool
+}
+
+func (c *hostProcs) init() {
+	c.once.Do(func() {
+		if parents := cgroup.Find(); len(parents) > 0 {
+			c.parent = &parents[0]
+			removeStale(c.parent.Dir)
+		}
+		var lim unix.Rlimit
+		// Root is not held by the limit; a user is, and shares it with
+		// every process of theirs.
+		c.holds = limitHolds()
+		if c.holds && unix.Getrlimit(unix.RLIMIT_NPROC, &lim) == nil && lim.Cur != unix.RLIM_INFINITY {
+			c.nproc = lim.Cur - min(toolReserve, lim.Cur/2)
+		}
+	})
+}
+
+// limit is the RLIMIT_NPROC for a run starting now; 0: left as it is.
+// It is the user's limit less the reserve and, for a run without a
+// capped cgroup of its own (capped false), no more than leaves the
+// reserve free in the tightest pids cgroup this process is in (a
+// container's pids limit, a systemd unit's TasksMax): the user's tasks
+// in that cgroup now plus its headroom, less the reserve. The user's
+// tasks elsewhere count against the limit too (the kernel counts all of
+// them), so they take room from the command, never from the reserve,
+// even if they end during the run. Root is held by neither.
+func (c *hostProcs) limit(capped bool) uint64 {
+	n := c.nproc
+	if capped || !c.holds {
+		return n
+	}
+	room, at := cgroup.Tightest()
+	if room < 0 {
+		return n
+	}
+	tasks := userTasks(os.Getuid(), at)
+	if tasks < 0 {
+		return n
+	}
+	m := uint64(max(tasks+room-min(toolReserve, room/2), 1))
+	if n == 0 || m < n {
+		n = m
+	}
+	return n
+}
+
+// limitHolds says whether RLIMIT_NPROC holds this process's user: the
+// kernel lets a process of root (real uid 0), or one with
+// CAP_SYS_RESOURCE or CAP_SYS_ADMIN, fork past it.
+func limitHolds() bool {
+	if os.Getuid() == 0 || os.Geteuid() == 0 {
+		return false
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err != nil || caps&(1<<unix.CAP_SYS_RESOURCE|1<<unix.CAP_SYS_ADMIN) == 0
+		}
+	}
+	return true
+}
+
+// userTasks counts the tasks (threads included) in the cgroup in (or
+// below it) of the processes whose real uid is uid, which RLIMIT_NPROC
+// holds against that user, from /proc; -1 when /proc cannot be read.
+func userTasks(uid int, in cgroup.Scope) int {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return -1
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return -1
+	}
+	want := strconv.Itoa(uid)
+	n := 0
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + name + "/status")
+		if err != nil {
+			continue // gone
+		}
+		mine, threads := false, 0
+		for line := range strings.Lines(string(status)) {
+			if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+				f := strings.Fields(v)
+				mine = len(f) > 0 && f[0] == want
+			} else if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+				threads, _ = strconv.Atoi(strings.TrimSpace(v))
+				break
+			}
+		}
+		if mine && in.Holds(name) {
+			n += max(threads, 1)
+		}
+	}
+	return n
+}
+
+// removeStale removes the empty groups that runs of processes now gone
+// left in dir.
+func removeStale(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "agenttools-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		owner, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(owner); err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
+			_ = syscall.Rmdir(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// budget is the pids.max of a run's cgroup: HostOptions.MaxTasks, else
+// half of what the system's process table holds, less what the cgroups
+// above allow (minus a reserve for this process) and the user's limit.
+func (c *hostProcs) budget() int {
+	if c.maxTasks > 0 {
+		return c.maxTasks
+	}
+	n := 1 << 22
+	for _, f := range []string{"/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"} {
+		if data, err := os.ReadFile(f); err == nil {
+			if v, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				n = min(n, v/2)
+			}
+		}
+	}
+	if avail := cgroup.Available(c.parent.Dir); avail >= 0 {
+		n = min(n, max(avail-toolReserve, avail/2))
+	}
+	if c.nproc > 0 {
+		n = min(n, int(c.nproc))
+	}
+	return max(n, 1)
+}
+
+func (h *Host) confinement() Confinement {
+	c := &h.procs
+	c.init()
+	conf := Confinement{Kind: "session"}
+	capped := false
+	if c.parent != nil {
+		conf.Kind = fmt.Sprintf("cgroup v%d", c.parent.Version)
+		if c.parent.Pids {
+			conf.MaxTasks = c.budget()
+			capped = true
+		}
+	}
+	conf.UserProcs = c.limit(capped)
+	conf.Unbounded = !capped && !c.holds && cgroup.Headroom() >= 0
+	return conf
+}
+
+func hostSupported() error { return nil }
+
+// runProcs are the processes of one run: the shell, leader of a session
+// of its own, and all it started.
+type runProcs struct {
+	pid   int
+	group *cgroup.Group // nil: the session and its descendants
+	mark  []byte        // the run's RunEnv variable, as environ holds it
+}
+
+// runMark is a fresh RunEnv value: 128 random bits.
+func runMark() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// start starts the command newCmd makes, in a session of its own, and
+// confines it before it runs any of the command: into a cgroup of its
+// own and under a process limit below this process's, where there are.
+// The shell is held at its exec (ptrace) while that is done; where ptrace
+// is refused, it is done just after the start.
+func (h *Host) start(newCmd func() *osexec.Cmd) (*osexec.Cmd, *runProcs, error) {
+	c := &h.procs
+	c.init()
+	var group *cgroup.Group
+	if c.parent != nil {
+		g, err := c.parent.New(fmt.Sprintf("agenttools-%d-%d", os.Getpid(), c.seq.Add(1)), c.budget())
+		if err == nil {
+			group = g
+		}
+	}
+	// The limit is counted before the shell starts: it is one of the
+	// tasks the limit lets the run have.
+	nproc := c.limit(group != nil && group.Capped())
+	confine := func(pid int) {
+		if group != nil && group.Add(pid) != nil {
+			_ = group.Remove()
+			group = nil
+			nproc = c.limit(false)
+		}
+		if nproc > 0 {
+			_ = unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: nproc, Max: nproc}, nil)
+		}
+	}
+	mark := RunEnv + "=" + runMark()
+	marked := func() *osexec.Cmd {
+		cmd := newCmd()
+		cmd.Env = append(cmd.Env, mark)
+		return cmd
+	}
+	gated := (group != nil || nproc > 0) && !c.ungated.Load()
+	cmd, err := startCmd(marked, gated, confine)
+	if err != nil && gated && errors.Is(err, syscall.EPERM) {
+		if cmd, err = startCmd(marked, false, confine); err == nil {
+			c.ungated.Store(true)
+		}
+	}
+	if err != nil {
+		if group != nil {
+			_ = group.Remove()
+		}
+		return nil, nil, err
+	}
+	return cmd, &runProcs{pid: cmd.Process.Pid, group: group, mark: []byte(mark)}, nil
+}
+
+// startCmd starts a command in a session of its own and calls confine
+// with its pid: gated, while it is stopped at its exec, else just after
+// it started.
+func startCmd(newCmd func() *osexec.Cmd, gated bool, confine func(pid int)) (*osexec.Cmd, error) {
+	cmd := newCmd()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Ptrace: gated}
+	if !gated {
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		confine(cmd.Process.Pid)
+		return cmd, nil
+	}
+	// The tracer is this thread: it waits for the stop and lets go.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	pid := cmd.Process.Pid
+	var st syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &st, syscall.WALL, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if st.Stopped() {
+		confine(pid)
+		_ = syscall.PtraceDetach(pid)
+	}
+	return cmd, nil
+}
+
+// kill kills every process of the run and returns once they are gone
+// (or killWait has passed). exited says the shell was reaped: its pid
+// may be another process's by now.
+func (p *runProcs) kill(exited bool) error {
+	if p.group != nil {
+		return p.group.Kill(os.Getpid(), time.Now().Add(killWait))
+	}
+	if exited && len(runTree(p.pid, p.mark)) == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(killWait)
+	for {
+		// The group first, at once: a fork bomb without job control is
+		// all in it.
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		left := runTree(p.pid, p.mark)
+		if len(left) == 0 {
+			return nil
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("exec: %d processes of the command outlived the kill", len(left))
+		}
+	}
+}
+
+// release removes the run's cgroup; its processes are gone by then.
+func (p *runProcs) release() {
+	if p.group == nil {
+		return
+	}
+	deadline := time.Now().Add(killWait)
+	for p.group.Remove() != nil && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // the last exits are still being accounted
+	}
+}
+
+// runTree lists the live processes of session sid, those whose
+// environment holds mark (a NAME=value variable), and every live process
+// descended from one of them, which finds a child that made a session of
+// its own (setsid) while its parent lives, and one whose parent is gone
+// that kept the environment it was given. From /proc; an environment
+// this process may not read (another user's) is passed over.
+func runTree(sid int, mark []byte) []int {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	self := os.Getpid()
+	children := map[int][]int{}
+	var queue []int
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session ...; comm may hold spaces
+		// and parentheses, so read after the last ')'.
+		s := string(stat)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 {
+			continue
+		}
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 4 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		children[ppid] = append(children[ppid], pid)
+		if session, err := strconv.Atoi(fields[3]); err == nil && session == sid || hasVariable(name, mark) {
+			queue = append(queue, pid)
+		}
+	}
+	seen := map[int]bool{}
+	var tree []int
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		tree = append(tree, pid)
+		queue = append(queue, children[pid]...)
+	}
+	return tree
+}
+
+// hasVariable says whether the environment process pid started with
+// (its /proc environ: NAME=value strings, each ended by a NUL) holds
+// variable, a whole NAME=value.
+func hasVariable(pid string, variable []byte) bool {
+	if len(variable) == 0 {
+		return false
+	}
+	environ, err := os.ReadFile("/proc/" + pid + "/environ")
+	if err != nil {
+		return false
+	}
+	for entry := range bytes.SplitSeq(environ, []byte{0}) {
+		if bytes.Equal(entry, variable) {
+			return true
+		}
+	}
+	return false
+}
+
+// readNow reads what descriptor fd holds without waiting.
+func readNow(fd uintptr, buf []byte) (int, error) { return syscall.Read(int(fd), buf) }

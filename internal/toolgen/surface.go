@@ -1,0 +1,396 @@
+package toolgen
+
+// The model surface: package toolspec's surface_gen.go (what every tool
+// shares) and one <tool>_gen.go per tool.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+)
+
+func surface(m *Model) *jen.File {
+	f := newFile()
+	f.Comment("WorkspaceRoot is the directory the tools default to, as in the reference.")
+	f.Const().Id("WorkspaceRoot").Op("=").Lit(m.WorkspaceRoot)
+	f.Comment("OutputDir is the workspace directory where exec saves the full output of a stream it cuts, as in the reference.")
+	f.Const().Id("OutputDir").Op("=").Lit(m.OutputDir)
+	f.Comment("SchemaDialect is the JSON Schema dialect every input schema declares.")
+	f.Const().Id("SchemaDialect").Op("=").Lit(m.SchemaDialect)
+
+	// Tool names.
+	var names []jen.Code
+	var list []jen.Code
+	for _, t := range m.Tools {
+		names = append(names, jen.Id("Tool"+goName(t.Name)).Op("=").Lit(t.Name))
+		list = append(list, jen.Id("Tool"+goName(t.Name)))
+	}
+	f.Comment("The tool names, as the model calls them.")
+	f.Const().Defs(names...)
+	f.Comment("ToolNames lists every tool of the spec in the order a tool set offers them.")
+	f.Var().Id("ToolNames").Op("=").Index().String().Values(list...)
+
+	// Output.
+	var kinds []jen.Code
+	for _, k := range m.OutputKinds {
+		kinds = append(kinds, comment(k.Doc), jen.Id("Output"+goName(k.Key)).Id("OutputKind").Op("=").Lit(k.Name))
+	}
+	f.Comment("The output kinds, as the spec names them (see Output).")
+	f.Const().Defs(kinds...)
+	f.Comment("The part types of a content output, as the reference spells them.")
+	f.Const().Defs(
+		jen.Id("ContentTextPart").Op("=").Lit(m.ContentParts.TextType),
+		jen.Id("ContentFilePart").Op("=").Lit(m.ContentParts.FileType),
+		jen.Id("ContentFileData").Op("=").Lit(m.ContentParts.DataType),
+	)
+
+	var infos []jen.Code
+	for _, t := range m.Tools {
+		infos = append(infos, jen.Values(
+			kv("Name", jen.Id("Tool"+goName(t.Name))),
+			kv("Available", jen.Lit(t.Available)),
+			kv("Mutates", jen.Lit(t.Mutates)),
+			kv("Media", jen.Lit(t.Media)),
+			kv("Streams", jen.Lit(t.Streams)),
+			kv("Params", jen.Id(goName(t.Name)+"Params")),
+			kv("Rules", jen.Id(goName(t.Name)+"Rules")),
+		))
+	}
+	f.Comment("Tools describes every tool of the spec, in ToolNames order.")
+	f.Var().Id("Tools").Op("=").Index().Id("ToolInfo").Add(lines(infos))
+
+	// Handler.
+	var methods []jen.Code
+	var cases []jen.Code
+	for _, t := range m.Tools {
+		if !t.Available {
+			continue
+		}
+		n := goName(t.Name)
+		methods = append(methods, jen.Id(n).Params(
+			jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Id(n+"Args"),
+		).Params(jen.Id("Output"), jen.Error()))
+		cases = append(cases, jen.Case(jen.Id("Tool"+n)).Block(
+			jen.Var().Id("args").Id(n+"Args"),
+			jen.If(jen.Err().Op(":=").Id("decode").Call(jen.Op("&").Id("args")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("Output").Values(), jen.Err()),
+			),
+			jen.Return(jen.Id("h").Dot(n).Call(jen.Id("ctx"), jen.Id("args"))),
+		))
+	}
+	f.Add(comment("Handler runs the tools; package core implements it. A tool failure is an Output the model sees (error text, or a json object with an error key), never a Go error. A Go error means the call could not be completed at all: the context was cancelled, or something that is not the model's doing failed. A tool the spec declares but does not mark available has no method here until it is implemented."))
+	f.Type().Id("Handler").Interface(methods...)
+	f.Add(comment("Invoke runs the named tool on h. decode fills the tool's argument struct (a pointer to ReadArgs for read, and so on); its error is returned as is. An unknown or unavailable tool gives an *UnknownToolError."))
+	cases = append(cases, jen.Default().Block(
+		jen.Return(jen.Id("Output").Values(), jen.Op("&").Id("UnknownToolError").Values(jen.Dict{jen.Id("Tool"): jen.Id("tool")})),
+	))
+	f.Func().Id("Invoke").Params(
+		jen.Id("ctx").Qual("context", "Context"),
+		jen.Id("h").Id("Handler"),
+		jen.Id("tool").String(),
+		jen.Id("decode").Func().Params(jen.Id("args").Any()).Error(),
+	).Params(jen.Id("Output"), jen.Error()).Block(jen.Switch(jen.Id("tool")).Block(cases...))
+	// Argument messages.
+	templateDecl(f, "MsgArgumentsInvalid", m.Arguments.Invalid, "the message for arguments that fail validation; problems are joined with ArgumentsProblemSeparator. Ours, not the reference's (deviation invalidArguments).")
+	f.Comment("ArgumentsProblemSeparator joins the problems of one invalid call.")
+	f.Const().Id("ArgumentsProblemSeparator").Op("=").Lit(m.Arguments.ProblemSeparator)
+	f.Comment("ArgumentsMaxProblems is how many problems one message lists at most.")
+	f.Const().Id("ArgumentsMaxProblems").Op("=").Add(num(m.Arguments.MaxProblems))
+	limitsDecl(f, "Workspace", m.Limits)
+	for _, t := range m.Arguments.Problems {
+		templateDecl(f, "MsgArguments"+goName(t.Name), t, "")
+	}
+	var typeNames []jen.Code
+	for _, n := range m.Arguments.TypeNames {
+		typeNames = append(typeNames, jen.Id("TypeName"+goName(n.Name)).Op("=").Lit(n.Text))
+	}
+	f.Comment("How the argument messages name a JSON value's type.")
+	f.Const().Defs(typeNames...)
+
+	// Shared messages.
+	for _, t := range m.Messages {
+		templateDecl(f, "Msg"+goName(t.Name), t, "")
+	}
+
+	resultDecl(f, m.ErrorResult)
+
+	var devs []jen.Code
+	for _, d := range m.Deviations {
+		devs = append(devs, jen.Values(
+			kv("Name", jen.Lit(d.Name)),
+			kv("Reference", jen.Lit(d.Reference)),
+			kv("Ours", jen.Lit(d.Ours)),
+		))
+	}
+	catalog(f, m)
+
+	f.Comment("Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.")
+	f.Var().Id("Deviations").Op("=").Index().Id("Deviation").Add(lines(devs))
+	return f
+}
+
+// catalogEntries lists every message template with its Go name, in spec
+// order: argument problems, shared messages, then each tool's.
+func catalogEntries(m *Model) (names []string, tpls []Template) {
+	add := func(name string, t Template) {
+		names = append(names, name)
+		tpls = append(tpls, t)
+	}
+	add("MsgArgumentsInvalid", m.Arguments.Invalid)
+	for _, t := range m.Arguments.Problems {
+		add("MsgArguments"+goName(t.Name), t)
+	}
+	for _, t := range m.Messages {
+		add("Msg"+goName(t.Name), t)
+	}
+	for _, tool := range m.Tools {
+		for _, t := range tool.Messages {
+			add("Msg"+goName(tool.Name)+goName(t.Name), t)
+		}
+	}
+	return names, tpls
+}
+
+// catalog emits Catalog: every message with a sample rendering made by
+// calling the generated code, so a golden file can pin them all.
+func catalog(f *jen.File, m *Model) {
+	names, tpls := catalogEntries(m)
+	var entries []jen.Code
+	for i, t := range tpls {
+		var sample jen.Code = jen.Id(names[i])
+		if len(t.Args) > 0 {
+			var args []jen.Code
+			for _, a := range t.Args {
+				if a.Type == "int" {
+					args = append(args, jen.Lit(12345))
+				} else {
+					args = append(args, jen.Lit("<"+a.Name+">"))
+				}
+			}
+			sample = jen.Id(names[i]).Call(args...)
+		}
+		entries = append(entries, jen.Values(
+			kv("Name", jen.Lit(names[i])),
+			kv("Template", lit(t.Text)),
+			kv("Sample", sample),
+		))
+	}
+	f.Comment("Catalog lists every message a model can see, in spec order.")
+	f.Var().Id("Catalog").Op("=").Index().Id("CatalogEntry").Add(lines(entries))
+}
+
+func tool(m *Model, t Tool) *jen.File {
+	f := newFile()
+	n := goName(t.Name)
+
+	// Description.
+	switch {
+	case t.Description.Template != nil:
+		templateDecl(f, n+"Description", *t.Description.Template, "the "+t.Name+" tool's description for the given limits, as the reference words it.")
+	case t.Description.Exec != nil:
+		execDescription(f, t)
+	default:
+		f.Comment(n + "Description is what the model is told the " + t.Name + " tool does.")
+		f.Const().Id(n + "Description").Op("=").Lit(t.Description.Text)
+	}
+
+	// Input schema.
+	if isStaticSchema(t) {
+		f.Comment(n + "InputSchema is the JSON Schema of the " + t.Name + " tool's arguments, as the model receives it.")
+		f.Const().Id(n + "InputSchema").Op("=").Add(lit(schemaText(m, t.Params)))
+	} else {
+		execSchema(m, f, t)
+	}
+
+	// Parameters and rules.
+	var params []jen.Code
+	for _, p := range t.Params {
+		params = append(params, paramValue(p))
+	}
+	f.Comment(n + "Params are the " + t.Name + " tool's parameters in schema order.")
+	f.Var().Id(n + "Params").Op("=").Index().Id("Param").Add(lines(params))
+	var rules []jen.Code
+	for _, r := range t.Rules {
+		rules = append(rules, jen.Values(
+			kv("Param", jen.Lit(r.Param)),
+			kv("GreaterThan", num(r.GreaterThan)),
+			kv("Requires", jen.Lit(r.Requires)),
+			kv("Message", jen.Lit(r.Message.Text)),
+		))
+	}
+	f.Comment(n + "Rules are the " + t.Name + " tool's cross-argument rules.")
+	if len(rules) == 0 {
+		f.Var().Id(n + "Rules").Index().Id("Rule")
+	} else {
+		f.Var().Id(n + "Rules").Op("=").Index().Id("Rule").Add(lines(rules))
+	}
+
+	// Argument structs.
+	argsStruct(f, n+"Args", "the "+t.Name+" tool's arguments after validation, defaults applied. A pointer field is nil when the model left the argument out.", t.Params)
+
+	limitsDecl(f, n, t.Limits)
+
+	for _, msg := range t.Messages {
+		templateDecl(f, "Msg"+n+goName(msg.Name), msg, "")
+	}
+	for _, r := range t.Results {
+		resultDecl(f, r)
+	}
+	return f
+}
+
+// limitsDecl declares limits as <prefix><Name>Default (and Min, Max).
+func limitsDecl(f *jen.File, prefix string, list []Limit) {
+	var limits []jen.Code
+	for _, l := range list {
+		base := prefix + goName(l.Name)
+		limits = append(limits, comment(fmt.Sprintf("%sDefault: %s In %s.", base, l.Doc, l.Unit)), jen.Id(base+"Default").Int64().Op("=").Add(num(l.Default)))
+		if l.Min != nil {
+			limits = append(limits, jen.Id(base+"Min").Int64().Op("=").Add(num(*l.Min)))
+		}
+		if l.Max != nil {
+			limits = append(limits, jen.Id(base+"Max").Int64().Op("=").Add(num(*l.Max)))
+		}
+	}
+	if len(limits) > 0 {
+		f.Const().Defs(limits...)
+	}
+}
+
+func isStaticSchema(t Tool) bool {
+	for _, p := range t.Params {
+		if p.When != "always" || len(p.Descriptions) > 0 || p.Kind == "enum" {
+			return false
+		}
+	}
+	return true
+}
+
+func schemaText(m *Model, params []Param) string {
+	obj := objectSchema(params, nil)
+	// The top level also names the dialect, first.
+	return `{"$schema":` + quote(m.SchemaDialect) + "," + obj[1:]
+}
+
+func paramValue(p Param) jen.Code {
+	vals := []jen.Code{
+		kv("Name", jen.Lit(p.Name)),
+		kv("Kind", jen.Id("Kind"+goName(p.Kind))),
+	}
+	if p.Optional {
+		vals = append(vals, kv("Optional", jen.True()))
+	}
+	if p.Default != nil {
+		vals = append(vals, kv("HasDefault", jen.True()), kv("Default", jen.Lit(*p.Default)))
+	}
+	if p.Minimum != nil {
+		vals = append(vals, kv("Minimum", num(*p.Minimum)))
+	}
+	if p.Maximum != nil {
+		vals = append(vals, kv("Maximum", num(*p.Maximum)))
+	}
+	if p.MaxBytes != nil {
+		vals = append(vals, kv("MaxBytes", num(*p.MaxBytes)))
+	}
+	if p.MaxTotal != nil {
+		vals = append(vals, kv("MaxTotalBytes", num(*p.MaxTotal)))
+	}
+	if p.MaxItems != nil {
+		vals = append(vals, kv("MaxItems", num(*p.MaxItems)))
+	}
+	vals = append(vals, kv("When", jen.Id("When"+goName(p.When))))
+	if len(p.Items) > 0 {
+		var items []jen.Code
+		for _, it := range p.Items {
+			items = append(items, paramValue(it))
+		}
+		vals = append(vals, kv("Items", jen.Index().Id("Param").Values(items...)))
+	}
+	return jen.Values(vals...)
+}
+
+func argsStruct(f *jen.File, name, doc string, params []Param) {
+	var fields []jen.Code
+	for _, p := range params {
+		optional := p.Optional && p.Default == nil
+		tag := p.Name
+		if optional {
+			tag += ",omitempty"
+		}
+		var typ jen.Code
+		switch p.Kind {
+		case "string", "enum":
+			typ = jen.String()
+			if optional {
+				typ = jen.Op("*").String()
+			}
+		case "integer":
+			typ = jen.Int64()
+			if optional {
+				typ = jen.Op("*").Int64()
+			}
+		case "boolean":
+			typ = jen.Bool()
+			if optional {
+				typ = jen.Op("*").Bool()
+			}
+		case "stringOrList":
+			typ = jen.Id("StringList")
+		case "array":
+			typ = jen.Index().Id(p.ItemsGoName)
+			argsStruct(f, p.ItemsGoName, "one element of "+p.Name+".", p.Items)
+		case "stringRecord":
+			typ = jen.Map(jen.String()).String()
+		case "jsonRecord":
+			typ = jen.Qual("encoding/json", "RawMessage")
+		}
+		desc := p.Description
+		if desc == "" && len(p.Descriptions) > 0 {
+			desc = p.Descriptions[0].Text
+		}
+		var c jen.Code = jen.Null()
+		if desc != "" {
+			c = comment(desc)
+		}
+		fields = append(fields, c, jen.Id(goName(p.Name)).Add(typ).Tag(map[string]string{"json": tag}))
+	}
+	f.Add(comment(name + " holds " + doc))
+	f.Type().Id(name).Struct(fields...)
+}
+
+func resultDecl(f *jen.File, r Result) {
+	var fields []jen.Code
+	for _, fd := range r.Fields {
+		tag := fd.Name
+		if fd.Optional {
+			tag += ",omitempty"
+		}
+		pointer := fd.Optional || fd.Nullable
+		var typ jen.Code
+		switch fd.Type {
+		case "string":
+			typ = jen.String()
+		case "int":
+			typ = jen.Int64()
+		case "bool":
+			typ = jen.Bool()
+		case "true":
+			typ, pointer = jen.Bool(), false
+		case "json":
+			typ, pointer = jen.Qual("encoding/json", "RawMessage"), false
+		default:
+			typ, pointer = jen.Index().Id(strings.TrimPrefix(fd.Type, "[]")), false
+		}
+		if pointer {
+			typ = jen.Op("*").Add(typ)
+		}
+		var c jen.Code = jen.Null()
+		if fd.Doc != "" {
+			c = comment(fd.Doc)
+		}
+		fields = append(fields, c, jen.Id(goName(fd.Name)).Add(typ).Tag(map[string]string{"json": tag}))
+	}
+	f.Add(comment(r.Name + " is " + strings.ToLower(r.Doc[:1]) + r.Doc[1:] + " Its fields serialize in the reference's key order; a nil list must be made empty before serializing."))
+	f.Type().Id(r.Name).Struct(fields...)
+}

@@ -1,0 +1,107 @@
+package toolgen
+
+// Spec message templates as Go constants and functions of their
+// arguments.
+
+import "github.com/dave/jennifer/jen"
+
+type segment struct {
+	literal string
+	arg     string
+	format  string
+}
+
+func segments(text string) []segment {
+	var out []segment
+	rest := text
+	for {
+		loc := placeholderRE.FindStringSubmatchIndex(rest)
+		if loc == nil {
+			if rest != "" {
+				out = append(out, segment{literal: rest})
+			}
+			return out
+		}
+		if loc[0] > 0 {
+			out = append(out, segment{literal: rest[:loc[0]]})
+		}
+		s := segment{arg: rest[loc[2]:loc[3]]}
+		if loc[4] >= 0 {
+			s.format = rest[loc[4]+1 : loc[5]]
+		}
+		out = append(out, s)
+		rest = rest[loc[1]:]
+	}
+}
+
+// render is the Go expression producing the template's text from
+// expressions for its arguments.
+func render(t Template, args map[string]jen.Code) jen.Code {
+	var parts []jen.Code
+	for _, s := range segments(t.Text) {
+		if s.arg == "" {
+			parts = append(parts, jen.Lit(s.literal))
+			continue
+		}
+		a, _ := t.arg(s.arg)
+		v := args[s.arg]
+		switch {
+		case s.format == "kb":
+			parts = append(parts, jen.Id("formatKB").Call(v))
+		case s.format == "size":
+			parts = append(parts, jen.Id("FormatSize").Call(v))
+		case s.format == "json":
+			parts = append(parts, jen.Id("QuoteJSON").Call(v))
+		case a.Type == "int":
+			parts = append(parts, jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10)))
+		default:
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return jen.Lit("")
+	}
+	expr := parts[0]
+	for _, p := range parts[1:] {
+		expr = jen.Add(expr).Op("+").Add(p)
+	}
+	return expr
+}
+
+func argType(t string) jen.Code {
+	if t == "int" {
+		return jen.Int64()
+	}
+	return jen.String()
+}
+
+// templateDecl declares a template as a constant (no arguments) or a
+// function returning the text.
+func templateDecl(f *jen.File, name string, t Template, doc string) {
+	if doc == "" {
+		doc = t.Doc
+	}
+	if len(t.Args) == 0 {
+		if doc != "" {
+			f.Add(comment(name + ": " + doc))
+		} else {
+			f.Add(comment(name + " is the text " + quote(t.Text) + "."))
+		}
+		f.Const().Id(name).Op("=").Add(lit(t.Text))
+		f.Line()
+		return
+	}
+	if doc != "" {
+		f.Add(comment(name + " renders: " + doc))
+	} else {
+		f.Add(comment(name + " renders " + quote(t.Text) + "."))
+	}
+	var params []jen.Code
+	args := map[string]jen.Code{}
+	for _, a := range t.Args {
+		params = append(params, jen.Id(a.Name).Add(argType(a.Type)))
+		args[a.Name] = jen.Id(a.Name)
+	}
+	f.Func().Id(name).Params(params...).String().Block(jen.Return(render(t, args)))
+	f.Line()
+}

@@ -1,0 +1,17 @@
+/*
+Package toolspec is the tool set's model surface: tool names,
+descriptions, input schemas, parameter tables, argument structs, limits,
+result shapes and every message a model can see, with the result type
+Output that every adapter translates for its framework.
+
+What spec/tools.cue decides is generated into the files ending in
+_gen.go; change the spec and run go generate ./... . The other files are
+written by hand: the types the generated tables are made of (Output,
+Param, ToolInfo, ...) and the helpers the generated messages call
+(QuoteJSON, FormatSize). docs/ARCHITECTURE.md says which kind of change
+goes where.
+
+Package core implements Handler. toolspec imports only the standard
+library. It was called gen; that package remains as deprecated aliases.
+*/
+package toolspec

@@ -1,0 +1,42 @@
+package toolspec_test
+
+import (
+	"testing"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+// Each kind of output renders as one string and reports failure and media
+// as the adapters rely on.
+func TestOutputRenders(t *testing.T) {
+	media := &toolspec.Media{MediaType: "image/png", Filename: "a.png", Data: []byte{1}}
+	tests := []struct {
+		name     string
+		out      toolspec.Output
+		text     string
+		isError  bool
+		hasMedia bool
+	}{
+		{"text", toolspec.Output{Kind: toolspec.OutputText, Text: "1\tline"}, "1\tline", false, false},
+		{"error text", toolspec.Output{Kind: toolspec.OutputErrorText, Text: "ENOENT"}, "ENOENT", true, false},
+		{"json", toolspec.Output{Kind: toolspec.OutputJSON, JSON: []byte(`{"ok":true}`)}, `{"ok":true}`, false, false},
+		{"json error", toolspec.Output{Kind: toolspec.OutputJSON, JSON: []byte(`{"error":"x"}`)}, `{"error":"x"}`, true, false},
+		{"json error nested only", toolspec.Output{Kind: toolspec.OutputJSON, JSON: []byte(`{"a":{"error":"x"}}`)}, `{"a":{"error":"x"}}`, false, false},
+		{"json with text left over", toolspec.Output{Kind: toolspec.OutputJSON, Text: "stale", JSON: []byte(`[]`)}, `[]`, false, false},
+		{"content", toolspec.Output{Kind: toolspec.OutputContent, Text: "Read image", Media: media}, "Read image", false, true},
+		{"content without file", toolspec.Output{Kind: toolspec.OutputContent, Text: "Read image"}, "Read image", false, false},
+		{"media on a text output", toolspec.Output{Kind: toolspec.OutputText, Text: "x", Media: media}, "x", false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.out.AsText(); got != tt.text {
+			t.Errorf("%s: AsText() = %q, want %q", tt.name, got, tt.text)
+		}
+		if got := tt.out.IsError(); got != tt.isError {
+			t.Errorf("%s: IsError() = %v, want %v", tt.name, got, tt.isError)
+		}
+		if got := tt.out.HasMedia(); got != tt.hasMedia {
+			t.Errorf("%s: HasMedia() = %v, want %v", tt.name, got, tt.hasMedia)
+		}
+	}
+}
