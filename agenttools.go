@@ -23,7 +23,10 @@
 // toolspec.
 package agenttools
 
-import "github.com/agenttools/agenttools/core"
+import (
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/toolspec"
+)
 
 // Options configure a tool set; every adapter takes this one type. See
 // core.Options.
@@ -40,4 +43,22 @@ type (
 	ExecBackendOption = core.ExecBackendOption
 	ExecOutputOptions = core.ExecOutputOptions
 	ShellOptions      = core.ShellOptions
+)
+
+// Output is what the model receives from one tool call, as every adapter
+// gets it from the core executor; see toolspec.Output.
+type Output = toolspec.Output
+
+// The parts of an Output.
+type (
+	OutputKind = toolspec.OutputKind
+	Media      = toolspec.Media
+)
+
+// The kinds of Output, as the reference names them.
+const (
+	OutputText      = toolspec.OutputText
+	OutputJSON      = toolspec.OutputJSON
+	OutputErrorText = toolspec.OutputErrorText
+	OutputContent   = toolspec.OutputContent
 )

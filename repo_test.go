@@ -8,11 +8,13 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/agenttools/agenttools/core"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -79,7 +81,7 @@ var frameworks = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "adapters/mcp",
 }
 
-// TestImportBoundaries enforces the dependency directions of DESIGN.md.
+// TestImportBoundaries enforces the dependency directions of docs/ARCHITECTURE.md.
 func TestImportBoundaries(t *testing.T) {
 	for _, p := range listPackages(t) {
 		r := rel(p.ImportPath)
@@ -195,5 +197,49 @@ func TestAdaptersHoldNoModelText(t *testing.T) {
 func TestExamplesBuild(t *testing.T) {
 	if out, err := exec.Command("go", "build", "./examples/...").CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/...: %v\n%s", err, out)
+	}
+}
+
+// TestRootAliasesComplete: the root package names every type a user of
+// Options meets (the option groups, reached through Options' fields) and
+// the result type every adapter hands out, so that importing agenttools
+// alone configures a tool set and reads its output.
+func TestRootAliasesComplete(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "agenttools.go", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliased := map[string]bool{} // "core.Options", "toolspec.Output"
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Assign.IsValid() {
+			if sel, ok := ts.Type.(*ast.SelectorExpr); ok {
+				aliased[sel.X.(*ast.Ident).Name+"."+sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	want := map[string]bool{"toolspec.Output": true, "toolspec.OutputKind": true, "toolspec.Media": true}
+	var visit func(reflect.Type)
+	visit = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.PkgPath() != module+"/core" || want["core."+typ.Name()] {
+			return
+		}
+		want["core."+typ.Name()] = true
+		if typ.Kind() == reflect.Struct {
+			for i := range typ.NumField() {
+				if typ.Field(i).IsExported() {
+					visit(typ.Field(i).Type)
+				}
+			}
+		}
+	}
+	visit(reflect.TypeFor[core.Options]())
+	for name := range want {
+		if !aliased[name] {
+			t.Errorf("agenttools.go has no alias of %s", name)
+		}
 	}
 }

@@ -24,8 +24,8 @@ type frameworkAdapter struct {
 	// what the framework hands the model, as text.
 	open func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string
 	// render is what the framework must hand the model for a raw output
-	// of a call with args, as the same text: the mapping of DESIGN.md,
-	// written independently of the adapter.
+	// of a call with args, as the same text: the mapping of
+	// docs/ARCHITECTURE.md, written independently of the adapter.
 	render func(t *testing.T, args string, out toolspec.Output) string
 }
 
