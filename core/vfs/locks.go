@@ -6,6 +6,42 @@ import (
 	"sync"
 )
 
+// Lock takes the workspace's lock for path, waiting for every earlier
+// holder or waiter whose lock conflicts: the same path, or, when either
+// lock is a subtree lock, an ancestor or descendant. write, edit and
+// delete hold it for their whole read-check-change sequence. It returns
+// the function that releases the lock, or the context's error.
+func (w *Workspace) Lock(ctx context.Context, path string, subtree bool) (func(), error) {
+	return w.locks.Lock(ctx, path, subtree)
+}
+
+// LockKey is the key under which a change at path is serialized (see
+// Lock): the path where the change lands, so that two spellings of one
+// place (through a link, say) share a lock. That is the node's link-free path (the last link followed when
+// followFinal is set), or for a path that does not exist yet, the
+// link-free path of its nearest existing directory and the rest of the
+// path. A path that cannot be resolved locks its canonical form.
+func (w *Workspace) LockKey(ctx context.Context, path string, followFinal bool) string {
+	canon, parts, err := Canonical(path)
+	if err != nil {
+		return path
+	}
+	if n, ok, err := w.walk(ctx, parts, followFinal); err == nil && ok {
+		return n.path
+	}
+	if len(parts) == 0 {
+		return canon
+	}
+	dir, missing, err := w.planDir(ctx, parts[:len(parts)-1], true, canon)
+	if err != nil {
+		return canon
+	}
+	for _, m := range missing {
+		dir = Join(dir, m)
+	}
+	return Join(dir, parts[len(parts)-1])
+}
+
 // pathLocks serializes changes by path, as the reference's per-file locks
 // do: a lock waits for every earlier lock (held or still waiting) on the
 // same path, and a subtree lock also for earlier locks on its ancestors
