@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	osexec "os/exec"
@@ -136,4 +137,26 @@ func cappedCall(t *testing.T, nproc, maxTasks int, args ...string) (*osexec.Cmd,
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+dir)
 	capped.Prep(cmd)
 	return cmd, capped
+}
+
+// TestKilledProcessesAreGoneWhenTheCallEnds: a process of the run that is
+// killed when the run ends is gone, not still exiting, when the call
+// returns. A daemon that holds 128 MiB takes a while to exit once killed
+// (the kernel frees its memory after its environment can no longer be
+// read); the call must wait for that.
+func TestKilledProcessesAreGoneWhenTheCallEnds(t *testing.T) {
+	daemon := `awk 'BEGIN { s = "xxxxxxxxxxxxxxxx"; while (length(s) < 134217728) s = s s; system("echo > ready; sleep 100") }'`
+	command := "mkfifo ready; (setsid sh -c '" + strings.ReplaceAll(daemon, "'", `'\''`) + "' >/dev/null 2>&1 &); read _ < ready; echo started"
+	args, err := json.Marshal(map[string]string{"command": command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, capped := cappedCall(t, 0, 100, "--exec-timeout", "60000", "exec", string(args))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `started`) {
+		t.Fatalf("%v: %s", err, last(string(out), 300))
+	}
+	if procs := capped.Left(); len(procs) > 0 {
+		t.Errorf("%d processes of the command outlived the call: %v", len(procs), procs)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -306,25 +307,82 @@ func (p *runProcs) kill(exited bool) error {
 	if p.group != nil {
 		return p.group.Kill(os.Getpid(), time.Now().Add(killWait))
 	}
-	if exited && len(runTree(p.pid, p.mark)) == 0 {
-		return nil
+	if exited {
+		if left, unsure := runTree(p.pid, p.mark); len(left) == 0 && len(unsure) == 0 {
+			return nil
+		}
 	}
 	deadline := time.Now().Add(killWait)
+	// A killed process stops showing its environment (and so the run's
+	// mark) as it starts to exit, before it is gone: each one killed is
+	// waited for by its pid and start time. A process in the middle of
+	// an exec shows no environment either, for a moment: while one of
+	// the user's processes shows none, the run is looked at again, for
+	// up to settleWait.
+	killed := map[int]string{}
+	var unsureSince time.Time
 	for {
 		// The group first, at once: a fork bomb without job control is
 		// all in it.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		left := runTree(p.pid, p.mark)
-		if len(left) == 0 {
-			return nil
-		}
+		left, unsure := runTree(p.pid, p.mark)
 		for _, pid := range left {
+			if _, ok := killed[pid]; !ok {
+				killed[pid], _ = procStart(pid)
+			}
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+		if len(left) == 0 {
+			for pid, start := range killed {
+				if now, live := procStart(pid); !live || now != start {
+					delete(killed, pid)
+				}
+			}
+			switch {
+			case len(unsure) == 0:
+				unsureSince = time.Time{}
+			case unsureSince.IsZero():
+				unsureSince = time.Now()
+			}
+			if len(killed) == 0 && (len(unsure) == 0 || time.Since(unsureSince) > settleWait) {
+				return nil
+			}
+			runtime.Gosched()
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("exec: %d processes of the command outlived the kill", len(left))
+			return fmt.Errorf("exec: %d processes of the command outlived the kill", max(len(left), len(killed)))
 		}
 	}
+}
+
+// settleWait bounds how long killing a run without a cgroup waits for a
+// process of the user that shows no environment (see runProcs.kill) to
+// show one: an exec shows it again within microseconds; a process
+// started with an empty environment never does.
+const settleWait = 50 * time.Millisecond
+
+// procStart is the start time of process pid (in clock ticks after boot,
+// as /proc/PID/stat gives it), which tells it from a later process with
+// the same pid, and whether it is live: there, and neither a zombie nor
+// dead.
+func procStart(pid int) (start string, live bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	s := string(stat)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return "", false
+	}
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice num_threads
+	// itrealvalue starttime: the 20th field after the command.
+	fields := strings.Fields(s[end+1:])
+	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
+		return "", false
+	}
+	return fields[19], true
 }
 
 // release removes the run's cgroup; its processes are gone by then.
@@ -344,10 +402,15 @@ func (p *runProcs) release() {
 // its own (setsid) while its parent lives, and one whose parent is gone
 // that kept the environment it was given. From /proc; an environment
 // this process may not read (another user's) is passed over.
-func runTree(sid int, mark []byte) []int {
+//
+// unsure lists the live processes of this user outside the tree that
+// show no environment at all: one in the middle of an exec shows none
+// for a moment, so it may be the run's. Kernel threads and exiting
+// processes are not listed.
+func runTree(sid int, mark []byte) (tree, unsure []int) {
 	dir, err := os.Open("/proc")
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer dir.Close()
 	names, _ := dir.Readdirnames(-1)
@@ -371,17 +434,25 @@ func runTree(sid int, mark []byte) []int {
 			continue
 		}
 		fields := strings.Fields(s[end+1:])
-		if len(fields) < 4 || fields[0] == "Z" || fields[0] == "X" {
+		if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
 			continue
 		}
 		ppid, _ := strconv.Atoi(fields[1])
 		children[ppid] = append(children[ppid], pid)
-		if session, err := strconv.Atoi(fields[3]); err == nil && session == sid || hasVariable(name, mark) {
+		if session, err := strconv.Atoi(fields[3]); err == nil && session == sid {
 			queue = append(queue, pid)
+			continue
+		}
+		switch hasVariable(name, mark) {
+		case environHolds:
+			queue = append(queue, pid)
+		case environEmpty:
+			if flags, err := strconv.ParseUint(fields[6], 10, 64); err == nil && flags&(pfKthread|pfExiting) == 0 {
+				unsure = append(unsure, pid)
+			}
 		}
 	}
 	seen := map[int]bool{}
-	var tree []int
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -392,26 +463,44 @@ func runTree(sid int, mark []byte) []int {
 		tree = append(tree, pid)
 		queue = append(queue, children[pid]...)
 	}
-	return tree
+	unsure = slices.DeleteFunc(unsure, func(pid int) bool { return seen[pid] })
+	return tree, unsure
 }
+
+// Process flags of /proc/PID/stat (the kernel's PF_ bits).
+const (
+	pfExiting = 0x4
+	pfKthread = 0x200000
+)
+
+// What a process's environment says of a variable.
+const (
+	environLacks = iota // readable, without the variable (or not readable: another user's)
+	environHolds        // holds it
+	environEmpty        // readable and empty
+)
 
 // hasVariable says whether the environment process pid started with
 // (its /proc environ: NAME=value strings, each ended by a NUL) holds
-// variable, a whole NAME=value.
-func hasVariable(pid string, variable []byte) bool {
+// variable, a whole NAME=value: environHolds, environLacks, or
+// environEmpty when it is readable and empty.
+func hasVariable(pid string, variable []byte) int {
 	if len(variable) == 0 {
-		return false
+		return environLacks
 	}
 	environ, err := os.ReadFile("/proc/" + pid + "/environ")
-	if err != nil {
-		return false
+	switch {
+	case err != nil:
+		return environLacks
+	case len(environ) == 0:
+		return environEmpty
 	}
 	for entry := range bytes.SplitSeq(environ, []byte{0}) {
 		if bytes.Equal(entry, variable) {
-			return true
+			return environHolds
 		}
 	}
-	return false
+	return environLacks
 }
 
 // readNow reads what descriptor fd holds without waiting.
