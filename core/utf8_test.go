@@ -1,9 +1,7 @@
 package core_test
 
 import (
-	"bytes"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -53,49 +51,4 @@ func TestDecodeText(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzDecodeText(f *testing.F) {
-	for _, s := range []string{"", "abc", "\xE2\x82\x41\x42", "\x80", "\xF0\x9F\x98", "\xED\xA0\x80", "\xC0\xAF",
-		"\xFF\xFE", "\xEF\xBB\xBFA", "€😀", "\xF4\x90\x80\x80"} {
-		f.Add([]byte(s), true)
-		f.Add([]byte(s), false)
-	}
-	f.Fuzz(func(t *testing.T, b []byte, stripBOM bool) {
-		got := core.DecodeText(b, stripBOM)
-		if !utf8.ValidString(got) {
-			t.Fatalf("DecodeText(%q) = %q is not valid UTF-8", b, got)
-		}
-		hasBOM := bytes.HasPrefix(b, []byte("\xEF\xBB\xBF"))
-		if utf8.Valid(b) {
-			want := string(b)
-			if stripBOM && hasBOM {
-				want = want[3:]
-			}
-			if got != want {
-				t.Fatalf("DecodeText(%q) = %q, want the input unchanged: %q", b, got, want)
-			}
-		}
-		// Decoding never adds more than one U+FFFD per input byte, and
-		// valid text between bytes survives: every byte below 0x80 is
-		// kept, in order.
-		var ascii []byte
-		for _, c := range b {
-			if c < utf8.RuneSelf {
-				ascii = append(ascii, c)
-			}
-		}
-		var gotASCII []byte
-		for i := 0; i < len(got); i++ {
-			if got[i] < utf8.RuneSelf {
-				gotASCII = append(gotASCII, got[i])
-			}
-		}
-		if !bytes.Equal(ascii, gotASCII) {
-			t.Fatalf("DecodeText(%q) = %q lost or added ASCII", b, got)
-		}
-		if n := utf8.RuneCountInString(got); n > len(b) {
-			t.Fatalf("DecodeText(%q) = %q has more characters (%d) than input bytes", b, got, n)
-		}
-	})
 }
