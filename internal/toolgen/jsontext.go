@@ -6,15 +6,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // quote spells s as a JSON string the way JavaScript's JSON.stringify
 // does (no HTML escaping). Spec texts never hold U+2028 or U+2029, which
-// encoding/json would escape and JSON.stringify would not; quote refuses
-// them rather than differ.
+// encoding/json would escape and JSON.stringify would not, nor bytes that
+// are not UTF-8, which encoding/json would write as the escape \ufffd
+// where JSON.stringify writes the character; quote refuses them rather
+// than differ.
 func quote(s string) string {
 	if strings.ContainsAny(s, "\u2028\u2029") {
 		panic(fmt.Sprintf("spec text holds U+2028 or U+2029: %q", s))
+	}
+	if !utf8.ValidString(s) {
+		panic(fmt.Sprintf("spec text is not UTF-8: %q", s))
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
