@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,16 +18,12 @@ import (
 
 // MaxMessageBytes is the longest message Serve reads, in bytes, without
 // its line's end: one byte under the SDK's limit for a line with it.
-const MaxMessageBytes = sdk.DefaultMaxLineLength - 1
+const MaxMessageBytes = sdkMaxLine - 1
 
 // MaxInFlight is how many requests Serve lets wait for their answers at
 // once; a request beyond it is refused (so a client that stops reading
 // the answers cannot make the server hold ever more of them).
 const MaxInFlight = 128
-
-// maxID is the largest integer id: the SDK reads a number as a float64
-// (exact up to 2^53) and echoes it as an integer.
-const maxID = 1<<53 - 1
 
 // MaxInFlightBytes bounds the bytes of the request lines waiting for
 // their answers; a request that would pass it is refused, unless it is
@@ -127,8 +121,9 @@ var errClientGone = errors.New("the client is gone")
 // answered yet, so that the end of the client's input (it closed the
 // connection) reaches the server only once they are answered or the
 // grace period has passed: the SDK stops serving at the end of its
-// input. An answer ends its request before it is written, so that a
-// client may reuse the id as soon as it has read it.
+// input (sdkWire, 16). An answer ends its request before it is written,
+// as the SDK does, so that a client may reuse the id as soon as it has
+// read it (sdkWire, 14).
 type flight struct {
 	ctx         context.Context // Serve's, also ended when the client is gone
 	stop        context.CancelCauseFunc
@@ -161,16 +156,10 @@ func newFlight(ctx context.Context, grace time.Duration) *flight {
 	return f
 }
 
-// idKey spells an id as the SDK holds it (an int64 or a string), so
-// that a request's and its response's match.
-func idKey(id jsonrpc.ID) string {
-	return fmt.Sprintf("%T %v", id.Raw(), id.Raw())
-}
-
 // admit notes a request of size bytes about to be passed on; it
 // returns why it must be refused instead ("" to pass it on).
 func (f *flight) admit(req *jsonrpc.Request, size int) (code int, reason string) {
-	k := idKey(req.ID)
+	k := sdkWire{}.idKey(req.ID)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch _, inFlight := f.pending[k]; {
@@ -189,7 +178,7 @@ func (f *flight) admit(req *jsonrpc.Request, size int) (code int, reason string)
 // cancel notes that the client cancelled the request with id, if it is
 // in flight: its answer will not be sent.
 func (f *flight) cancel(id jsonrpc.ID) {
-	k := idKey(id)
+	k := sdkWire{}.idKey(id)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if req, ok := f.pending[k]; ok {
@@ -203,7 +192,7 @@ func (f *flight) cancel(id jsonrpc.ID) {
 // sent (not when the client cancelled the request), and whether the
 // session was initialized before it.
 func (f *flight) answering(resp *jsonrpc.Response) (send, initialized bool) {
-	k := idKey(resp.ID)
+	k := sdkWire{}.idKey(resp.ID)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	req := f.pending[k]
@@ -270,14 +259,15 @@ func (t *transport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, err
 	}
 	// conn hides the SDK connection's session hook, by which it refuses
-	// batches past protocol 2025-06-18: the flightReader refuses them all.
+	// batches past protocol 2025-06-18: the flightReader refuses them all
+	// (sdkWire, 5).
 	return &conn{Connection: c, f: t.f}, nil
 }
 
 // conn passes the SDK's messages on, ending the request each answer
-// answers. It drops the answer to a request the client cancelled, and
-// gives a JSON-RPC code to an error the SDK would send with code 0 (a
-// Go error without one).
+// answers. It drops the answer to a request the client cancelled (which
+// the SDK sends: sdkWire, 15), and gives a JSON-RPC code to an error the
+// SDK would send with code 0 (sdkWire.coded).
 type conn struct {
 	sdk.Connection
 	f *flight
@@ -293,30 +283,14 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !send {
 		return nil
 	}
-	if resp.Error != nil && !errors.As(resp.Error, new(*jsonrpc.Error)) {
-		// Before initialize the SDK refuses every request but ping with
-		// a Go error. MCP gives no code for it; -32600 (invalid request)
-		// is JSON-RPC's for a request the server cannot take, as the
-		// session stands. -32002 (LSP's "server not initialized") means
-		// "resource not found" in MCP, -32000 is the TypeScript SDK's
-		// "connection closed" (and our CodeBusy), -32602 would blame the
-		// params.
-		code := int64(jsonrpc.CodeInternalError)
-		if !initialized {
-			code = jsonrpc.CodeInvalidRequest
-		}
-		coded := *resp
-		coded.Error = &jsonrpc.Error{Code: code, Message: resp.Error.Error()}
-		msg = &coded
-	}
-	return c.Connection.Write(ctx, msg)
+	return c.Connection.Write(ctx, sdkWire{}.coded(resp, initialized))
 }
 
 // flightReader passes the client's input to the SDK line by line (at
 // most one line per Read, so the SDK's count of a message's bytes is that
-// line's), noting each request, and holds back its end until the
-// requests are answered. A line that would end the SDK's connection is
-// answered here instead (see Serve).
+// line's: sdkWire, 3), noting each request, and holds back its end until
+// the requests are answered (sdkWire, 16). A line that would end the
+// SDK's connection is answered here instead (sdkWire.screen).
 type flightReader struct {
 	f       *flight
 	r       io.Reader
@@ -372,7 +346,8 @@ func (fr *flightReader) take(data []byte) {
 			fr.partial = append(fr.partial, chunk...)
 			if len(fr.partial) > MaxMessageBytes+1 { // +1: a CR before the LF
 				fr.partial, fr.skip = nil, true
-				fr.w.refuse(nil, jsonrpc.CodeInvalidRequest, "message longer than "+strconv.Itoa(MaxMessageBytes)+" bytes")
+				code, reason := sdkWire{}.overLong()
+				fr.w.refuse(nil, code, reason)
 			}
 		}
 		if i < 0 {
@@ -389,59 +364,21 @@ func (fr *flightReader) take(data []byte) {
 // line passes one line on, or answers it (see Serve).
 func (fr *flightReader) line(line []byte) {
 	line = bytes.TrimSpace(line)
-	switch {
-	case len(line) == 0:
-		return
-	case len(line) > MaxMessageBytes:
-		fr.w.refuse(nil, jsonrpc.CodeInvalidRequest, "message longer than "+strconv.Itoa(MaxMessageBytes)+" bytes")
-		return
-	case !json.Valid(line):
-		fr.w.refuse(nil, jsonrpc.CodeParseError, "not one JSON value")
-		return
-	case line[0] == '[':
-		fr.w.refuse(nil, jsonrpc.CodeInvalidRequest, "batches are not supported")
-		return
-	case line[0] != '{':
-		fr.w.refuse(nil, jsonrpc.CodeInvalidRequest, "a message must be a JSON object")
+	if len(line) == 0 {
 		return
 	}
-	id := rawID(line)
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		fr.w.refuse(id, jsonrpc.CodeInvalidRequest, err.Error())
+	msg, id, code, reason := sdkWire{}.screen(line)
+	if code != 0 {
+		fr.w.refuse(id, code, reason)
 		return
 	}
-	switch msg := msg.(type) {
-	case *jsonrpc.Request:
+	if msg, ok := msg.(*jsonrpc.Request); ok {
 		if !msg.IsCall() {
-			if bytes.Equal(id, []byte("null")) {
-				// The SDK reads an id of null as none: a notification,
-				// which nobody answers. MCP allows no null id.
-				fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string or an integer, not null")
-				return
-			}
 			if msg.Method == "notifications/cancelled" {
 				fr.cancelled(msg)
 			}
-			break
-		}
-		if n, isNumber := msg.ID.Raw().(int64); isNumber && (string(id) != strconv.FormatInt(n, 10) || n > maxID || n < -maxID) {
-			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string or an integer from -"+strconv.Itoa(maxID)+" to "+strconv.Itoa(maxID)+", written without a fraction or an exponent")
-			return
-		}
-		if s, isString := msg.ID.Raw().(string); isString && !sameString(id, s) {
-			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "id must be a string of Unicode text (no lone surrogate, no byte that is not UTF-8)")
-			return
-		}
-		if code, reason := fr.f.admit(msg, len(line)); code != 0 {
+		} else if code, reason := fr.f.admit(msg, len(line)); code != 0 {
 			fr.w.refuse(id, code, reason)
-			return
-		}
-	case *jsonrpc.Response:
-		// The SDK takes it for an answer to a request of its own and
-		// drops it.
-		if msg.Result == nil && msg.Error == nil {
-			fr.w.refuse(id, jsonrpc.CodeInvalidRequest, "a message with an id must have a method, a result or an error")
 			return
 		}
 	}
@@ -460,45 +397,9 @@ func (fr *flightReader) cancelled(note *jsonrpc.Request) {
 	}
 }
 
-// sameString reports whether the JSON string raw is s exactly: not when
-// it holds a byte that is not UTF-8 or a lone surrogate escape, which a
-// decoder turns into U+FFFD.
-func sameString(raw json.RawMessage, s string) bool {
-	if !utf8.Valid(raw) {
-		return false
-	}
-	given := strings.Count(string(raw), "\uFFFD") + strings.Count(strings.ToLower(string(raw)), `\ufffd`)
-	return strings.Count(s, "\uFFFD") <= given
-}
-
-// rawID is the id member of a message as the client spelled it (to
-// echo in a refusal, and to see whether the SDK echoes it exactly),
-// found by its exact key: Go's decoder would also take "ID". It stops at
-// the id, which clients send before the params.
-func rawID(line []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil {
-			return nil
-		}
-		if key == "id" {
-			return raw
-		}
-	}
-	return nil
-}
-
 // flightWriter passes the server's output through, one message at a
-// time. A failed write means the client is gone: the calls in flight
-// are cancelled at once.
+// time (the SDK writes each with one Write: sdkWire, 1). A failed write
+// means the client is gone: the calls in flight are cancelled at once.
 type flightWriter struct {
 	f  *flight
 	w  io.Writer
@@ -526,22 +427,7 @@ func (*flightWriter) Close() error { return nil }
 // echoing id when it is a string or a number (else null). A refusal
 // answers no request in flight.
 func (fw *flightWriter) refuse(id json.RawMessage, code int, reason string) {
-	var v any
-	if json.Unmarshal(id, &v) != nil {
-		v = nil
+	if data := (sdkWire{}).refusal(id, code, reason); data != nil {
+		_, _ = fw.Write(data)
 	}
-	switch v.(type) {
-	case string, float64:
-	default:
-		id = json.RawMessage("null")
-	}
-	data, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: reason}})
-	if err != nil {
-		return
-	}
-	_, _ = fw.Write(append(data, '\n'))
 }
