@@ -3,7 +3,8 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -59,17 +60,17 @@ func (d argDecoder) decode(text []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	if err := dec.Decode(&top); err != nil {
-		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(err)))
+		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(text, err)))
 	}
 	if rest := bytes.TrimLeft(text[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return problem(toolspec.MsgArgumentsNotJSON(fmt.Sprintf("unexpected %s after the value", shown(string(rest)))))
+		return problem(toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsTrailing(shown(string(rest)))))
 	}
 	if _, ok := top.(map[string]any); !ok {
 		return problem(toolspec.MsgArgumentsNotObject(typeName(top)))
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(text, &raw); err != nil {
-		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(err)))
+		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(text, err)))
 	}
 	out, problems := d.object(d.params, raw, "")
 	if len(problems) == 0 {
@@ -108,8 +109,16 @@ func checkRules(rules []toolspec.Rule, present func(name string) (int64, bool)) 
 }
 
 // object checks a strict object against params. It returns the values to
-// fill, normalized (integers spelled as integers, defaults added).
-func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessage, prefix string) (map[string]json.RawMessage, []string) {
+// fill, normalized (integers spelled as integers, defaults added). parent
+// names the argument the object is an element of ("" for the arguments
+// themselves).
+func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessage, parent string) (map[string]json.RawMessage, []string) {
+	name := func(key string) string {
+		if parent == "" {
+			return key
+		}
+		return toolspec.MsgArgumentsProperty(parent, key)
+	}
 	out := map[string]json.RawMessage{}
 	var problems []string
 	known := map[string]bool{}
@@ -117,7 +126,7 @@ func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessa
 	for _, p := range params {
 		known[p.Name] = true
 		names = append(names, p.Name)
-		arg := prefix + p.Name
+		arg := name(p.Name)
 		v, ok := raw[p.Name]
 		if !ok {
 			switch {
@@ -142,7 +151,7 @@ func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessa
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		problems = append(problems, toolspec.MsgArgumentsUnknown(prefix+shown(k), strings.Join(names, ", ")))
+		problems = append(problems, toolspec.MsgArgumentsUnknown(name(shown(k)), strings.Join(names, toolspec.MsgArgumentsListSeparator)))
 	}
 	return out, problems
 }
@@ -152,7 +161,8 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, []string{toolspec.MsgArgumentsNotJSON(jsonReason(err))}
+		// Not met: raw is a value of arguments that parsed.
+		return nil, []string{toolspec.MsgArgumentsNotJSON(jsonReason(raw, err))}
 	}
 	wrong := func(expected string) []string {
 		return []string{toolspec.MsgArgumentsWrongType(arg, expected, typeName(v))}
@@ -207,7 +217,7 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 			var problems []string
 			total := int64(0)
 			for i, item := range x {
-				at := fmt.Sprintf("%s[%d]", arg, i)
+				at := toolspec.MsgArgumentsElement(arg, int64(i))
 				s, ok := item.(string)
 				if !ok {
 					problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameString, typeName(item)))
@@ -236,7 +246,7 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 		var problems []string
 		norm := make([]map[string]json.RawMessage, len(items))
 		for i, item := range items {
-			at := fmt.Sprintf("%s[%d]", arg, i)
+			at := toolspec.MsgArgumentsElement(arg, int64(i))
 			if _, ok := item.(map[string]any); !ok {
 				problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameObject, typeName(item)))
 				continue
@@ -244,7 +254,7 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 			var fields map[string]json.RawMessage
 			_ = json.Unmarshal(rawItems[i], &fields)
 			var probs []string
-			norm[i], probs = d.object(p.Items, fields, at+".")
+			norm[i], probs = d.object(p.Items, fields, at)
 			problems = append(problems, probs...)
 		}
 		if len(problems) > 0 {
@@ -265,7 +275,7 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 		slices.Sort(keys)
 		for _, k := range keys {
 			if _, ok := m[k].(string); !ok {
-				problems = append(problems, toolspec.MsgArgumentsWrongType(arg+"."+shown(k), toolspec.TypeNameString, typeName(m[k])))
+				problems = append(problems, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsProperty(arg, shown(k)), toolspec.TypeNameString, typeName(m[k])))
 			}
 		}
 		if len(problems) > 0 {
@@ -282,7 +292,7 @@ func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (js
 			for i, a := range allowed {
 				quoted[i] = toolspec.QuoteJSON(a)
 			}
-			return nil, []string{toolspec.MsgArgumentsNotInEnum(arg, strings.Join(quoted, ", "), toolspec.QuoteJSON(shown(s)))}
+			return nil, []string{toolspec.MsgArgumentsNotInEnum(arg, strings.Join(quoted, toolspec.MsgArgumentsListSeparator), toolspec.QuoteJSON(shown(s)))}
 		}
 	case toolspec.KindJSONRecord:
 		if _, ok := v.(map[string]any); !ok {
@@ -318,16 +328,36 @@ func typeName(v any) string {
 	return toolspec.TypeNameObject
 }
 
-// shown shortens a value quoted in a message.
+// shown shortens a value quoted in a message to its first maxShownValue
+// characters (toolspec.MsgShortened).
 func shown(s string) string {
 	if utf8.RuneCountInString(s) <= maxShownValue {
 		return s
 	}
-	return string([]rune(s)[:maxShownValue]) + "…"
+	return toolspec.MsgShortened(string([]rune(s)[:maxShownValue]))
 }
 
-// jsonReason is encoding/json's complaint without its package prefix.
-func jsonReason(err error) string {
+// jsonReason words why text, which encoding/json refused with err, is not
+// JSON: the spec's reason for an end too early, a character out of place
+// or a nesting too deep; for anything else encoding/json's own words,
+// without its package prefix.
+func jsonReason(text []byte, err error) string {
+	var syntax *json.SyntaxError
+	isSyntax := errors.As(err, &syntax)
+	// Offset counts the bytes read, the one refused included.
+	at := int64(-1)
+	if isSyntax {
+		at = syntax.Offset - 1
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), isSyntax && syntax.Error() == "unexpected end of JSON input":
+		return toolspec.MsgArgumentsJSONEnd
+	case isSyntax && strings.HasSuffix(syntax.Error(), " exceeded max depth"):
+		return toolspec.MsgArgumentsJSONTooDeep
+	case isSyntax && strings.HasPrefix(syntax.Error(), "invalid character ") && at >= 0 && at < int64(len(text)):
+		r, _ := utf8.DecodeRune(text[at:])
+		return toolspec.MsgArgumentsJSONUnexpected(string(r), at)
+	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/execbackend"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -91,10 +92,10 @@ func TestCallRefusesArguments(t *testing.T) {
 		{"regex is a number", toolspec.ToolGrep, `{"query":"a","regex":1}`, invalid(toolspec.ToolGrep, toolspec.MsgArgumentsWrongType("regex", toolspec.TypeNameBoolean, toolspec.TypeNameNumber))},
 		{"exclude is a number", toolspec.ToolFind, `{"pattern":"*","exclude":5}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude", toolspec.TypeNameStringOrList, toolspec.TypeNameNumber))},
 		{"exclude is an object", toolspec.ToolFind, `{"pattern":"*","exclude":{}}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude", toolspec.TypeNameStringOrList, toolspec.TypeNameObject))},
-		{"exclude holds a number", toolspec.ToolFind, `{"pattern":"*","exclude":["a",1]}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType("exclude[1]", toolspec.TypeNameString, toolspec.TypeNameNumber))},
+		{"exclude holds a number", toolspec.ToolFind, `{"pattern":"*","exclude":["a",1]}`, invalid(toolspec.ToolFind, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsElement("exclude", 1), toolspec.TypeNameString, toolspec.TypeNameNumber))},
 		{"include holds null and a list", toolspec.ToolGrep, `{"query":"a","include":[null,"b",["c"]]}`, invalid(toolspec.ToolGrep,
-			toolspec.MsgArgumentsWrongType("include[0]", toolspec.TypeNameString, toolspec.TypeNameNull),
-			toolspec.MsgArgumentsWrongType("include[2]", toolspec.TypeNameString, toolspec.TypeNameArray))},
+			toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsElement("include", 0), toolspec.TypeNameString, toolspec.TypeNameNull),
+			toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsElement("include", 2), toolspec.TypeNameString, toolspec.TypeNameArray))},
 
 		// Numbers.
 		{"2.5 is not an integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":2.5}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotInteger("offset", "2.5"))},
@@ -115,7 +116,7 @@ func TestCallRefusesArguments(t *testing.T) {
 		{"a meaning-changing unknown key", toolspec.ToolDelete, `{"path":"/workspace/a.txt","dryRun":true}`, invalid(toolspec.ToolDelete,
 			toolspec.MsgArgumentsUnknown("dryRun", paramNames(toolspec.DeleteParams)))},
 		{"a long unknown key is shortened", toolspec.ToolRead, `{"path":"/workspace/a.txt","` + longKey + `":1}`, invalid(toolspec.ToolRead,
-			toolspec.MsgArgumentsUnknown(longKey[:40]+"…", readNames))},
+			toolspec.MsgArgumentsUnknown(toolspec.MsgShortened(longKey[:40]), readNames))},
 
 		// The cross-argument rule.
 		{"byteOffset without offset", toolspec.ToolRead, `{"path":"/workspace/a.txt","byteOffset":21}`, invalid(toolspec.ToolRead, toolspec.ReadRules[0].Message)},
@@ -129,15 +130,55 @@ func TestCallRefusesArguments(t *testing.T) {
 
 		// Text that is not a JSON object.
 		{"invalid UTF-8", toolspec.ToolRead, "{\"path\":\"/workspace/\xff\"}", invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotUTF8)},
-		{"invalid JSON", toolspec.ToolRead, `{not json`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("invalid character 'n' looking for beginning of object key string"))},
-		{"truncated JSON", toolspec.ToolRead, `{"path":`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected EOF"))},
-		{"trailing garbage", toolspec.ToolRead, `{"path":"/workspace/a.txt"} x`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected x after the value"))},
-		{"a second value", toolspec.ToolRead, `{"path":"/workspace/a.txt"}{}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("unexpected {} after the value"))},
+		{"invalid JSON", toolspec.ToolRead, `{not json`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONUnexpected("n", 1)))},
+		{"the offset counts leading space", toolspec.ToolRead, ` {"path":x}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONUnexpected("x", 9)))},
+		{"the offset counts bytes", toolspec.ToolRead, `{"pâth":é}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONUnexpected("é", 9)))},
+		{"a control character in a string", toolspec.ToolRead, "{\"path\":\"a\nb\"}", invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONUnexpected("\n", 10)))},
+		{"a comma before the end", toolspec.ToolRead, `{"path":"/workspace/a.txt",}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONUnexpected("}", 27)))},
+		{"truncated JSON", toolspec.ToolRead, `{"path":`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONEnd))},
+		{"an unterminated string", toolspec.ToolRead, `{"path":"/workspace`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONEnd))},
+		{"trailing garbage", toolspec.ToolRead, `{"path":"/workspace/a.txt"} x`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsTrailing("x")))},
+		{"a second value", toolspec.ToolRead, `{"path":"/workspace/a.txt"}{}`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsTrailing("{}")))},
+		{"long trailing text is shortened", toolspec.ToolRead, `{"path":"/workspace/a.txt"} ` + longKey, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsTrailing(toolspec.MsgShortened(longKey[:40]))))},
 		{"an array", toolspec.ToolRead, `[]`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameArray))},
 		{"a number", toolspec.ToolRead, `42`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameNumber))},
 		{"null", toolspec.ToolRead, `null`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameNull))},
 		{"a string", toolspec.ToolRead, `"/workspace/a.txt"`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameString))},
 		{"a boolean", toolspec.ToolRead, `true`, invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotObject(toolspec.TypeNameBoolean))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkOutput(t, call(t, ex, tt.tool, tt.args), tt.want)
+		})
+	}
+}
+
+// TestCallNamesArgumentParts: an element of a list argument, a property
+// of an element or of a record, and the lists a message quotes are
+// written as the spec writes them.
+func TestCallNamesArgumentParts(t *testing.T) {
+	scripted := func(id string) execbackend.Backend {
+		return execbackend.NewScripted(execbackend.Info{ID: id}, execbackend.NewScripts(nil))
+	}
+	ex := newExec(t, core.Options{Backends: []execbackend.Backend{scripted("a"), scripted("b")}}, argsFiles)
+	edit0 := toolspec.MsgArgumentsElement("edits", 0)
+	itemNames := paramNames(param(t, toolspec.EditParams, "edits").Items)
+	tests := []struct {
+		name string
+		tool string
+		args string
+		want toolspec.Output
+	}{
+		{"a property of an element", toolspec.ToolEdit, `{"path":"/workspace/a.txt","edits":[{"oldText":"a"}]}`,
+			invalid(toolspec.ToolEdit, toolspec.MsgArgumentsMissing(toolspec.MsgArgumentsProperty(edit0, "newText")))},
+		{"an unknown property of an element", toolspec.ToolEdit, `{"path":"/workspace/a.txt","edits":[{"oldText":"a","newText":"b","x":1}]}`,
+			invalid(toolspec.ToolEdit, toolspec.MsgArgumentsUnknown(toolspec.MsgArgumentsProperty(edit0, "x"), itemNames))},
+		{"an element that is no object", toolspec.ToolEdit, `{"path":"/workspace/a.txt","edits":[{"oldText":"a","newText":"b"},1]}`,
+			invalid(toolspec.ToolEdit, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsElement("edits", 1), toolspec.TypeNameObject, toolspec.TypeNameNumber))},
+		{"a property of a record", toolspec.ToolExec, `{"command":"true","backend":"a","env":{"A":1}}`,
+			invalid(toolspec.ToolExec, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsProperty("env", "A"), toolspec.TypeNameString, toolspec.TypeNameNumber))},
+		{"a value outside the enum", toolspec.ToolExec, `{"command":"true","backend":"c"}`,
+			invalid(toolspec.ToolExec, toolspec.MsgArgumentsNotInEnum("backend", `"a"`+toolspec.MsgArgumentsListSeparator+`"b"`, `"c"`))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +203,7 @@ func TestCallRefusesDeepNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkOutput(t, call(t, ex, toolspec.ToolRead, tt.args), invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON("invalid character '[' exceeded max depth")))
+			checkOutput(t, call(t, ex, toolspec.ToolRead, tt.args), invalid(toolspec.ToolRead, toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONTooDeep)))
 		})
 	}
 }

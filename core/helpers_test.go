@@ -180,7 +180,7 @@ func paramNames(params []toolspec.Param) string {
 	for i, p := range params {
 		names[i] = p.Name
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, toolspec.MsgArgumentsListSeparator)
 }
 
 // param finds a parameter by name.

@@ -170,9 +170,31 @@ const (
 // MsgArgumentsNotUTF8 is the text "the arguments are not valid UTF-8".
 const MsgArgumentsNotUTF8 = "the arguments are not valid UTF-8"
 
-// MsgArgumentsNotJSON renders "the arguments are not valid JSON ({reason})".
+// MsgArgumentsNotJSON renders: reason is jsonEnd, jsonUnexpected, jsonTooDeep
+// or trailing; for any other complaint of the JSON parser, the parser's own
+// words (Go's encoding/json).
 func MsgArgumentsNotJSON(reason string) string {
 	return "the arguments are not valid JSON (" + reason + ")"
+}
+
+// MsgArgumentsJSONEnd: A reason of notJSON: the text stops inside a value.
+const MsgArgumentsJSONEnd = "unexpected end of the arguments"
+
+// MsgArgumentsJSONUnexpected renders: A reason of notJSON: a character JSON
+// does not allow where it stands; offset counts UTF-8 bytes of the arguments
+// from 0.
+func MsgArgumentsJSONUnexpected(char string, offset int64) string {
+	return "unexpected character " + QuoteJSON(char) + " at byte offset " + strconv.FormatInt(offset, 10)
+}
+
+// MsgArgumentsJSONTooDeep: A reason of notJSON: the parser's nesting limit
+// (10000 levels) is passed.
+const MsgArgumentsJSONTooDeep = "arrays and objects nest too deeply"
+
+// MsgArgumentsTrailing renders: A reason of notJSON: text is what follows the
+// JSON value, shortened (see shortened).
+func MsgArgumentsTrailing(text string) string {
+	return "unexpected " + text + " after the value"
 }
 
 // MsgArgumentsNotObject renders "the arguments must be a JSON object, got
@@ -230,6 +252,22 @@ func MsgArgumentsUnknown(arg string, known string) string {
 	return arg + " is not an argument of this tool (it takes " + known + ")"
 }
 
+// MsgArgumentsElement renders: How the messages name an element of a list
+// argument (index from 0).
+func MsgArgumentsElement(arg string, index int64) string {
+	return arg + "[" + strconv.FormatInt(index, 10) + "]"
+}
+
+// MsgArgumentsProperty renders: How the messages name a property of an object
+// argument or of an element of one; key is shortened (see shortened).
+func MsgArgumentsProperty(arg string, key string) string {
+	return arg + "." + key
+}
+
+// MsgArgumentsListSeparator: Joins the names in unknown's known and the values
+// in notInEnum's allowed.
+const MsgArgumentsListSeparator = ", "
+
 // MsgArgumentsMore renders: Ends the list when there are more than
 // maxProblems.
 func MsgArgumentsMore(count int64) string {
@@ -247,6 +285,13 @@ const (
 	TypeNameObject       = "an object"
 	TypeNameStringOrList = "a string or an array of strings"
 )
+
+// MsgShortened renders: Ours: a value or a path shown cut short in a message:
+// the values an argument message quotes keep their first 40 characters, the
+// path of pathTooLong its first 100 bytes.
+func MsgShortened(start string) string {
+	return start + "…"
+}
 
 // MsgInvalidPathEmpty is the text "Invalid path (empty)".
 const MsgInvalidPathEmpty = "Invalid path (empty)"
@@ -465,6 +510,10 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsInvalid", Template: "Invalid input for tool {tool}: {problems}", Sample: MsgArgumentsInvalid("<tool>", "<problems>")},
 	{Name: "MsgArgumentsNotUTF8", Template: "the arguments are not valid UTF-8", Sample: MsgArgumentsNotUTF8},
 	{Name: "MsgArgumentsNotJSON", Template: "the arguments are not valid JSON ({reason})", Sample: MsgArgumentsNotJSON("<reason>")},
+	{Name: "MsgArgumentsJSONEnd", Template: "unexpected end of the arguments", Sample: MsgArgumentsJSONEnd},
+	{Name: "MsgArgumentsJSONUnexpected", Template: "unexpected character {char|json} at byte offset {offset}", Sample: MsgArgumentsJSONUnexpected("<char>", 12345)},
+	{Name: "MsgArgumentsJSONTooDeep", Template: "arrays and objects nest too deeply", Sample: MsgArgumentsJSONTooDeep},
+	{Name: "MsgArgumentsTrailing", Template: "unexpected {text} after the value", Sample: MsgArgumentsTrailing("<text>")},
 	{Name: "MsgArgumentsNotObject", Template: "the arguments must be a JSON object, got {actual}", Sample: MsgArgumentsNotObject("<actual>")},
 	{Name: "MsgArgumentsMissing", Template: "{arg} is required", Sample: MsgArgumentsMissing("<arg>")},
 	{Name: "MsgArgumentsWrongType", Template: "{arg} must be {expected}, got {actual}", Sample: MsgArgumentsWrongType("<arg>", "<expected>", "<actual>")},
@@ -475,7 +524,11 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsTooMany", Template: "{arg} must hold at most {maximum} items, got {count}", Sample: MsgArgumentsTooMany("<arg>", 12345, 12345)},
 	{Name: "MsgArgumentsNotInEnum", Template: "{arg} must be one of {allowed}, got {value}", Sample: MsgArgumentsNotInEnum("<arg>", "<allowed>", "<value>")},
 	{Name: "MsgArgumentsUnknown", Template: "{arg} is not an argument of this tool (it takes {known})", Sample: MsgArgumentsUnknown("<arg>", "<known>")},
+	{Name: "MsgArgumentsElement", Template: "{arg}[{index}]", Sample: MsgArgumentsElement("<arg>", 12345)},
+	{Name: "MsgArgumentsProperty", Template: "{arg}.{key}", Sample: MsgArgumentsProperty("<arg>", "<key>")},
+	{Name: "MsgArgumentsListSeparator", Template: ", ", Sample: MsgArgumentsListSeparator},
 	{Name: "MsgArgumentsMore", Template: "and {count} more problems", Sample: MsgArgumentsMore(12345)},
+	{Name: "MsgShortened", Template: "{start}…", Sample: MsgShortened("<start>")},
 	{Name: "MsgInvalidPathEmpty", Template: "Invalid path (empty)", Sample: MsgInvalidPathEmpty},
 	{Name: "MsgInvalidPathRelative", Template: "Invalid path (must be absolute): {path}", Sample: MsgInvalidPathRelative("<path>")},
 	{Name: "MsgInvalidPathNUL", Template: "Invalid path (contains NUL byte): {path}", Sample: MsgInvalidPathNUL("<path>")},

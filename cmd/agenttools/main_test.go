@@ -407,7 +407,7 @@ func TestReplay(t *testing.T) {
 		}{kind, value})
 	}
 	readDescription := toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault)
-	notJSON := toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotJSON("unexpected EOF"))
+	notJSON := toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONEnd))
 	noCommand := toolspec.MsgArgumentsInvalid("exec", toolspec.MsgArgumentsMissing("command"))
 	execDescription := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
