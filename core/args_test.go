@@ -45,7 +45,7 @@ func TestCallAcceptsArguments(t *testing.T) {
 		{"the largest safe integer", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":9007199254740991}`,
 			errText(toolspec.MsgReadOffsetBeyondEnd(9007199254740991, 2))},
 		{"find path defaults to the workspace", toolspec.ToolFind, `{"pattern":"*.txt"}`,
-			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*.txt", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*.txt", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: toolspec.MsgFindTypeFile}}})},
 		{"grep path defaults to the workspace", toolspec.ToolGrep, `{"query":"beta"}`,
 			jsonOut(toolspec.GrepResult{Path: toolspec.WorkspaceRoot, Query: "beta", Count: 1, Matches: []toolspec.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
 		{"exclude as one string", toolspec.ToolFind, `{"pattern":"**","exclude":"*.txt"}`,
@@ -53,7 +53,7 @@ func TestCallAcceptsArguments(t *testing.T) {
 		{"exclude as a list", toolspec.ToolFind, `{"pattern":"**","exclude":["x","*.txt"]}`,
 			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 0, Entries: []toolspec.FindEntry{}})},
 		{"an empty exclude list", toolspec.ToolFind, `{"pattern":"**","exclude":[]}`,
-			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "**", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: toolspec.MsgFindTypeFile}}})},
 		{"booleans", toolspec.ToolGrep, `{"query":"BETA","ignoreCase":true,"regex":false}`,
 			jsonOut(toolspec.GrepResult{Path: toolspec.WorkspaceRoot, Query: "BETA", Count: 1, Matches: []toolspec.GrepMatch{{Path: argsFile, Line: 2, Text: "beta"}}})},
 		{"strings are unescaped", toolspec.ToolRead, `{"path":"\/workspace\/a\u002etxt"}`, textOut("alpha\nbeta")},
@@ -243,7 +243,7 @@ func TestCallUnchecked(t *testing.T) {
 		{"byteOffset with offset", toolspec.ToolRead, `{"path":"/workspace/a.txt","offset":2,"byteOffset":6}`,
 			jsonOut(toolspec.ReadResult{Path: argsFile, Content: "beta", StartLine: 2, EndLine: 2, TotalLines: ptr(int64(2))})},
 		{"find without a path searches from the default", toolspec.ToolFind, `{"path":"/workspace","pattern":"*"}`,
-			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: "file"}}})},
+			jsonOut(toolspec.FindResult{Path: toolspec.WorkspaceRoot, Pattern: "*", Count: 1, Entries: []toolspec.FindEntry{{Path: argsFile, Type: toolspec.MsgFindTypeFile}}})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,33 +7,35 @@ import (
 	"strings"
 
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
-// mediaKind is how read treats a file, as the reference decides it.
+// mediaKind is how read treats a file, as the reference decides it: the
+// kind of its ReadMediaResult, or kindText for a file read as text.
 type mediaKind string
 
 const (
-	kindText   mediaKind = "text"
-	kindImage  mediaKind = "image"
-	kindFile   mediaKind = "file" // a PDF
-	kindBinary mediaKind = "binary"
+	kindText   mediaKind = "" // never shown: a text read has no kind
+	kindImage  mediaKind = toolspec.MsgReadKindImage
+	kindFile   mediaKind = toolspec.MsgReadKindFile // a PDF
+	kindBinary mediaKind = toolspec.MsgReadKindBinary
 )
 
 type media struct {
 	kind      mediaKind
-	mediaType string
+	mediaType string // "" for kindText, which never shows it
 }
 
 // Media types, and the extensions that decide a file without looking at
 // it, as in the reference.
 var (
 	mediaByExtension = map[string]media{
-		".png":  {kindImage, "image/png"},
-		".jpg":  {kindImage, "image/jpeg"},
-		".jpeg": {kindImage, "image/jpeg"},
-		".gif":  {kindImage, "image/gif"},
-		".webp": {kindImage, "image/webp"},
-		".pdf":  {kindFile, "application/pdf"},
+		".png":  {kindImage, toolspec.MsgReadMediaPNG},
+		".jpg":  {kindImage, toolspec.MsgReadMediaJPEG},
+		".jpeg": {kindImage, toolspec.MsgReadMediaJPEG},
+		".gif":  {kindImage, toolspec.MsgReadMediaGIF},
+		".webp": {kindImage, toolspec.MsgReadMediaWebP},
+		".pdf":  {kindFile, toolspec.MsgReadMediaPDF},
 	}
 	textExtensions = set(".c", ".cc", ".cpp", ".conf", ".css", ".csv", ".env", ".go", ".h", ".html",
 		".ini", ".java", ".js", ".json", ".jsonc", ".jsx", ".lock", ".log", ".md", ".mjs", ".php",
@@ -41,7 +43,7 @@ var (
 		".yml", ".zig")
 	textFilenames = set(".dockerignore", ".editorconfig", ".env", ".gitattributes", ".gitignore",
 		".npmrc", "dockerfile", "makefile")
-	plainText = media{kindText, "text/plain"}
+	plainText = media{kind: kindText}
 )
 
 func set(items ...string) map[string]bool {
@@ -93,21 +95,20 @@ func (e *Executor) detectMedia(ctx context.Context, given, path string) (media, 
 func sniff(prefix []byte) media {
 	switch {
 	case bytes.HasPrefix(prefix, []byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}):
-		return media{kindImage, "image/png"}
+		return media{kindImage, toolspec.MsgReadMediaPNG}
 	case bytes.HasPrefix(prefix, []byte{0xFF, 0xD8, 0xFF}):
-		return media{kindImage, "image/jpeg"}
+		return media{kindImage, toolspec.MsgReadMediaJPEG}
 	case bytes.HasPrefix(prefix, []byte("GIF87a")), bytes.HasPrefix(prefix, []byte("GIF89a")):
-		return media{kindImage, "image/gif"}
+		return media{kindImage, toolspec.MsgReadMediaGIF}
 	case bytes.HasPrefix(prefix, []byte("RIFF")) && len(prefix) >= 12 && string(prefix[8:12]) == "WEBP":
-		return media{kindImage, "image/webp"}
+		return media{kindImage, toolspec.MsgReadMediaWebP}
 	case bytes.HasPrefix(prefix, []byte("%PDF-")):
-		return media{kindFile, "application/pdf"}
-	case looksLikeSVG(prefix):
-		return media{kindText, "image/svg+xml"}
-	case looksLikeText(prefix):
+		return media{kindFile, toolspec.MsgReadMediaPDF}
+	case looksLikeSVG(prefix), looksLikeText(prefix):
+		// SVG is markup: read as text, as the reference does.
 		return plainText
 	}
-	return media{kindBinary, "application/octet-stream"}
+	return media{kindBinary, toolspec.MsgReadMediaBinary}
 }
 
 // isJSWhitespace is JavaScript's \s.

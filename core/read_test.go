@@ -293,8 +293,8 @@ func TestReadMedia(t *testing.T) {
 		}
 	}
 	binary := func(path string, size int64) toolspec.Output {
-		return jsonOut(toolspec.ReadMediaResult{Kind: "binary", Path: path, Name: path[strings.LastIndexByte(path, '/')+1:],
-			MediaType: "application/octet-stream", SizeBytes: size, Unsupported: true})
+		return jsonOut(toolspec.ReadMediaResult{Kind: toolspec.MsgReadKindBinary, Path: path, Name: path[strings.LastIndexByte(path, '/')+1:],
+			MediaType: toolspec.MsgReadMediaBinary, SizeBytes: size, Unsupported: true})
 	}
 	const (
 		png  = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
@@ -311,29 +311,29 @@ func TestReadMedia(t *testing.T) {
 		data string
 		want toolspec.Output
 	}{
-		{"PNG by extension", core.Options{}, "/workspace/a.png", "not really a png", content("/workspace/a.png", "image/png", "not really a png")},
-		{"PNG by upper-case extension", core.Options{}, "/workspace/A.PNG", "x", content("/workspace/A.PNG", "image/png", "x")},
-		{"PNG by sniff", core.Options{}, "/workspace/img", png, content("/workspace/img", "image/png", png)},
-		{"JPEG by extension", core.Options{}, "/workspace/a.jpeg", "x", content("/workspace/a.jpeg", "image/jpeg", "x")},
-		{"JPEG by sniff", core.Options{}, "/workspace/photo", jpeg, content("/workspace/photo", "image/jpeg", jpeg)},
-		{"GIF89a by sniff", core.Options{}, "/workspace/anim", gif, content("/workspace/anim", "image/gif", gif)},
-		{"GIF87a by sniff", core.Options{}, "/workspace/anim", "GIF87a" + gif[6:], content("/workspace/anim", "image/gif", "GIF87a"+gif[6:])},
-		{"WEBP by sniff", core.Options{}, "/workspace/pic", webp, content("/workspace/pic", "image/webp", webp)},
-		{"WEBP by extension", core.Options{}, "/workspace/pic.webp", "x", content("/workspace/pic.webp", "image/webp", "x")},
+		{"PNG by extension", core.Options{}, "/workspace/a.png", "not really a png", content("/workspace/a.png", toolspec.MsgReadMediaPNG, "not really a png")},
+		{"PNG by upper-case extension", core.Options{}, "/workspace/A.PNG", "x", content("/workspace/A.PNG", toolspec.MsgReadMediaPNG, "x")},
+		{"PNG by sniff", core.Options{}, "/workspace/img", png, content("/workspace/img", toolspec.MsgReadMediaPNG, png)},
+		{"JPEG by extension", core.Options{}, "/workspace/a.jpeg", "x", content("/workspace/a.jpeg", toolspec.MsgReadMediaJPEG, "x")},
+		{"JPEG by sniff", core.Options{}, "/workspace/photo", jpeg, content("/workspace/photo", toolspec.MsgReadMediaJPEG, jpeg)},
+		{"GIF89a by sniff", core.Options{}, "/workspace/anim", gif, content("/workspace/anim", toolspec.MsgReadMediaGIF, gif)},
+		{"GIF87a by sniff", core.Options{}, "/workspace/anim", "GIF87a" + gif[6:], content("/workspace/anim", toolspec.MsgReadMediaGIF, "GIF87a"+gif[6:])},
+		{"WEBP by sniff", core.Options{}, "/workspace/pic", webp, content("/workspace/pic", toolspec.MsgReadMediaWebP, webp)},
+		{"WEBP by extension", core.Options{}, "/workspace/pic.webp", "x", content("/workspace/pic.webp", toolspec.MsgReadMediaWebP, "x")},
 		{"RIFF that is not WEBP", core.Options{}, "/workspace/sound", "RIFF\x24\x00\x00\x00WAVEfmt ", binary("/workspace/sound", 16)},
-		{"PDF by sniff", core.Options{}, "/workspace/doc", pdf, content("/workspace/doc", "application/pdf", pdf)},
-		{"PDF by extension", core.Options{}, "/workspace/doc.pdf", "x", content("/workspace/doc.pdf", "application/pdf", "x")},
+		{"PDF by sniff", core.Options{}, "/workspace/doc", pdf, content("/workspace/doc", toolspec.MsgReadMediaPDF, pdf)},
+		{"PDF by extension", core.Options{}, "/workspace/doc.pdf", "x", content("/workspace/doc.pdf", toolspec.MsgReadMediaPDF, "x")},
 		{"SVG is text", core.Options{}, "/workspace/drawing", svg, textOut(strings.TrimSuffix(svg, "\n"))},
 		{"a text extension beats the bytes", core.Options{}, "/workspace/a.txt", "GIF89a", textOut("GIF89a")},
 		{"a text file name beats the bytes", core.Options{}, "/workspace/Dockerfile", "A\x00B", textOut("A\x00B")},
 		{"binary: a NUL byte", core.Options{}, "/workspace/blob", "\x00\x01\x02\x03", binary("/workspace/blob", 4)},
 		{"binary: mostly not UTF-8", core.Options{}, "/workspace/bad", "\xff\xfe\xfd", binary("/workspace/bad", 3)},
 		{"text: a few bad bytes in much text", core.Options{}, "/workspace/notes", strings.Repeat("word ", 40) + "\xff", textOut(strings.Repeat("word ", 40) + "\uFFFD")},
-		{"at maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/a.png", "0123456789", content("/workspace/a.png", "image/png", "0123456789")},
+		{"at maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/a.png", "0123456789", content("/workspace/a.png", toolspec.MsgReadMediaPNG, "0123456789")},
 		{"above maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/b.png", "0123456789A",
-			errText(toolspec.MsgReadMediaTooLarge("/workspace/b.png", "image/png", 11, 10))},
+			errText(toolspec.MsgReadMediaTooLarge("/workspace/b.png", toolspec.MsgReadMediaPNG, 11, 10))},
 		{"a sniffed image above maxModelBytes", core.Options{Read: core.ReadOptions{MaxModelBytes: 10}}, "/workspace/pic", webp,
-			errText(toolspec.MsgReadMediaTooLarge("/workspace/pic", "image/webp", int64(len(webp)), 10))},
+			errText(toolspec.MsgReadMediaTooLarge("/workspace/pic", toolspec.MsgReadMediaWebP, int64(len(webp)), 10))},
 		{"an empty image", core.Options{}, "/workspace/e.png", "", errText(toolspec.MsgReadEmptyAttachment("/workspace/e.png"))},
 	}
 	for _, tt := range tests {

@@ -101,11 +101,11 @@ func TestReadLongLineReadsOnlyTheCap(t *testing.T) {
 					jsonOut(toolspec.ReadResult{Path: "/workspace/lines.txt", Content: "a\nb", StartLine: 1, EndLine: 2,
 						Truncated: true, NextOffset: ptr(int64(3)), NextByteOffset: ptr(int64(4))}), bound},
 				{"binary: the sniffed bytes only", readArgs("/workspace/big", nil, nil),
-					jsonOut(toolspec.ReadMediaResult{Kind: "binary", Path: "/workspace/big", Name: "big",
-						MediaType: "application/octet-stream", SizeBytes: st.size, Unsupported: true}),
+					jsonOut(toolspec.ReadMediaResult{Kind: toolspec.MsgReadKindBinary, Path: "/workspace/big", Name: "big",
+						MediaType: toolspec.MsgReadMediaBinary, SizeBytes: st.size, Unsupported: true}),
 					toolspec.ReadMediaSniffBytesDefault},
 				{"an image too large to attach: nothing", readArgs("/workspace/big.png", nil, nil),
-					errText(toolspec.MsgReadMediaTooLarge("/workspace/big.png", "image/png", st.size, toolspec.ReadMaxModelBytesDefault)), 0},
+					errText(toolspec.MsgReadMediaTooLarge("/workspace/big.png", toolspec.MsgReadMediaPNG, st.size, toolspec.ReadMaxModelBytesDefault)), 0},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {

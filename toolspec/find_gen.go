@@ -42,6 +42,19 @@ const (
 	FindPageMax     int64 = 1000
 )
 
+// MsgFindTypeFile: A regular file.
+const MsgFindTypeFile = "file"
+
+// MsgFindTypeDir: A directory.
+const MsgFindTypeDir = "dir"
+
+// MsgFindTypeSymlink: A symbolic link (never followed).
+const MsgFindTypeSymlink = "symlink"
+
+// MsgFindTypeOther: Ours: a named pipe, socket or device in a host directory,
+// which the reference cannot hold.
+const MsgFindTypeOther = "other"
+
 // FindResult is one page of matches in pre-order, siblings in raw byte order.
 // Its fields serialize in the reference's key order; a nil list must be made
 // empty before serializing.
@@ -53,9 +66,9 @@ type FindResult struct {
 	NextOffset *int64      `json:"nextOffset,omitempty"`
 }
 
-// FindEntry is a match: its absolute path and file, dir or symlink. Its fields
-// serialize in the reference's key order; a nil list must be made empty before
-// serializing.
+// FindEntry is a match: its absolute path and its type (typeFile, typeDir,
+// typeSymlink or typeOther). Its fields serialize in the reference's key
+// order; a nil list must be made empty before serializing.
 type FindEntry struct {
 	Path string `json:"path"`
 	Type string `json:"type"`

@@ -109,6 +109,39 @@ func MsgReadLineNumbered(number int64, line string) string {
 	return strconv.FormatInt(number, 10) + "\t" + line
 }
 
+// MsgReadKindImage: The kind of an image: PNG, JPEG, GIF or WebP.
+const MsgReadKindImage = "image"
+
+// MsgReadKindFile: The kind of a PDF.
+const MsgReadKindFile = "file"
+
+// MsgReadKindBinary: The kind of a file that is neither text, an image nor a
+// PDF; read refuses it (unsupported).
+const MsgReadKindBinary = "binary"
+
+// MsgReadMediaPNG: The media type of a .png file, or of one that starts with
+// the PNG signature.
+const MsgReadMediaPNG = "image/png"
+
+// MsgReadMediaJPEG: The media type of a .jpg or .jpeg file, or of one that
+// starts with the JPEG signature.
+const MsgReadMediaJPEG = "image/jpeg"
+
+// MsgReadMediaGIF: The media type of a .gif file, or of one that starts with
+// GIF87a or GIF89a.
+const MsgReadMediaGIF = "image/gif"
+
+// MsgReadMediaWebP: The media type of a .webp file, or of a RIFF file of type
+// WEBP.
+const MsgReadMediaWebP = "image/webp"
+
+// MsgReadMediaPDF: The media type of a .pdf file, or of one that starts with
+// %PDF-.
+const MsgReadMediaPDF = "application/pdf"
+
+// MsgReadMediaBinary: The media type of a binary file.
+const MsgReadMediaBinary = "application/octet-stream"
+
 // ReadResult is a text read. The model gets `content` alone when the read is
 // complete, not empty and not positioned; otherwise this object. Its fields
 // serialize in the reference's key order; a nil list must be made empty before
@@ -129,7 +162,7 @@ type ReadResult struct {
 // serialize in the reference's key order; a nil list must be made empty before
 // serializing.
 type ReadMediaResult struct {
-	// image, file or binary
+	// kindImage, kindFile or kindBinary
 	Kind      string `json:"kind"`
 	Path      string `json:"path"`
 	Name      string `json:"name"`

@@ -17,6 +17,8 @@ import (
 	"context"
 	"io"
 	"unicode/utf16"
+
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // FileType is the kind of a node.
@@ -33,18 +35,18 @@ const (
 	TypeOther
 )
 
-// String names the type as find reports it: file, dir, symlink (as the
-// reference), or other.
+// String names the type as find reports it (the spec's find messages
+// typeFile, typeDir, typeSymlink and typeOther).
 func (t FileType) String() string {
 	switch t {
 	case TypeDir:
-		return "dir"
+		return toolspec.MsgFindTypeDir
 	case TypeSymlink:
-		return "symlink"
+		return toolspec.MsgFindTypeSymlink
 	case TypeOther:
-		return "other"
+		return toolspec.MsgFindTypeOther
 	}
-	return "file"
+	return toolspec.MsgFindTypeFile
 }
 
 // Info describes one node, as lstat sees it (a link is not followed).
