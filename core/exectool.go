@@ -162,14 +162,8 @@ func (o Options) execSettings() (*execTool, error) {
 			continue
 		}
 		info := impl.Info()
-		var text []string
-		for _, part := range []string{p.Description, info.Description} {
-			if part != "" {
-				text = append(text, part)
-			}
-		}
 		t.backends = append(t.backends, execBackend{
-			ExecBackend: toolspec.ExecBackend{ID: p.ID, Text: strings.Join(text, "\n\n"), Callable: info.Callable},
+			ExecBackend: toolspec.ExecBackend{ID: p.ID, Text: backendText(p.Description, info.Description), Callable: info.Callable},
 			impl:        impl,
 		})
 	}
@@ -177,6 +171,19 @@ func (o Options) execSettings() (*execTool, error) {
 		return nil, fmt.Errorf("core: exec names backends the workspace does not have: %s", strings.Join(unknown, ", "))
 	}
 	return t, nil
+}
+
+// backendText is what the exec description tells of a backend: what the
+// options say of it and what it says of itself, either alone, or both
+// (toolspec.MsgExecBackendTexts).
+func backendText(options, backend string) string {
+	switch {
+	case options == "":
+		return backend
+	case backend == "":
+		return options
+	}
+	return toolspec.MsgExecBackendTexts(options, backend)
 }
 
 func (t *execTool) genBackends() []toolspec.ExecBackend {
@@ -269,8 +276,8 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 		return fail(err.Error())
 	}
 	names := &spillNames{backend: b.ID, id: id}
-	out := newStream(e, t.limits, names, "stdout")
-	errs := newStream(e, t.limits, names, "stderr")
+	out := newStream(e, t.limits, names, toolspec.MsgExecStreamStdout)
+	errs := newStream(e, t.limits, names, toolspec.MsgExecStreamStderr)
 	snapshot, _ := ctx.Value(snapshotKey{}).(func(toolspec.Output))
 	last := int64(0)
 	running := func() {
@@ -342,10 +349,12 @@ func addNote(text, note string) string {
 	return text + note
 }
 
-// runID allocates the next run id, exec-1, exec-2, ..., after any left
-// by earlier tool sets: in the output directory (<backend>.exec-N.*)
-// and among the mirror's conflict copies (exec-N, exec-N-M). rescan reads
-// the directories again, for ids another process took since.
+// runID allocates the next run id (toolspec.MsgExecRunName: exec-1,
+// exec-2, ...), after any left by earlier tool sets: in the names of the
+// output files (toolspec.MsgExecSpillName) and among the mirror's
+// conflict copies (toolspec.MsgExecMirrorConflictDir, of a run id or of
+// toolspec.MsgExecMirrorConflictRetry of one). rescan reads the
+// directories again, for ids another process took since.
 func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 	t := e.exec
 	t.mu.Lock()
@@ -363,28 +372,50 @@ func (e *Executor) runID(ctx context.Context, rescan bool) (string, error) {
 			return "", err
 		}
 		for _, en := range entries {
-			_, rest, _ := strings.Cut(en.Name, ".exec-")
-			num, _, _ := strings.Cut(rest, ".")
-			follow(num)
+			if run, _, ok := spillParts(en.Name); ok {
+				follow(runNumber(run))
+			}
 		}
-		conflicts := path.Dir(toolspec.MsgExecMirrorConflictDir("exec-1"))
+		conflicts := path.Dir(toolspec.MsgExecMirrorConflictDir(toolspec.MsgExecRunName(1)))
 		if entries, err = e.ws.ReadDir(ctx, conflicts, 0, -1); err != nil && !isMissing(err) {
 			return "", err
 		}
 		for _, en := range entries {
-			if rest, ok := strings.CutPrefix(en.Name, "exec-"); ok {
-				num, _, _ := strings.Cut(rest, "-")
-				follow(num)
-			}
+			follow(runNumber(en.Name))
 		}
 	}
 	n := t.runs
 	t.runs++
-	return "exec-" + strconv.Itoa(n), nil
+	return toolspec.MsgExecRunName(int64(n)), nil
 }
 
-// spillNames names a run's output files, <backend>.<run id>.stdout.log
-// and .stderr.log, as the reference names them. The run id moves on when
+// runPrefix starts every run id: toolspec.MsgExecRunName ends with the
+// run's number.
+var runPrefix = strings.TrimSuffix(toolspec.MsgExecRunName(0), "0")
+
+// runNumber is the number of the run whose id starts name (a run id, or
+// a conflict directory named after one), "" when name starts with none.
+func runNumber(name string) string {
+	rest, ok := strings.CutPrefix(name, runPrefix)
+	if !ok {
+		return ""
+	}
+	return rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))]
+}
+
+// spillParts splits the name of an output file (toolspec.MsgExecSpillName,
+// whose parts hold no dot: fileNamePart escapes them) into its run id and
+// its stream; ok is false for a name the exec tool does not give.
+func spillParts(name string) (run, stream string, ok bool) {
+	parts := strings.Split(name, ".")
+	if len(parts) != 4 || toolspec.MsgExecSpillName(parts[0], parts[1], parts[2]) != name {
+		return "", "", false
+	}
+	return parts[1], parts[2], true
+}
+
+// spillNames names a run's output files (toolspec.MsgExecSpillName), as
+// the reference names them. The run id moves on when
 // a name is taken: another process sharing the output directory may
 // have claimed it first.
 type spillNames struct {
@@ -393,7 +424,7 @@ type spillNames struct {
 
 // file is the path of one stream's output file under the current id.
 func (n *spillNames) file(kind string) string {
-	return toolspec.MsgExecSpillPath(fileNamePart(n.backend) + "." + fileNamePart(n.id) + "." + kind + ".log")
+	return toolspec.MsgExecSpillPath(toolspec.MsgExecSpillName(fileNamePart(n.backend), fileNamePart(n.id), kind))
 }
 
 // fileNamePart is JavaScript's encodeURIComponent with "." escaped too:
@@ -421,7 +452,7 @@ type stream struct {
 	e       *Executor
 	limits  execbackend.Limits
 	names   *spillNames
-	kind    string // stdout or stderr
+	kind    string // toolspec.MsgExecStreamStdout or MsgExecStreamStderr
 	raw     *execbackend.Window
 	pending []byte // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
@@ -632,7 +663,9 @@ func (e *Executor) pruneOutput(saved string) {
 	var others []vfs.Info
 	for _, en := range entries {
 		p := toolspec.OutputDir + "/" + en.Name
-		if en.Type == vfs.TypeFile && p != saved && (strings.HasSuffix(en.Name, ".stdout.log") || strings.HasSuffix(en.Name, ".stderr.log")) {
+		_, stream, spill := spillParts(en.Name)
+		spill = spill && (stream == toolspec.MsgExecStreamStdout || stream == toolspec.MsgExecStreamStderr)
+		if en.Type == vfs.TypeFile && p != saved && spill {
 			others = append(others, en)
 		}
 	}

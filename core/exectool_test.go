@@ -409,3 +409,28 @@ func TestRunNumbersGoOnPastConflicts(t *testing.T) {
 		t.Errorf("the run's stdout ends %q, want it saved as run exec-5", last(res.Stdout, 100))
 	}
 }
+
+// TestExecBackendTexts: a backend the options describe and that
+// describes itself is told of with both texts, joined as the spec joins
+// them; either alone is told as it is.
+func TestExecBackendTexts(t *testing.T) {
+	scripted := func(id, own string) execbackend.Backend {
+		return execbackend.NewScripted(execbackend.Info{ID: id, Description: own}, execbackend.NewScripts(nil))
+	}
+	backends := []execbackend.Backend{scripted("both", "its own words"), scripted("options", ""), scripted("own", "its own words")}
+	ex, err := core.New(vfs.New(memfs.New()), core.Options{Backends: backends, Exec: core.ExecBackends{
+		{ID: "both", Description: "the options' words"}, {ID: "options", Description: "the options' words"}, {ID: "own"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := ex.Tool(toolspec.ToolExec)
+	want := toolspec.ExecDescription([]toolspec.ExecBackend{
+		{ID: "both", Text: toolspec.MsgExecBackendTexts("the options' words", "its own words")},
+		{ID: "options", Text: "the options' words"},
+		{ID: "own", Text: "its own words"},
+	}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	if tool.Description != want {
+		t.Errorf("description:\n%s\nwant:\n%s", tool.Description, want)
+	}
+}

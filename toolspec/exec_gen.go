@@ -215,11 +215,32 @@ func MsgExecNotSaved(reason string) string {
 }
 
 // MsgExecSpillPath renders: Where a stream's full output is saved: name is
-// <backend>.<run id>.stdout.log or .stderr.log, each part URI-encoded with its
-// dots escaped.
+// spillName.
 func MsgExecSpillPath(name string) string {
 	return "/.computer/output/" + name
 }
+
+// MsgExecSpillName renders: The name of the file that holds a stream's full
+// output, as the reference names it: backend and run (runName) are URI-encoded
+// with their dots escaped, so the name's parts hold no dot; stream is
+// streamStdout or streamStderr.
+func MsgExecSpillName(backend string, run string, stream string) string {
+	return backend + "." + run + "." + stream + ".log"
+}
+
+// MsgExecRunName renders: The id of an exec run, in spillName and
+// mirrorConflictDir, as the reference names it: number counts from 1, on past
+// every run an earlier tool set left in the output directory or the conflict
+// directory; it ends the id.
+func MsgExecRunName(number int64) string {
+	return "exec-" + strconv.FormatInt(number, 10)
+}
+
+// MsgExecStreamStdout: The stream of spillName for standard output.
+const MsgExecStreamStdout = "stdout"
+
+// MsgExecStreamStderr: The stream of spillName for standard error.
+const MsgExecStreamStderr = "stderr"
 
 // MsgExecSaveFailed renders "Could not save command output to {path}:
 // {reason}".
@@ -238,6 +259,17 @@ func MsgExecTimedOut(ms int64) string {
 // about itself.
 func MsgExecHostBackend(dir string) string {
 	return "Runs bash on this machine, in the host directory mounted at " + dir + "."
+}
+
+// MsgExecHostBackendID: Ours: the id of the host backend (the backend
+// argument, the backend of a result) unless the program names it otherwise.
+const MsgExecHostBackendID = "host"
+
+// MsgExecBackendTexts renders: Ours: what exec's description tells of a
+// backend when the tool set's options describe it (options) and the backend
+// describes itself too (backend); either alone is told as it is.
+func MsgExecBackendTexts(options string, backend string) string {
+	return options + "\n\n" + backend
 }
 
 // MsgExecMirrorBackend renders: Ours: what the host backend tells the model
@@ -288,16 +320,35 @@ func MsgExecMirrorOwnedAbove(path string, owner int64) string {
 	return path + " is owned by another user (uid " + strconv.FormatInt(owner, 10) + "), who could replace what is in it"
 }
 
-// MsgExecMirrorWritable renders: Ours: a reason of mirrorUnavailable: mode is
-// four octal digits.
-func MsgExecMirrorWritable(path string, mode string) string {
-	return path + " can be written by other users (mode " + mode + ")"
+// MsgExecMirrorWritable renders: Ours: a reason of mirrorUnavailable.
+func MsgExecMirrorWritable(path string, mode int64) string {
+	return path + " can be written by other users (mode " + formatMode(mode) + ")"
+}
+
+// MsgExecMirrorDefaultUnusable renders: Ours: the reason (in
+// mirrorUnavailable) when the default mirror directory, in the user's cache
+// directory, cannot be used: why (a reason above, or the host's error), then
+// mirrorChoose.
+func MsgExecMirrorDefaultUnusable(reason string, choose string) string {
+	return reason + "; " + choose
 }
 
 // MsgExecMirrorCopyInFailed renders: Ours: starts stderr when a mirrored
 // command runs without some workspace nodes the host cannot hold.
 func MsgExecMirrorCopyInFailed(reason string) string {
 	return "[Some of the workspace could not be copied to where the command runs, and is missing there: " + reason + "]\n"
+}
+
+// MsgExecMirrorReasonSeparator: Ours: joins the reasons of mirrorCopyInFailed
+// and mirrorSyncFailed: the host's error for each of the first three nodes
+// that could not be copied.
+const MsgExecMirrorReasonSeparator = "; "
+
+// MsgExecMirrorReasonsMore renders: Ours: ends the reasons of
+// mirrorCopyInFailed and mirrorSyncFailed when more than three nodes could not
+// be copied.
+func MsgExecMirrorReasonsMore(count int64) string {
+	return "; and " + strconv.FormatInt(count, 10) + " more"
 }
 
 // MsgExecMirrorSyncFailed renders: Ours: ends stderr when syncing a mirrored
@@ -341,6 +392,13 @@ func MsgExecMirrorConflictNotDeleted(path string) string {
 // when there are more than limits.conflictLines.
 func MsgExecMirrorConflictMore(count int64) string {
 	return "\nand " + strconv.FormatInt(count, 10) + " more"
+}
+
+// MsgExecMirrorConflictRetry renders: Ours: the name (in mirrorConflictDir) of
+// a run's conflict directory when one named by the run's id exists already
+// (another process's run of the same id); attempt is 2, 3, ...
+func MsgExecMirrorConflictRetry(run string, attempt int64) string {
+	return run + "-" + strconv.FormatInt(attempt, 10)
 }
 
 // MsgExecMirrorConflictDir renders: Ours: the workspace directory that keeps

@@ -3,6 +3,7 @@ package toolspec
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -79,6 +80,13 @@ func tenths(n, unit int64) string {
 // formatKB prints n/1024 rounded half up, as the reference prints read's byte cap.
 func formatKB(n int64) string {
 	return strconv.FormatInt((n+512)/1024, 10)
+}
+
+// formatMode prints a Unix permission mode as four octal digits, as in
+// 0755.
+func formatMode(mode int64) string {
+	s := strconv.FormatInt(mode, 8)
+	return strings.Repeat("0", max(0, 4-len(s))) + s
 }
 
 // StringList is an argument the model may send as one string or as an array of

@@ -49,7 +49,8 @@ const drainMax = 1 << 20
 
 // HostOptions configure a Host backend.
 type HostOptions struct {
-	// ID is the backend's name; "host" when empty.
+	// ID is the backend's name; toolspec.MsgExecHostBackendID ("host")
+	// when empty.
 	ID string
 	// Description is what the backend tells the model; the spec's text
 	// for the host backend when empty.
@@ -107,7 +108,7 @@ func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
 		h.linger = DefaultLinger
 	}
 	if h.info.ID == "" {
-		h.info.ID = "host"
+		h.info.ID = toolspec.MsgExecHostBackendID
 	}
 	if h.dir == "" {
 		h.dir = toolspec.WorkspaceRoot

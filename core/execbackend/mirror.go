@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -409,21 +408,26 @@ type skips struct {
 	n     int
 }
 
+// skipReasons is how many nodes' reasons the note on the nodes a sync
+// passed over gives; the rest are counted (toolspec.MsgExecMirrorReasonsMore).
+const skipReasons = 3
+
 func (k *skips) add(rel string, err error) {
 	k.n++
-	if len(k.first) < 3 {
+	if len(k.first) < skipReasons {
 		k.first = append(k.first, err.Error())
 	}
 }
 
-// err is nil when nothing was passed over.
+// err is nil when nothing was passed over; its text is the reasons the
+// notes give (toolspec.MsgExecMirrorCopyInFailed, MsgExecMirrorSyncFailed).
 func (k *skips) err() error {
 	if k.n == 0 {
 		return nil
 	}
-	msg := strings.Join(k.first, "; ")
+	msg := strings.Join(k.first, toolspec.MsgExecMirrorReasonSeparator)
 	if k.n > len(k.first) {
-		msg += fmt.Sprintf("; and %d more", k.n-len(k.first))
+		msg += toolspec.MsgExecMirrorReasonsMore(int64(k.n - len(k.first)))
 	}
 	return errors.New(msg)
 }

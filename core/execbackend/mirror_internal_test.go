@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The mirror's lock is held across processes: a second taker (here a
@@ -27,4 +29,20 @@ func TestLockDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	again()
+}
+
+// The note on nodes a sync passed over gives the first reasons, joined,
+// and counts the rest, as the spec words it.
+func TestSkipsNote(t *testing.T) {
+	var k skips
+	if k.err() != nil {
+		t.Fatalf("nothing passed over: %v", k.err())
+	}
+	for i := range skipReasons + 2 {
+		k.add("n", errors.New("reason "+string(rune('a'+i))))
+	}
+	want := "reason a" + toolspec.MsgExecMirrorReasonSeparator + "reason b" + toolspec.MsgExecMirrorReasonSeparator + "reason c" + toolspec.MsgExecMirrorReasonsMore(2)
+	if got := k.err().Error(); got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
 }

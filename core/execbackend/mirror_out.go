@@ -13,7 +13,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -535,7 +534,7 @@ func (s *syncer) conflictDir(ctx context.Context) (string, error) {
 	for i := 1; i <= maxConflictDirs; i++ {
 		name := id
 		if i > 1 {
-			name += "-" + strconv.Itoa(i)
+			name = toolspec.MsgExecMirrorConflictRetry(id, int64(i))
 		}
 		dir := toolspec.MsgExecMirrorConflictDir(name)
 		if err = s.ws.Mkdir(ctx, dir, vfs.MkdirOptions{}); err == nil {

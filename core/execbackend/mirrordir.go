@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,10 +49,21 @@ func defaultMirror(key string) (string, error) {
 const keyFile = "key"
 
 // mirrorUnavailable is the error of a command whose mirror directory
-// cannot be used: the spec's text, wrapping the reason.
-type mirrorUnavailable struct{ err error }
+// cannot be used: the spec's text, wrapping the reason. choose adds the
+// way out (toolspec.MsgExecMirrorChoose) for the default mirror.
+type mirrorUnavailable struct {
+	err    error
+	choose bool
+}
 
-func (e mirrorUnavailable) Error() string { return toolspec.MsgExecMirrorUnavailable(e.err.Error()) }
+func (e mirrorUnavailable) Error() string {
+	reason := e.err.Error()
+	if e.choose {
+		reason = toolspec.MsgExecMirrorDefaultUnusable(reason, toolspec.MsgExecMirrorChoose)
+	}
+	return toolspec.MsgExecMirrorUnavailable(reason)
+}
+
 func (e mirrorUnavailable) Unwrap() error { return e.err }
 
 // prepare makes the mirror directory, or checks the one there (see
@@ -63,16 +73,13 @@ func (m *Mirror) prepare() (string, error) {
 	if dir == "" {
 		var err error
 		if dir, err = defaultMirror(m.key); err != nil {
-			return "", mirrorUnavailable{err}
+			return "", mirrorUnavailable{err: err}
 		}
 	}
 	if err := privateDir(dir, true); err != nil {
-		if m.dir == "" {
-			// The default one, in the cache directory (a HOME that does
-			// not exist, say): another can be named.
-			err = fmt.Errorf("%w; %s", err, toolspec.MsgExecMirrorChoose)
-		}
-		return "", mirrorUnavailable{err}
+		// The default one, in the cache directory (a HOME that does not
+		// exist, say): another can be named.
+		return "", mirrorUnavailable{err: err, choose: m.dir == ""}
 	}
 	if m.key != "" {
 		if _, err := lstat(filepath.Join(dir, keyFile)); errors.Is(err, fs.ErrNotExist) {

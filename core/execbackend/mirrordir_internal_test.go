@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // other is the user that owns what "another user" made in these tests.
@@ -146,6 +148,22 @@ func TestPrivateDir(t *testing.T) {
 				t.Errorf("the mirror: %v %v", fi.Mode(), err)
 			}
 		})
+	}
+}
+
+// A directory others can write is refused naming its mode as the spec
+// writes it (four octal digits); this needs no root.
+func TestPrivateDirNamesTheMode(t *testing.T) {
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o757); err != nil {
+		t.Fatal(err)
+	}
+	err := privateDir(filepath.Join(open, "m"), true)
+	if want := toolspec.MsgExecMirrorWritable(open, 0o757); err == nil || err.Error() != want {
+		t.Errorf("privateDir: %v, want %q", err, want)
 	}
 }
 

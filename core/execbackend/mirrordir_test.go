@@ -4,6 +4,7 @@ package execbackend_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,9 @@ func TestMirrorMadeByTheFirstCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Start(t.Context(), execbackend.Request{Command: "true"})
-	if err == nil || !strings.HasPrefix(err.Error(), toolspec.MsgExecMirrorUnavailable("mkdir /proc/.cache: ")) {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "/proc/.cache" ||
+		err.Error() != toolspec.MsgExecMirrorUnavailable(toolspec.MsgExecMirrorDefaultUnusable(pe.Error(), toolspec.MsgExecMirrorChoose)) {
 		t.Errorf("Start: %v", err)
 	}
 	t.Setenv("HOME", "")

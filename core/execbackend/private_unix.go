@@ -4,7 +4,6 @@ package execbackend
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,7 +102,7 @@ func trusted(p string, uid int, own bool) error {
 	case owner != 0 && owner != uid:
 		return errors.New(toolspec.MsgExecMirrorOwnedAbove(p, int64(owner)))
 	case mode.Perm()&0o022 != 0 && (own || mode&fs.ModeSticky == 0):
-		return errors.New(toolspec.MsgExecMirrorWritable(p, fmt.Sprintf("%04o", mode.Perm())))
+		return errors.New(toolspec.MsgExecMirrorWritable(p, int64(mode.Perm())))
 	}
 	return nil
 }

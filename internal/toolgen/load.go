@@ -327,7 +327,7 @@ func (l *loader) execParts(v cue.Value) *ExecParts {
 var placeholderRE = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)
 
 // formats a placeholder may carry, and the argument type each needs.
-var formats = map[string]string{"kb": "int", "size": "int", "json": "string"}
+var formats = map[string]string{"kb": "int", "size": "int", "json": "string", "mode": "int"}
 
 func (l *loader) template(name string, v cue.Value) Template {
 	text := v.LookupPath(cue.ParsePath("text"))

@@ -52,6 +52,8 @@ func render(t Template, args map[string]jen.Code) jen.Code {
 			parts = append(parts, jen.Id("FormatSize").Call(v))
 		case s.format == "json":
 			parts = append(parts, jen.Id("QuoteJSON").Call(v))
+		case s.format == "mode":
+			parts = append(parts, jen.Id("formatMode").Call(v))
 		case a.Type == "int":
 			parts = append(parts, jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10)))
 		default:
