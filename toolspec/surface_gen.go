@@ -392,11 +392,115 @@ func MsgMountPoint(path string) string {
 	return "cannot remove a mount point: " + path
 }
 
-// MsgHostIO renders: Ours: a host filesystem failure (permission, disk full)
-// with the operating system's reason.
+// MsgHostIO renders: Ours: a failure of the store that holds path: op is one
+// of the op* messages; reason is one of the reason* messages or a database*
+// message (sqlitefs), or, from a host directory, the operating system's own
+// words (permission denied, no space left on device).
 func MsgHostIO(op string, path string, reason string) string {
 	return op + " " + path + ": " + reason
 }
+
+// MsgOpStat: Ours: looking up a node.
+const MsgOpStat = "stat"
+
+// MsgOpList: Ours: listing a directory.
+const MsgOpList = "list"
+
+// MsgOpOpen: Ours: opening a file.
+const MsgOpOpen = "open"
+
+// MsgOpRead: Ours: reading a file.
+const MsgOpRead = "read"
+
+// MsgOpWrite: Ours: writing a file.
+const MsgOpWrite = "write"
+
+// MsgOpUpdate: Ours: rewriting a file from its current content (edit).
+const MsgOpUpdate = "update"
+
+// MsgOpCreate: Ours: creating an empty file that must not exist yet.
+const MsgOpCreate = "create"
+
+// MsgOpMkdir: Ours: making a directory.
+const MsgOpMkdir = "mkdir"
+
+// MsgOpSymlink: Ours: making a symbolic link.
+const MsgOpSymlink = "symlink"
+
+// MsgOpChmod: Ours: changing a node's mode.
+const MsgOpChmod = "chmod"
+
+// MsgOpRemove: Ours: removing a node.
+const MsgOpRemove = "remove"
+
+// MsgReasonNoEntry: Ours: the node is not there (ENOENT).
+const MsgReasonNoEntry = "no such file or directory"
+
+// MsgReasonNotDirectory: Ours: a directory was needed (ENOTDIR).
+const MsgReasonNotDirectory = "not a directory"
+
+// MsgReasonIsDirectory: Ours: a file was needed (EISDIR).
+const MsgReasonIsDirectory = "is a directory"
+
+// MsgReasonExists: Ours: a new node's name is taken (EEXIST).
+const MsgReasonExists = "file exists"
+
+// MsgReasonNotEmpty: Ours: ENOTEMPTY.
+const MsgReasonNotEmpty = "directory not empty"
+
+// MsgReasonRemoveRoot: Ours: the store's own root cannot be removed.
+const MsgReasonRemoveRoot = "cannot remove the root"
+
+// MsgReasonNotRegularFile: Ours: a named pipe, socket or device, which a store
+// never opens.
+const MsgReasonNotRegularFile = "not a regular file"
+
+// MsgReasonSymlink: Ours: a store never follows a link: the workspace resolves
+// them.
+const MsgReasonSymlink = "is a symbolic link"
+
+// MsgReasonInvalidName: Ours: a name the workspace never gives (empty, . or
+// .., or with a slash or NUL).
+const MsgReasonInvalidName = "invalid name"
+
+// MsgReasonReplaced: Ours: another program replaced a host directory while it
+// was being opened.
+const MsgReasonReplaced = "replaced while opened"
+
+// MsgReasonChangedByProgram: Ours: another program changed a host file while
+// it was being replaced.
+const MsgReasonChangedByProgram = "changed by another program"
+
+// MsgReasonMountedDirectory: Ours: a host directory's own top directory cannot
+// be removed.
+const MsgReasonMountedDirectory = "cannot remove the mounted directory"
+
+// MsgReasonChangedWhileRead: Ours: another process changed a file of the
+// SQLite workspace while it was being read.
+const MsgReasonChangedWhileRead = "file changed while it was being read"
+
+// MsgReasonChangedByWriter: Ours: another process changed a file of the SQLite
+// workspace while it was being written.
+const MsgReasonChangedByWriter = "changed by another writer"
+
+// MsgReasonWriteStalled: Ours: a write into the SQLite workspace stopped for
+// so long that another process reclaimed what it had written.
+const MsgReasonWriteStalled = "the content being written was collected as garbage: the write stalled for too long"
+
+// MsgReasonNoSpace: Ours: the SQLite workspace's disk is full (ENOSPC).
+const MsgReasonNoSpace = "no space left on device"
+
+// MsgReasonDatabaseChanged: Ours: another process wrote the SQLite workspace
+// while it was read through a read-only connection.
+const MsgReasonDatabaseChanged = "workspace database changed while it was being read"
+
+// MsgReasonDatabaseLocked: Ours: another process held the SQLite workspace's
+// lock for longer than a call waits.
+const MsgReasonDatabaseLocked = "workspace database is locked"
+
+// MsgReasonDatabaseReadOnly: Ours: SQLite refused to write the workspace's
+// file.
+const MsgReasonDatabaseReadOnly = "workspace database is read-only"
 
 // MsgDatabaseDamaged renders: Ours: SQLite found the database file corrupt, or
 // file content or a node's record failed its checksum, or a listing, a record
@@ -550,6 +654,36 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgReadOnlyMount", Template: "read-only mount at {root}: cannot modify: {path}", Sample: MsgReadOnlyMount("<root>", "<path>")},
 	{Name: "MsgMountPoint", Template: "cannot remove a mount point: {path}", Sample: MsgMountPoint("<path>")},
 	{Name: "MsgHostIO", Template: "{op} {path}: {reason}", Sample: MsgHostIO("<op>", "<path>", "<reason>")},
+	{Name: "MsgOpStat", Template: "stat", Sample: MsgOpStat},
+	{Name: "MsgOpList", Template: "list", Sample: MsgOpList},
+	{Name: "MsgOpOpen", Template: "open", Sample: MsgOpOpen},
+	{Name: "MsgOpRead", Template: "read", Sample: MsgOpRead},
+	{Name: "MsgOpWrite", Template: "write", Sample: MsgOpWrite},
+	{Name: "MsgOpUpdate", Template: "update", Sample: MsgOpUpdate},
+	{Name: "MsgOpCreate", Template: "create", Sample: MsgOpCreate},
+	{Name: "MsgOpMkdir", Template: "mkdir", Sample: MsgOpMkdir},
+	{Name: "MsgOpSymlink", Template: "symlink", Sample: MsgOpSymlink},
+	{Name: "MsgOpChmod", Template: "chmod", Sample: MsgOpChmod},
+	{Name: "MsgOpRemove", Template: "remove", Sample: MsgOpRemove},
+	{Name: "MsgReasonNoEntry", Template: "no such file or directory", Sample: MsgReasonNoEntry},
+	{Name: "MsgReasonNotDirectory", Template: "not a directory", Sample: MsgReasonNotDirectory},
+	{Name: "MsgReasonIsDirectory", Template: "is a directory", Sample: MsgReasonIsDirectory},
+	{Name: "MsgReasonExists", Template: "file exists", Sample: MsgReasonExists},
+	{Name: "MsgReasonNotEmpty", Template: "directory not empty", Sample: MsgReasonNotEmpty},
+	{Name: "MsgReasonRemoveRoot", Template: "cannot remove the root", Sample: MsgReasonRemoveRoot},
+	{Name: "MsgReasonNotRegularFile", Template: "not a regular file", Sample: MsgReasonNotRegularFile},
+	{Name: "MsgReasonSymlink", Template: "is a symbolic link", Sample: MsgReasonSymlink},
+	{Name: "MsgReasonInvalidName", Template: "invalid name", Sample: MsgReasonInvalidName},
+	{Name: "MsgReasonReplaced", Template: "replaced while opened", Sample: MsgReasonReplaced},
+	{Name: "MsgReasonChangedByProgram", Template: "changed by another program", Sample: MsgReasonChangedByProgram},
+	{Name: "MsgReasonMountedDirectory", Template: "cannot remove the mounted directory", Sample: MsgReasonMountedDirectory},
+	{Name: "MsgReasonChangedWhileRead", Template: "file changed while it was being read", Sample: MsgReasonChangedWhileRead},
+	{Name: "MsgReasonChangedByWriter", Template: "changed by another writer", Sample: MsgReasonChangedByWriter},
+	{Name: "MsgReasonWriteStalled", Template: "the content being written was collected as garbage: the write stalled for too long", Sample: MsgReasonWriteStalled},
+	{Name: "MsgReasonNoSpace", Template: "no space left on device", Sample: MsgReasonNoSpace},
+	{Name: "MsgReasonDatabaseChanged", Template: "workspace database changed while it was being read", Sample: MsgReasonDatabaseChanged},
+	{Name: "MsgReasonDatabaseLocked", Template: "workspace database is locked", Sample: MsgReasonDatabaseLocked},
+	{Name: "MsgReasonDatabaseReadOnly", Template: "workspace database is read-only", Sample: MsgReasonDatabaseReadOnly},
 	{Name: "MsgDatabaseDamaged", Template: "the workspace database {db} is damaged ({reason}); nothing was changed; check it with: agenttools check --db {db}", Sample: MsgDatabaseDamaged("<db>", "<reason>")},
 	{Name: "MsgDatabaseChecksum", Template: "file content does not match its checksum", Sample: MsgDatabaseChecksum},
 	{Name: "MsgDatabaseChunkMissing", Template: "file content is missing a chunk or has one of the wrong length", Sample: MsgDatabaseChunkMissing},

@@ -90,7 +90,7 @@ func TestDamagedDatabaseCall(t *testing.T) {
 	}
 	switch {
 	case ls.Error != "":
-		if got.code != 1 || !damagedText(ls.Error, "list", "/workspace/d", db) {
+		if got.code != 1 || !damagedText(ls.Error, toolspec.MsgOpList, "/workspace/d", db) {
 			t.Errorf("ls: %+v, want the damaged message", got)
 		}
 	case ls.Count != int64(len(files)):
@@ -102,7 +102,7 @@ func TestDamagedDatabaseCall(t *testing.T) {
 		switch {
 		case got.code == 0 && got.stdout != want+"\n":
 			t.Errorf("read %s: exit 0 with content that is not what was written", p)
-		case got.code != 0 && !damagedText(strings.TrimSuffix(got.stdout, "\n"), "read", p, db):
+		case got.code != 0 && !damagedText(strings.TrimSuffix(got.stdout, "\n"), toolspec.MsgOpRead, p, db):
 			t.Errorf("read %s: %+v, want the damaged message", p, got)
 		case got.code != 0:
 			damaged++
@@ -114,7 +114,7 @@ func TestDamagedDatabaseCall(t *testing.T) {
 		var res struct {
 			Error string `json:"error"`
 		}
-		if err := unmarshal(got.stdout, &res); err != nil || got.code != 1 || !damagedText(res.Error, "write", p, db) {
+		if err := unmarshal(got.stdout, &res); err != nil || got.code != 1 || !damagedText(res.Error, toolspec.MsgOpWrite, p, db) {
 			t.Errorf("write %s: %+v, want the damaged message", p, got)
 		}
 	}

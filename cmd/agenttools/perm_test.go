@@ -108,9 +108,9 @@ func TestWritesHonourFilePermissions(t *testing.T) {
 					t.Errorf("%s %s (mode %v): exit %d %s%s; file %q, want %q", c.tool, name, f.mode, got.code, got.stdout, got.stderr, after, c.want)
 				}
 			} else {
-				want, _ := json.Marshal(map[string]string{"error": toolspec.MsgHostIO("write", wsPath, "permission denied")})
+				want, _ := json.Marshal(map[string]string{"error": toolspec.MsgHostIO(toolspec.MsgOpWrite, wsPath, "permission denied")})
 				if c.tool == "edit" {
-					want, _ = json.Marshal(map[string]string{"error": toolspec.MsgHostIO("update", wsPath, "permission denied")})
+					want, _ = json.Marshal(map[string]string{"error": toolspec.MsgHostIO(toolspec.MsgOpUpdate, wsPath, "permission denied")})
 				}
 				if got.code != 1 || strings.TrimSpace(got.stdout) != string(want) || string(after) != string(before) {
 					t.Errorf("%s %s (mode %v, owner %d): exit %d %q; file %q (was %q); want exit 1 %s and the file unchanged", c.tool, name, f.mode, owner, got.code, got.stdout, after, before, want)
@@ -207,7 +207,7 @@ func TestWriteOfARunningProgram(t *testing.T) {
 	}
 	defer func() { _ = run.Process.Kill(); _ = run.Wait() }()
 	got := runAs(t, bin, testws.Nobody, "call", "--db", filepath.Join(dbDir, "ws.db"), "--dir", dir, "--exec", "none", "write", `{"path":"/workspace/prog","content":"x"}`)
-	want, _ := json.Marshal(map[string]string{"error": toolspec.MsgHostIO("write", "/workspace/prog", "text file busy")})
+	want, _ := json.Marshal(map[string]string{"error": toolspec.MsgHostIO(toolspec.MsgOpWrite, "/workspace/prog", "text file busy")})
 	if got.code != 1 || strings.TrimSpace(got.stdout) != string(want) {
 		t.Errorf("write of a running program: %+v, want exit 1 %s", got, want)
 	}

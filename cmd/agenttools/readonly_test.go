@@ -79,8 +79,8 @@ func readOnlyCalls(t *testing.T, run func(args ...string) result, db, bare, reas
 		{"read", []string{"call", "--db", db, "read", `{"path":"/workspace/a.txt"}`}, result{0, "hello\n", ""}},
 		{"grep, --readonly", []string{"call", "--readonly", "--db", db, "grep", `{"query":"hel"}`},
 			result{0, `{"path":"/workspace","query":"hel","count":1,"matches":[{"path":"/workspace/a.txt","line":1,"text":"hello"}]}` + "\n", ""}},
-		{"write", []string{"call", "--db", db, "write", `{"path":"/workspace/b.txt","content":"b"}`}, result{1, roError("write", "/workspace/b.txt"), ""}},
-		{"delete", []string{"call", "--db", db, "delete", `{"path":"/workspace/a.txt"}`}, result{1, roError("remove", "/workspace/a.txt"), ""}},
+		{"write", []string{"call", "--db", db, "write", `{"path":"/workspace/b.txt","content":"b"}`}, result{1, roError(toolspec.MsgOpWrite, "/workspace/b.txt"), ""}},
+		{"delete", []string{"call", "--db", db, "delete", `{"path":"/workspace/a.txt"}`}, result{1, roError(toolspec.MsgOpRemove, "/workspace/a.txt"), ""}},
 		{"no /workspace is made", []string{"call", "--db", bare, "ls", `{"path":"/"}`}, result{0, `{"path":"/","count":0,"entries":[]}` + "\n", ""}},
 	}
 	for _, tt := range tests {

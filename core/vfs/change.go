@@ -55,7 +55,7 @@ func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) e
 		case err == nil:
 			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 		case !isNotExist(err):
-			return hostError("stat", p, err)
+			return hostError(toolspec.MsgOpStat, p, err)
 		}
 	}
 	mode := uint32(0o755)
@@ -82,7 +82,7 @@ func (w *Workspace) Mkdir(ctx context.Context, path string, opts MkdirOptions) e
 			return nil
 		}
 		undo()
-		return hostError("mkdir", p, err)
+		return hostError(toolspec.MsgOpMkdir, p, err)
 	}
 	return nil
 }
@@ -144,7 +144,7 @@ func (w *Workspace) Remove(ctx context.Context, path string, opts RemoveOptions)
 		err = m.store.Remove(ctx, name)
 	}
 	if err != nil {
-		return hostError("remove", n.path, err)
+		return hostError(toolspec.MsgOpRemove, n.path, err)
 	}
 	return nil
 }
@@ -161,14 +161,14 @@ func (w *Workspace) Symlink(ctx context.Context, target, path string) error {
 	if _, err := w.lstatReal(ctx, p); err == nil {
 		return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 	} else if !isNotExist(err) {
-		return hostError("stat", p, err)
+		return hostError(toolspec.MsgOpStat, p, err)
 	}
 	if err := w.checkWritable(p, false); err != nil {
 		return err
 	}
 	m, name := w.locate(p)
 	if err := m.store.Symlink(ctx, target, name); err != nil {
-		return hostError("symlink", p, err)
+		return hostError(toolspec.MsgOpSymlink, p, err)
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (w *Workspace) Create(ctx context.Context, path string) error {
 		if errno.CodeOf(err) == errno.EEXIST {
 			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
 		}
-		return hostError("create", p, err)
+		return hostError(toolspec.MsgOpCreate, p, err)
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (w *Workspace) Chmod(ctx context.Context, path string, mode uint32) error {
 	}
 	m, name := w.locate(loc.Real)
 	if err := m.store.Chmod(ctx, name, mode&0o7777); err != nil {
-		return hostError("chmod", loc.Real, err)
+		return hostError(toolspec.MsgOpChmod, loc.Real, err)
 	}
 	return nil
 }

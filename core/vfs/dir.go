@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // DirEntry is one entry of a directory: its name and kind, without the
@@ -162,7 +163,7 @@ func (w *Workspace) OpenDirReal(ctx context.Context, real string) (*Dir, error) 
 	m, name := w.locate(real)
 	h, err := openHandle(ctx, m.store, name)
 	if err != nil {
-		return nil, hostError("list", real, err)
+		return nil, hostError(toolspec.MsgOpList, real, err)
 	}
 	return &Dir{w: w, real: real, h: h}, nil
 }
@@ -176,7 +177,7 @@ func openHandle(ctx context.Context, s Store, name string) (DirHandle, error) {
 		return nil, err
 	}
 	if info.Type != TypeDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+		return nil, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return storeDir{s, name}, nil
 }
@@ -191,7 +192,7 @@ func (d *Dir) Real() string { return d.real }
 func (d *Dir) Entries(ctx context.Context, after string, n int) ([]DirEntry, error) {
 	entries, err := d.h.Entries(ctx, after, n)
 	if err != nil {
-		return nil, hostError("list", d.real, err)
+		return nil, hostError(toolspec.MsgOpList, d.real, err)
 	}
 	for _, root := range d.w.mountsIn(d.real) {
 		name := Base(root)
@@ -211,7 +212,7 @@ func (d *Dir) OpenDir(ctx context.Context, name string) (*Dir, error) {
 	}
 	h, err := d.h.OpenDir(ctx, name)
 	if err != nil {
-		return nil, hostError("list", real, err)
+		return nil, hostError(toolspec.MsgOpList, real, err)
 	}
 	return &Dir{w: d.w, real: real, h: h}, nil
 }
@@ -222,7 +223,7 @@ func (d *Dir) Open(ctx context.Context, name string, offset int64) (io.ReadClose
 	real := Join(d.real, name)
 	r, err := d.h.Open(ctx, name, offset)
 	if err != nil {
-		return nil, hostError("read", real, err)
+		return nil, hostError(toolspec.MsgOpRead, real, err)
 	}
 	return wordedReader{r, real}, nil
 }

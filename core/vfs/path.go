@@ -39,7 +39,7 @@ func Canonical(path string) (string, []string, error) {
 	if int64(len(canon)) > toolspec.WorkspaceMaxPathBytesDefault {
 		shown := path
 		if len(shown) > 100 {
-			shown = strings.ToValidUTF8(shown[:100], "") + "…"
+			shown = toolspec.MsgShortened(strings.ToValidUTF8(shown[:100], ""))
 		}
 		return "", nil, errno.New(errno.EINVAL, toolspec.MsgPathTooLong(toolspec.WorkspaceMaxPathBytesDefault, shown), path)
 	}

@@ -33,7 +33,7 @@ func (w *Workspace) ReadDirResolved(ctx context.Context, real string, offset, li
 	m, name := w.locate(real)
 	entries, err := m.store.ReadDir(ctx, name, offset, limit)
 	if err != nil {
-		return nil, hostError("list", real, err)
+		return nil, hostError(toolspec.MsgOpList, real, err)
 	}
 	for i := range entries {
 		normalize(&entries[i])
@@ -77,7 +77,7 @@ func (w *Workspace) OpenResolved(ctx context.Context, real string, offset int64)
 	m, name := w.locate(real)
 	r, err := m.store.Open(ctx, name, offset)
 	if err != nil {
-		return nil, hostError("read", real, err)
+		return nil, hostError(toolspec.MsgOpRead, real, err)
 	}
 	return wordedReader{r, real}, nil
 }
@@ -91,7 +91,7 @@ type wordedReader struct {
 func (r wordedReader) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
 	if err != nil && err != io.EOF {
-		err = hostError("read", r.path, err)
+		err = hostError(toolspec.MsgOpRead, r.path, err)
 	}
 	return n, err
 }

@@ -107,7 +107,7 @@ func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) 
 			return node{}, false, nil
 		}
 		if err != nil {
-			return node{}, false, hostError("stat", p, err)
+			return node{}, false, hostError(toolspec.MsgOpStat, p, err)
 		}
 		if info.Type == TypeSymlink && (len(pending) > 0 || followFinal) {
 			follows++
@@ -234,7 +234,7 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 			missing = append(missing, seg.name)
 			continue
 		case err != nil:
-			return "", nil, hostError("stat", p, err)
+			return "", nil, hostError(toolspec.MsgOpStat, p, err)
 		case info.Type == TypeSymlink:
 			follows++
 			if follows > MaxSymlinkFollows {

@@ -89,7 +89,7 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		case err == nil:
 			return nil
 		case errno.CodeOf(err) != errno.EAGAIN:
-			return hostError("update", loc.Real, err)
+			return hostError(toolspec.MsgOpUpdate, loc.Real, err)
 		case attempt == UpdateAttempts:
 			return &errno.Error{Code: errno.EAGAIN, Message: toolspec.MsgUpdateConflict(UpdateAttempts, loc.Path), Path: loc.Path, Err: err}
 		}
@@ -125,12 +125,12 @@ func Wait(ctx context.Context, d time.Duration) error {
 func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, loc Location, limit int64, fn func(old []byte, info Info) ([]byte, error)) error {
 	r, err := m.store.Open(ctx, name, 0)
 	if err != nil {
-		return hostError("open", loc.Real, err)
+		return hostError(toolspec.MsgOpOpen, loc.Real, err)
 	}
 	old, err := io.ReadAll(io.LimitReader(r, limit+1))
 	r.Close()
 	if err != nil {
-		return hostError("read", loc.Real, err)
+		return hostError(toolspec.MsgOpRead, loc.Real, err)
 	}
 	if int64(len(old)) > limit {
 		return &TooLargeError{Size: int64(len(old))}
@@ -140,7 +140,7 @@ func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, lo
 		return err
 	}
 	if err := m.store.WriteFile(ctx, name, bytes.NewReader(out), loc.Info.Mode); err != nil {
-		return hostError("write", loc.Real, err)
+		return hostError(toolspec.MsgOpWrite, loc.Real, err)
 	}
 	return nil
 }
@@ -166,7 +166,7 @@ func (w *Workspace) WriteFromIf(ctx context.Context, path string, rev int64, r i
 	} else if err = w.checkRev(ctx, p, rev); err == nil {
 		err = m.store.WriteFile(ctx, name, r, mode&0o7777)
 	}
-	return revError("write", canon, p, err)
+	return revError(toolspec.MsgOpWrite, canon, p, err)
 }
 
 // RemoveIf removes the file, symbolic link or empty directory at path (a
@@ -187,7 +187,7 @@ func (w *Workspace) RemoveIf(ctx context.Context, path string, rev int64) error 
 	} else if err = w.checkRev(ctx, p, rev); err == nil {
 		err = m.store.Remove(ctx, name)
 	}
-	return revError("remove", canon, p, err)
+	return revError(toolspec.MsgOpRemove, canon, p, err)
 }
 
 // checkRev fails with EAGAIN unless the node at the link-free path p is

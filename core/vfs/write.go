@@ -52,7 +52,7 @@ func (w *Workspace) WriteFrom(ctx context.Context, path string, r io.Reader, opt
 	m, name := w.locate(plan.target)
 	if err := m.store.WriteFile(ctx, name, r, plan.mode); err != nil {
 		undo()
-		return hostError("write", plan.target, err)
+		return hostError(toolspec.MsgOpWrite, plan.target, err)
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func (w *Workspace) writeTarget(ctx context.Context, dir, name, canon string) (s
 		case isNotExist(err):
 			return p, nil, nil
 		case err != nil:
-			return "", nil, hostError("stat", p, err)
+			return "", nil, hostError(toolspec.MsgOpStat, p, err)
 		case info.Type == TypeDir:
 			return "", nil, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(targetCanon), targetCanon)
 		case info.Type == TypeFile:
@@ -217,7 +217,7 @@ func (w *Workspace) createDirs(ctx context.Context, dir string, names []string, 
 				continue
 			}
 			undo()
-			return nil, hostError("mkdir", p, err)
+			return nil, hostError(toolspec.MsgOpMkdir, p, err)
 		}
 		made = append(made, p)
 	}

@@ -220,7 +220,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/a/b/c.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpWrite, "/a/b/c.txt", "no space left on device"),
 		},
 		{
 			name:  "write fails after creating some parents",
@@ -229,7 +229,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c/d.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/a/b/c/d.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpWrite, "/a/b/c/d.txt", "no space left on device"),
 		},
 		{
 			name:  "write fails through a symlinked parent",
@@ -238,7 +238,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/ld/x/y.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("write", "/real/x/y.txt", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpWrite, "/real/x/y.txt", "no space left on device"),
 		},
 		{
 			name:  "a parent's mkdir fails",
@@ -246,7 +246,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.WriteFile(ctx, "/a/b/c/d.txt", []byte("x"), vfs.WriteOptions{CreateParents: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpMkdir, "/a/b", "no space left on device"),
 		},
 		{
 			name:  "recursive mkdir fails at the last directory",
@@ -254,7 +254,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.Mkdir(ctx, "/a/b/c", vfs.MkdirOptions{Recursive: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b/c", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpMkdir, "/a/b/c", "no space left on device"),
 		},
 		{
 			name:  "recursive mkdir fails at a parent",
@@ -263,7 +263,7 @@ func TestFailedCallChangesNothing(t *testing.T) {
 			call: func(ctx context.Context, ws *vfs.Workspace) error {
 				return ws.Mkdir(ctx, "/a/b/c", vfs.MkdirOptions{Recursive: true})
 			},
-			code: errno.ENOSPC, msg: toolspec.MsgHostIO("mkdir", "/a/b", "no space left on device"),
+			code: errno.ENOSPC, msg: toolspec.MsgHostIO(toolspec.MsgOpMkdir, "/a/b", "no space left on device"),
 		},
 	}
 	for _, tt := range tests {

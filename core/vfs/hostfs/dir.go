@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 var _ vfs.DirOpener = (*FS)(nil)
@@ -54,7 +55,7 @@ func openSub(r *os.Root, rname, name string) (*os.Root, error) {
 		return nil, hostErr(name, err)
 	}
 	if !fi.IsDir() {
-		return nil, &errno.Error{Code: errno.ENOTDIR, Message: "not a directory", Path: name}
+		return nil, &errno.Error{Code: errno.ENOTDIR, Message: toolspec.MsgReasonNotDirectory, Path: name}
 	}
 	sub, err := r.OpenRoot(rname)
 	if err != nil {
@@ -67,7 +68,7 @@ func openSub(r *os.Root, rname, name string) (*os.Root, error) {
 	}
 	if !os.SameFile(cur, fi) {
 		sub.Close()
-		return nil, &errno.Error{Code: errno.ENOENT, Message: "replaced while opened", Path: name}
+		return nil, &errno.Error{Code: errno.ENOENT, Message: toolspec.MsgReasonReplaced, Path: name}
 	}
 	return sub, nil
 }

@@ -224,7 +224,7 @@ func notRegular(name string, fi fs.FileInfo) error {
 	if fi.IsDir() {
 		code = errno.EISDIR
 	}
-	return &errno.Error{Code: code, Message: "not a regular file", Path: name}
+	return &errno.Error{Code: code, Message: toolspec.MsgReasonNotRegularFile, Path: name}
 }
 
 // refuseLink fails with ELOOP when name is a symbolic link: os.Root
@@ -237,7 +237,7 @@ func (f *FS) refuseLink(name string) error {
 // refuseLink is FS.refuseLink for the node rname in the directory r.
 func refuseLink(r *os.Root, rname, name string) error {
 	if fi, err := r.Lstat(rname); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return &errno.Error{Code: errno.ELOOP, Message: "is a symbolic link", Path: name}
+		return &errno.Error{Code: errno.ELOOP, Message: toolspec.MsgReasonSymlink, Path: name}
 	}
 	return nil
 }
@@ -375,7 +375,7 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 		if fi, err := f.root.Lstat(name); err == nil {
 			return notRegular(name, fi)
 		}
-		return &errno.Error{Code: errno.ENOENT, Message: "no such file or directory", Path: name}
+		return &errno.Error{Code: errno.ENOENT, Message: toolspec.MsgReasonNoEntry, Path: name}
 	}
 	defer file.Close()
 	if fi.Size() > limit {
@@ -574,7 +574,7 @@ func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *
 		return hostErr(name, err)
 	}
 	if seen != nil && !f.still(name, old, *seen) {
-		return &errno.Error{Code: errno.EAGAIN, Message: "changed by another program", Path: name}
+		return &errno.Error{Code: errno.EAGAIN, Message: toolspec.MsgReasonChangedByProgram, Path: name}
 	}
 	if inPlace {
 		return tmp.copyInto(name, old, mode)
@@ -680,7 +680,7 @@ func (f *FS) Symlink(_ context.Context, target, name string) error {
 // meanwhile (in any process) does not bring it back.
 func (f *FS) Remove(ctx context.Context, name string) error {
 	if name == "" {
-		return &errno.Error{Code: errno.EBUSY, Message: "cannot remove the mounted directory", Path: name}
+		return &errno.Error{Code: errno.EBUSY, Message: toolspec.MsgReasonMountedDirectory, Path: name}
 	}
 	if fi, err := f.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		if file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
@@ -696,7 +696,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 // RemoveAll removes name and everything below it.
 func (f *FS) RemoveAll(_ context.Context, name string) error {
 	if name == "" {
-		return &errno.Error{Code: errno.EBUSY, Message: "cannot remove the mounted directory", Path: name}
+		return &errno.Error{Code: errno.EBUSY, Message: toolspec.MsgReasonMountedDirectory, Path: name}
 	}
 	return hostErr(name, f.root.RemoveAll(name))
 }

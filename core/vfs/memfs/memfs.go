@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // FS is an in-memory tree. File contents are never changed in place (a
@@ -71,7 +72,7 @@ func (f *FS) next() int64 {
 
 func (f *FS) stamp() int64 { return f.now().UnixMilli() }
 
-func notExist(name string) error { return errno.New(errno.ENOENT, "no such file or directory", name) }
+func notExist(name string) error { return errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name) }
 
 // lookup returns the node at name and its parent (nil for the root).
 func (f *FS) lookup(name string) (n, parent *node, err error) {
@@ -81,7 +82,7 @@ func (f *FS) lookup(name string) (n, parent *node, err error) {
 	}
 	for _, part := range strings.Split(name, "/") {
 		if n.typ != vfs.TypeDir {
-			return nil, nil, errno.New(errno.ENOTDIR, "not a directory", name)
+			return nil, nil, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 		}
 		child, ok := n.children[part]
 		if !ok {
@@ -103,7 +104,7 @@ func (f *FS) parentOf(name string) (*node, string, error) {
 		return nil, "", err
 	}
 	if p.typ != vfs.TypeDir {
-		return nil, "", errno.New(errno.ENOTDIR, "not a directory", name)
+		return nil, "", errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return p, base, nil
 }
@@ -169,7 +170,7 @@ func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, 
 // open reads the file n from offset; f.mu is held.
 func (n *node) open(name string, offset int64) (io.ReadCloser, error) {
 	if n.typ != vfs.TypeFile {
-		return nil, errno.New(errno.EISDIR, "is a directory", name)
+		return nil, errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	}
 	data := n.data
 	if offset > int64(len(data)) {
@@ -196,7 +197,7 @@ func (f *FS) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
 func (f *FS) dirAt(name string) (*node, error) {
 	n, _, err := f.lookup(name)
 	if err == nil && n.typ != vfs.TypeDir {
-		err = errno.New(errno.ENOTDIR, "not a directory", name)
+		err = errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return n, err
 }
@@ -228,7 +229,7 @@ func (d *dir) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
 		return nil, err
 	}
 	if c.typ != vfs.TypeDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+		return nil, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return &dir{f: d.f, n: c}, nil
 }
@@ -281,7 +282,7 @@ func (f *FS) write(name string, content []byte, mode uint32, rev int64) error {
 	case rev == 0 && ok, rev > 0 && (!ok || n.rev != rev):
 		return errno.EAGAIN
 	case ok && n.typ != vfs.TypeFile:
-		return errno.New(errno.EISDIR, "is a directory", name)
+		return errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	case ok:
 		n.data, n.mode, n.mtime, n.rev = content, mode&0o7777, now, f.next()
 		return nil
@@ -298,7 +299,7 @@ func (f *FS) Update(_ context.Context, name string, limit int64, fn func(old []b
 	f.mu.RLock()
 	n, _, err := f.lookup(name)
 	if err == nil && n.typ != vfs.TypeFile {
-		err = errno.New(errno.EISDIR, "is a directory", name)
+		err = errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	}
 	var data []byte
 	var seen vfs.Info
@@ -331,7 +332,7 @@ func (f *FS) add(name string, n *node) error {
 		return err
 	}
 	if _, ok := p.children[base]; ok {
-		return errno.New(errno.EEXIST, "file exists", name)
+		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
 	n.rev = f.next()
 	p.children[base] = n
@@ -391,7 +392,7 @@ func (f *FS) RemoveIf(_ context.Context, name string, rev int64) error {
 
 func (f *FS) remove(name string, all bool) error {
 	if name == "" {
-		return errno.New(errno.EPERM, "cannot remove the root", name)
+		return errno.New(errno.EPERM, toolspec.MsgReasonRemoveRoot, name)
 	}
 	p, base, err := f.parentOf(name)
 	if err != nil {
@@ -402,7 +403,7 @@ func (f *FS) remove(name string, all bool) error {
 		return notExist(name)
 	}
 	if n.typ == vfs.TypeDir && len(n.children) > 0 && !all {
-		return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+		return errno.New(errno.ENOTEMPTY, toolspec.MsgReasonNotEmpty, name)
 	}
 	delete(p.children, base)
 	p.mtime, p.rev = f.stamp(), f.next()

@@ -17,17 +17,17 @@ import (
 func notFile(n node, name string) error {
 	switch n.typ {
 	case dbDir:
-		return errno.New(errno.EISDIR, "is a directory", name)
+		return errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	case dbSymlink:
-		return errno.New(errno.ELOOP, "is a symbolic link", name)
+		return errno.New(errno.ELOOP, toolspec.MsgReasonSymlink, name)
 	}
-	return errno.New(errno.EINVAL, "not a regular file", name)
+	return errno.New(errno.EINVAL, toolspec.MsgReasonNotRegularFile, name)
 }
 
 // errChanged is a reader's error when the content it opened was
 // replaced or removed before it read all it needed.
 func errChanged(name string) error {
-	return errno.New(errno.EAGAIN, "file changed while it was being read", name)
+	return errno.New(errno.EAGAIN, toolspec.MsgReasonChangedWhileRead, name)
 }
 
 // errChunkMissing and errChecksum are the damage a reader finds in a
@@ -226,7 +226,7 @@ func (r *reader) Close() error {
 // node at name (ok false when there is none) and the parent's path.
 func writable(ctx context.Context, q source, name string) (n node, ok bool, dir string, err error) {
 	if name == "" {
-		return n, false, "", errno.New(errno.EISDIR, "is a directory", name)
+		return n, false, "", errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	}
 	dir, _, err = parentDir(ctx, q, name)
 	if err != nil {
@@ -302,7 +302,7 @@ func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint3
 // errMoved is the error of a change whose node is no longer at the
 // revision it was asked for.
 func errMoved(name string) error {
-	return &errno.Error{Code: errno.EAGAIN, Message: "changed by another writer", Path: name}
+	return &errno.Error{Code: errno.EAGAIN, Message: toolspec.MsgReasonChangedByWriter, Path: name}
 }
 
 // checkRev fails with errMoved unless the node n (ok: there is one) is
@@ -412,7 +412,7 @@ func (w *contentWriter) store(t *wtx, chunks [][]byte, final bool) (int64, error
 			return 0, err
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return 0, errno.New(errno.EIO, "the content being written was collected as garbage: the write stalled for too long", w.name)
+			return 0, errno.New(errno.EIO, toolspec.MsgReasonWriteStalled, w.name)
 		}
 	}
 	for i, c := range chunks {
@@ -463,7 +463,7 @@ func (t *wtx) setContent(name string, cid sql.NullInt64, size int64, mode uint32
 	}
 	if !ok {
 		if !create {
-			return errno.New(errno.ENOENT, "no such file or directory", name)
+			return errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name)
 		}
 		_, base := split(name)
 		if err := t.insert(name, dir, base, dbFile, mode, size, "", cid); err != nil {

@@ -243,8 +243,8 @@ func TestChunkDamage(t *testing.T) {
 			// Update reads the whole file before it calls fn.
 			ws := vfs.New(reopen(t, path))
 			err = ws.Update(t.Context(), "/f", 1<<30, func(old []byte, _ vfs.Info) ([]byte, error) { return old, nil })
-			if !errors.Is(err, sqlitefs.ErrCorrupt) || err.Error() != toolspec.MsgHostIO("update", "/f", want) {
-				t.Errorf("Workspace.Update: %v, want %q", err, toolspec.MsgHostIO("update", "/f", want))
+			if !errors.Is(err, sqlitefs.ErrCorrupt) || err.Error() != toolspec.MsgHostIO(toolspec.MsgOpUpdate, "/f", want) {
+				t.Errorf("Workspace.Update: %v, want %q", err, toolspec.MsgHostIO(toolspec.MsgOpUpdate, "/f", want))
 			}
 			if err := ws.WriteFile(t.Context(), "/d/f1.txt", []byte("changed"), vfs.WriteOptions{}); !errors.Is(err, sqlitefs.ErrCorrupt) {
 				t.Errorf("a write after the damage was met: %v, want it refused", err)

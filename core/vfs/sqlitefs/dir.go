@@ -6,6 +6,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 var _ vfs.DirOpener = (*FS)(nil)
@@ -44,7 +45,7 @@ func (f *FS) OpenDir(ctx context.Context, name string) (vfs.DirHandle, error) {
 func lookupDir(ctx context.Context, q source, name string) (node, error) {
 	d, err := lookup(ctx, q, name)
 	if err == nil && d.typ != dbDir {
-		err = errno.New(errno.ENOTDIR, "not a directory", name)
+		err = errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return d, err
 }

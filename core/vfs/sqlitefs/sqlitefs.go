@@ -948,7 +948,7 @@ func (f *FS) fail(ctx context.Context, name string, err error) error {
 	if isCorrupt(err) {
 		if f.snap != nil && f.snap.changed() {
 			// Read immutable while another process wrote it: no damage.
-			return &errno.Error{Code: errno.EIO, Message: "workspace database changed while it was being read", Path: name, Err: err}
+			return &errno.Error{Code: errno.EIO, Message: toolspec.MsgReasonDatabaseChanged, Path: name, Err: err}
 		}
 		return f.damaged(name, &damage{reason: sqliteReason(err), err: err})
 	}
@@ -957,11 +957,11 @@ func (f *FS) fail(ctx context.Context, name string, err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			code, msg = errno.EBUSY, "workspace database is locked"
+			code, msg = errno.EBUSY, toolspec.MsgReasonDatabaseLocked
 		case sqlite3.SQLITE_FULL:
-			code, msg = errno.ENOSPC, "no space left on device"
+			code, msg = errno.ENOSPC, toolspec.MsgReasonNoSpace
 		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
-			code, msg = errno.EROFS, "workspace database is read-only"
+			code, msg = errno.EROFS, toolspec.MsgReasonDatabaseReadOnly
 		}
 	}
 	return &errno.Error{Code: code, Message: msg, Path: name, Err: err}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // node is one row of the tree table, read and checked (see
@@ -75,10 +76,10 @@ func missing(ctx context.Context, q source, name string) error {
 			break
 		}
 		if n.typ != dbDir {
-			return errno.New(errno.ENOTDIR, "not a directory", name)
+			return errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 		}
 	}
-	return errno.New(errno.ENOENT, "no such file or directory", name)
+	return errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name)
 }
 
 // split returns the directory holding name and name's last element.
@@ -96,11 +97,11 @@ func checkName(name string) error {
 		return nil
 	}
 	if strings.IndexByte(name, 0) >= 0 {
-		return errno.New(errno.EINVAL, "invalid name", name)
+		return errno.New(errno.EINVAL, toolspec.MsgReasonInvalidName, name)
 	}
 	for _, part := range strings.Split(name, "/") {
 		if part == "" || part == "." || part == ".." {
-			return errno.New(errno.EINVAL, "invalid name", name)
+			return errno.New(errno.EINVAL, toolspec.MsgReasonInvalidName, name)
 		}
 	}
 	return nil
@@ -118,7 +119,7 @@ func parentDir(ctx context.Context, q source, name string) (dir, base string, er
 		return "", "", err
 	}
 	if p.typ != dbDir {
-		return "", "", errno.New(errno.ENOTDIR, "not a directory", name)
+		return "", "", errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	return dir, base, nil
 }
@@ -174,7 +175,7 @@ func readDir(ctx context.Context, q source, name string, offset, limit int) ([]v
 		return nil, err
 	}
 	if d.typ != dbDir {
-		return nil, errno.New(errno.ENOTDIR, "not a directory", name)
+		return nil, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
 	}
 	offset, limit = max(offset, 0), max(limit, -1)
 	rows, err := q.QueryContext(ctx, qReadDir, name, limit, offset)
@@ -214,7 +215,7 @@ func (t *wtx) add(name string, typ int, mode uint32, size int64, target string) 
 		return err
 	}
 	if name == "" {
-		return errno.New(errno.EEXIST, "file exists", name)
+		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
 	dir, base, err := parentDir(t.ctx, t, name)
 	if err != nil {
@@ -223,7 +224,7 @@ func (t *wtx) add(name string, typ int, mode uint32, size int64, target string) 
 	if _, ok, err := getNode(t.ctx, t, name); err != nil {
 		return err
 	} else if ok {
-		return errno.New(errno.EEXIST, "file exists", name)
+		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
 	if _, err := t.bump(); err != nil {
 		return err
@@ -319,7 +320,7 @@ func (t *wtx) remove(name string, all bool) error {
 		return err
 	}
 	if name == "" {
-		return errno.New(errno.EPERM, "cannot remove the root", name)
+		return errno.New(errno.EPERM, toolspec.MsgReasonRemoveRoot, name)
 	}
 	n, err := lookup(t.ctx, t, name)
 	if err != nil {
@@ -329,7 +330,7 @@ func (t *wtx) remove(name string, all bool) error {
 		lo, hi := name+"/", name+"0"
 		if !all {
 			if n.entries > 0 {
-				return errno.New(errno.ENOTEMPTY, "directory not empty", name)
+				return errno.New(errno.ENOTEMPTY, toolspec.MsgReasonNotEmpty, name)
 			}
 			// Counted empty: an entry found is damage.
 			var one int
@@ -397,7 +398,7 @@ func (f *FS) Chmod(ctx context.Context, name string, mode uint32) error {
 			return err
 		}
 		if n.typ == dbSymlink {
-			return errno.New(errno.ELOOP, "is a symbolic link", name)
+			return errno.New(errno.ELOOP, toolspec.MsgReasonSymlink, name)
 		}
 		rev, err := t.bump()
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // Option configures Run.
@@ -130,11 +131,28 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store, opts ...Option) {
 	})
 }
 
-// wantCode fails the test unless err carries code (errno.CodeOf).
+// reasons are the spec's words for the codes a store reports, the
+// reasons the model reads in toolspec.MsgHostIO (a host directory's are
+// the system's, which are the same words).
+var reasons = map[errno.Code][]string{
+	errno.ENOENT:    {toolspec.MsgReasonNoEntry},
+	errno.ENOTDIR:   {toolspec.MsgReasonNotDirectory},
+	errno.EEXIST:    {toolspec.MsgReasonExists},
+	errno.ENOTEMPTY: {toolspec.MsgReasonNotEmpty},
+	errno.EISDIR:    {toolspec.MsgReasonIsDirectory, toolspec.MsgReasonNotRegularFile},
+}
+
+// wantCode fails the test unless err carries code (errno.CodeOf) and,
+// for a code the spec words, the spec's reason.
 func wantCode(t *testing.T, what string, err error, code errno.Code) {
 	t.Helper()
 	if got := errno.CodeOf(err); got != code {
 		t.Errorf("%s: error %v has code %q, want %q", what, err, got, code)
+		return
+	}
+	var e *errno.Error
+	if want, ok := reasons[code]; ok && errors.As(err, &e) && !slices.Contains(want, e.Message) {
+		t.Errorf("%s: error %q, want one of %q", what, e.Message, want)
 	}
 }
 
