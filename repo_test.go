@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,57 +141,101 @@ func TestEveryTestPackageTakesUpdate(t *testing.T) {
 	}
 }
 
-// TestAdaptersHoldNoModelText: every text a model sees comes from the
-// spec through toolspec; no adapter spells one. A string literal in an
-// adapter's hand-written code that is a piece of a model-facing text (a
-// description, a message, a schema) fails, so changing a text in the
-// spec changes what every framework sends, with no other edit.
-func TestAdaptersHoldNoModelText(t *testing.T) {
+// TestNoModelTextOutsideSpec: every text a model can see comes from the
+// spec through toolspec; no adapter, and none of the code that builds the
+// results (core, its exec runtime and stores, the host helpers), spells
+// one. A string literal in their hand-written code that is a piece of a
+// model-facing text (a description, a message, a schema) fails, so
+// changing a text in the spec changes what every framework sends, with
+// no other edit. A literal is taken apart at its fmt verbs (%s, %d, ...)
+// and compared with the spec's templates, placeholders and verbs alike
+// standing for any value, so a text built with fmt is found too. Only
+// prose is compared (12 bytes or more with a space, or 30 bytes or
+// more): short vocabulary such as "file" or ", " is not told apart from
+// other strings this way.
+func TestNoModelTextOutsideSpec(t *testing.T) {
 	var texts []string
 	for _, e := range toolspec.Catalog {
-		texts = append(texts, e.Sample)
+		texts = append(texts, e.Sample, placeholderRE.ReplaceAllString(e.Template, "{}"))
 	}
 	texts = append(texts, toolspec.LsDescription, toolspec.FindDescription, toolspec.GrepDescription, toolspec.WriteDescription,
 		toolspec.EditDescription, toolspec.DeleteDescription, toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault),
 		toolspec.LsInputSchema, toolspec.FindInputSchema, toolspec.GrepInputSchema, toolspec.WriteInputSchema, toolspec.EditInputSchema,
-		toolspec.DeleteInputSchema, toolspec.ReadInputSchema)
-	files, err := filepath.Glob("adapters/*/*.go")
-	if err != nil || len(files) < 4 {
-		t.Fatalf("adapter sources: %v %v", files, err)
+		toolspec.DeleteInputSchema, toolspec.ReadInputSchema,
+		toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault),
+		toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}))
+	var files []string
+	for _, pattern := range []string{"adapters/*/*.go", "core/*.go", "core/*/*.go", "core/*/*/*.go", "internal/hostio/*.go", "internal/adapt/*.go"} {
+		matches, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, matches...)
 	}
-	checked := 0
+	checked := map[string]int{}
 	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") || strings.HasSuffix(file, "_gen.go") {
+		if strings.HasSuffix(file, "_test.go") || strings.HasSuffix(file, "_gen.go") || forPeople[file] != "" {
 			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checked++
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			// Words of prose, or a long run of text; JSON Schema keywords
-			// (additionalProperties) are vocabulary, not text.
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil || len(s) < 12 || !strings.Contains(s, " ") && len(s) < 30 {
-				return true
-			}
-			for _, text := range texts {
-				if strings.Contains(text, s) {
-					t.Errorf("%s: the literal %q is model-facing text; take it from toolspec", file, s)
-					break
-				}
-			}
+		checked[strings.SplitN(file, "/", 2)[0]]++
+		for _, lit := range modelTextLiterals(f, texts) {
+			t.Errorf("%s: the literal %q is model-facing text; take it from toolspec", file, lit)
+		}
+	}
+	if checked["adapters"] < 4 || checked["core"] < 40 {
+		t.Errorf("checked %v files", checked)
+	}
+}
+
+// forPeople are the files among those TestNoModelTextOutsideSpec reads
+// whose texts only people read, never a model, and why.
+var forPeople = map[string]string{
+	"core/vfs/sqlitefs/check.go": "the report of agenttools check (sqlitefs.Check), which words damage in more detail than the model's reasons",
+}
+
+// placeholderRE matches a spec template's placeholder, {name} or
+// {name|format}.
+var placeholderRE = regexp.MustCompile(`\{[A-Za-z0-9]+(\|[a-z]+)?\}`)
+
+// verbRE matches a fmt verb.
+var verbRE = regexp.MustCompile(`%[-+# 0]*(\*|[0-9]+)?(\.(\*|[0-9]+))?[a-zA-Z]`)
+
+// modelTextLiterals returns the string literals of f that hold a piece of
+// one of texts (where "{}" stands for any value): the literal with its
+// fmt verbs as "{}", or a run of it between two verbs.
+func modelTextLiterals(f *ast.File, texts []string) []string {
+	prose := func(s string) bool { return len(s) >= 12 && strings.Contains(s, " ") || len(s) >= 30 }
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if imp, ok := n.(*ast.ImportSpec); ok && imp != nil {
+			return false
+		}
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
 			return true
-		})
-	}
-	if checked < 4 {
-		t.Errorf("checked %d adapter files", checked)
-	}
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		normal := verbRE.ReplaceAllString(s, "{}")
+		pieces := append([]string{normal}, strings.Split(normal, "{}")...)
+		for _, piece := range pieces {
+			if !prose(piece) {
+				continue
+			}
+			if slices.ContainsFunc(texts, func(text string) bool { return strings.Contains(text, piece) }) {
+				found = append(found, s)
+				return true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // TestExamplesBuild: the examples a user copies compile.
