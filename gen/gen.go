@@ -1,9 +1,11 @@
-// Package gen is the old name of package toolspec, kept so that code
-// written against it still builds.
+// Package gen is the old name of package toolspec. It keeps the names
+// programs used most: the result type Output with its kinds and Media,
+// the tool names, WorkspaceRoot, OutputDir, QuoteJSON and FormatSize.
+// Everything else the old package held (descriptions, schemas, messages,
+// argument and result structs) is in toolspec under the same names.
 //
-// Deprecated: use github.com/agenttools/agenttools/toolspec. This
-// package holds aliases of the names programs used most (the result
-// type, the tool names, the workspace root); it gains nothing new.
+// Deprecated: use github.com/agenttools/agenttools/toolspec; this
+// package gains nothing new.
 package gen
 
 import "github.com/agenttools/agenttools/toolspec"

@@ -1,6 +1,6 @@
 // Package spec embeds spec/tools.cue, the single source of truth for the
 // tool set. Only the generator (internal/toolgen, cmd/toolgen) reads it;
-// at run time the tools use the generated package gen.
+// at run time the tools use package toolspec, generated from it.
 package spec
 
 import _ "embed"

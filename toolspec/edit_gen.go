@@ -134,12 +134,18 @@ func MsgEditFuzzyBoundaryAt(index int64, path string) string {
 	return "The fuzzy match for edits[" + strconv.FormatInt(index, 10) + "] in " + path + " crosses an ambiguous Unicode-normalization or trimmed-whitespace boundary. Copy the exact source text or use a span whose normalized boundaries map cleanly."
 }
 
-// MsgEditNotUTF8 renders: Ours: see deviations.editKeepsBytes.
+// MsgEditNotUTF8 renders "The text to replace in {path} covers bytes that are
+// not valid UTF-8 (read shows them as �); they are never rewritten. Edit the
+// text around them, or rewrite the whole file with the write tool.". Ours: see
+// deviations.editKeepsBytes.
 func MsgEditNotUTF8(path string) string {
 	return "The text to replace in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
 }
 
-// MsgEditNotUTF8At renders: Ours: see deviations.editKeepsBytes.
+// MsgEditNotUTF8At renders "The text edits[{index}] replaces in {path} covers
+// bytes that are not valid UTF-8 (read shows them as �); they are never
+// rewritten. Edit the text around them, or rewrite the whole file with the
+// write tool.". Ours: see deviations.editKeepsBytes.
 func MsgEditNotUTF8At(index int64, path string) string {
 	return "The text edits[" + strconv.FormatInt(index, 10) + "] replaces in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
 }

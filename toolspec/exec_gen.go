@@ -21,12 +21,16 @@ const (
 	execCallableMark        = " (callable)"
 )
 
-// execOutputHint renders: how the reply cuts long output.
+// execOutputHint renders "Each of stdout and stderr is cut to its last
+// {maxLines} lines or {maxBytes|size}, whichever is hit first; when it is, the
+// full output is saved to a file the reply names, which the read and grep
+// tools can open.". how the reply cuts long output.
 func execOutputHint(maxLines int64, maxBytes int64) string {
 	return "Each of stdout and stderr is cut to its last " + strconv.FormatInt(maxLines, 10) + " lines or " + FormatSize(maxBytes) + ", whichever is hit first; when it is, the full output is saved to a file the reply names, which the read and grep tools can open."
 }
 
-// execBackendItem renders: one backend in the multi-backend list.
+// execBackendItem renders "- {id|json}{mark}: {text}". one backend in the
+// multi-backend list.
 func execBackendItem(id string, mark string, text string) string {
 	return "- " + QuoteJSON(id) + mark + ": " + text
 }
@@ -214,32 +218,34 @@ func MsgExecNotSaved(reason string) string {
 	return " Full output was not saved: " + reason
 }
 
-// MsgExecSpillPath renders: Where a stream's full output is saved: name is
-// spillName.
+// MsgExecSpillPath renders "/.computer/output/{name}". Where a stream's full
+// output is saved: name is spillName.
 func MsgExecSpillPath(name string) string {
 	return "/.computer/output/" + name
 }
 
-// MsgExecSpillName renders: The name of the file that holds a stream's full
-// output, as the reference names it: backend and run (runName) are URI-encoded
-// with their dots escaped, so the name's parts hold no dot; stream is
-// streamStdout or streamStderr.
+// MsgExecSpillName renders "{backend}.{run}.{stream}.log". The name of the
+// file that holds a stream's full output, as the reference names it: backend
+// and run (runName) are URI-encoded with their dots escaped, so the name's
+// parts hold no dot; stream is streamStdout or streamStderr.
 func MsgExecSpillName(backend string, run string, stream string) string {
 	return backend + "." + run + "." + stream + ".log"
 }
 
-// MsgExecRunName renders: The id of an exec run, in spillName and
-// mirrorConflictDir, as the reference names it: number counts from 1, on past
-// every run an earlier tool set left in the output directory or the conflict
-// directory; it ends the id.
+// MsgExecRunName renders "exec-{number}". The id of an exec run, in spillName
+// and mirrorConflictDir, as the reference names it: number counts from 1, on
+// past every run an earlier tool set left in the output directory or the
+// conflict directory; it ends the id.
 func MsgExecRunName(number int64) string {
 	return "exec-" + strconv.FormatInt(number, 10)
 }
 
-// MsgExecStreamStdout: The stream of spillName for standard output.
+// MsgExecStreamStdout is the text "stdout". The stream of spillName for
+// standard output.
 const MsgExecStreamStdout = "stdout"
 
-// MsgExecStreamStderr: The stream of spillName for standard error.
+// MsgExecStreamStderr is the text "stderr". The stream of spillName for
+// standard error.
 const MsgExecStreamStderr = "stderr"
 
 // MsgExecSaveFailed renders "Could not save command output to {path}:
@@ -248,169 +254,195 @@ func MsgExecSaveFailed(path string, reason string) string {
 	return "Could not save command output to " + path + ": " + reason
 }
 
-// MsgExecTimedOut renders: Ours: ends stderr when the optional exec timeout
+// MsgExecTimedOut renders "\n\n[Killed after {ms} ms: the command ran longer
+// than the exec timeout.]". Ours: ends stderr when the optional exec timeout
 // (off by default, as in the reference) killed the command; without its
 // leading newlines when stderr is otherwise empty.
 func MsgExecTimedOut(ms int64) string {
 	return "\n\n[Killed after " + strconv.FormatInt(ms, 10) + " ms: the command ran longer than the exec timeout.]"
 }
 
-// MsgExecHostBackend renders: Ours: what the host backend tells the model
-// about itself.
+// MsgExecHostBackend renders "Runs bash on this machine, in the host directory
+// mounted at {dir}.". Ours: what the host backend tells the model about
+// itself.
 func MsgExecHostBackend(dir string) string {
 	return "Runs bash on this machine, in the host directory mounted at " + dir + "."
 }
 
-// MsgExecHostBackendID: Ours: the id of the host backend (the backend
-// argument, the backend of a result) unless the program names it otherwise.
+// MsgExecHostBackendID is the text "host". Ours: the id of the host backend
+// (the backend argument, the backend of a result) unless the program names it
+// otherwise.
 const MsgExecHostBackendID = "host"
 
-// MsgExecBackendTexts renders: Ours: what exec's description tells of a
-// backend when the tool set's options describe it (options) and the backend
-// describes itself too (backend); either alone is told as it is.
+// MsgExecBackendTexts renders "{options}\n\n{backend}". Ours: what exec's
+// description tells of a backend when the tool set's options describe it
+// (options) and the backend describes itself too (backend); either alone is
+// told as it is.
 func MsgExecBackendTexts(options string, backend string) string {
 	return options + "\n\n" + backend
 }
 
-// MsgExecMirrorBackend renders: Ours: what the host backend tells the model
-// about itself on a workspace that is not on the host (SQLite).
+// MsgExecMirrorBackend renders "Runs bash on this machine, in a copy of {dir}
+// that is synced before and after each command.". Ours: what the host backend
+// tells the model about itself on a workspace that is not on the host
+// (SQLite).
 func MsgExecMirrorBackend(dir string) string {
 	return "Runs bash on this machine, in a copy of " + dir + " that is synced before and after each command."
 }
 
-// MsgExecMirrorUnavailable renders: Ours: the error of an exec call on a
-// mirrored workspace whose mirror directory is not private to this user
-// (another user owns or can write a directory on its path, or made a link on
-// it), cannot be made, or has no place (no user cache directory).
+// MsgExecMirrorUnavailable renders "The command did not run: the host
+// directory that mirrors the workspace cannot be used: {reason}". Ours: the
+// error of an exec call on a mirrored workspace whose mirror directory is not
+// private to this user (another user owns or can write a directory on its
+// path, or made a link on it), cannot be made, or has no place (no user cache
+// directory).
 func MsgExecMirrorUnavailable(reason string) string {
 	return "The command did not run: the host directory that mirrors the workspace cannot be used: " + reason
 }
 
-// MsgExecMirrorNoCache renders: Ours: the reason (in mirrorUnavailable) when
-// the user has no cache directory for the default mirror; choose is
+// MsgExecMirrorNoCache renders "no cache directory to keep the mirror in
+// ({reason}): set one, or {choose}". Ours: the reason (in mirrorUnavailable)
+// when the user has no cache directory for the default mirror; choose is
 // mirrorChoose.
 func MsgExecMirrorNoCache(reason string, choose string) string {
 	return "no cache directory to keep the mirror in (" + reason + "): set one, or " + choose
 }
 
-// MsgExecMirrorChoose: Ours: the way out, in a reason of mirrorUnavailable,
-// where the default mirror cannot be used.
+// MsgExecMirrorChoose is the text "choose a mirror directory
+// (MirrorOptions.Mirror; the CLI's --mirror)". Ours: the way out, in a reason
+// of mirrorUnavailable, where the default mirror cannot be used.
 const MsgExecMirrorChoose = "choose a mirror directory (MirrorOptions.Mirror; the CLI's --mirror)"
 
-// MsgExecMirrorNotDirectory renders: Ours: a reason of mirrorUnavailable:
-// something on the mirror directory's path is not a directory.
+// MsgExecMirrorNotDirectory renders "{path} is not a directory". Ours: a
+// reason of mirrorUnavailable: something on the mirror directory's path is not
+// a directory.
 func MsgExecMirrorNotDirectory(path string) string {
 	return path + " is not a directory"
 }
 
-// MsgExecMirrorForeignLink renders: Ours: a reason of mirrorUnavailable.
+// MsgExecMirrorForeignLink renders "{path} is a symbolic link made by another
+// user (uid {owner})". Ours: a reason of mirrorUnavailable.
 func MsgExecMirrorForeignLink(path string, owner int64) string {
 	return path + " is a symbolic link made by another user (uid " + strconv.FormatInt(owner, 10) + ")"
 }
 
-// MsgExecMirrorNotOwned renders: Ours: a reason of mirrorUnavailable: the
-// mirror directory itself is another user's.
+// MsgExecMirrorNotOwned renders "{path} is owned by another user (uid
+// {owner}), not by this one (uid {uid})". Ours: a reason of mirrorUnavailable:
+// the mirror directory itself is another user's.
 func MsgExecMirrorNotOwned(path string, owner int64, uid int64) string {
 	return path + " is owned by another user (uid " + strconv.FormatInt(owner, 10) + "), not by this one (uid " + strconv.FormatInt(uid, 10) + ")"
 }
 
-// MsgExecMirrorOwnedAbove renders: Ours: a reason of mirrorUnavailable: a
-// directory above the mirror is another user's (not root's).
+// MsgExecMirrorOwnedAbove renders "{path} is owned by another user (uid
+// {owner}), who could replace what is in it". Ours: a reason of
+// mirrorUnavailable: a directory above the mirror is another user's (not
+// root's).
 func MsgExecMirrorOwnedAbove(path string, owner int64) string {
 	return path + " is owned by another user (uid " + strconv.FormatInt(owner, 10) + "), who could replace what is in it"
 }
 
-// MsgExecMirrorWritable renders: Ours: a reason of mirrorUnavailable.
+// MsgExecMirrorWritable renders "{path} can be written by other users (mode
+// {mode|mode})". Ours: a reason of mirrorUnavailable.
 func MsgExecMirrorWritable(path string, mode int64) string {
 	return path + " can be written by other users (mode " + formatMode(mode) + ")"
 }
 
-// MsgExecMirrorDefaultUnusable renders: Ours: the reason (in
-// mirrorUnavailable) when the default mirror directory, in the user's cache
-// directory, cannot be used: why (a reason above, or the host's error), then
-// mirrorChoose.
+// MsgExecMirrorDefaultUnusable renders "{reason}; {choose}". Ours: the reason
+// (in mirrorUnavailable) when the default mirror directory, in the user's
+// cache directory, cannot be used: why (a reason above, or the host's error),
+// then mirrorChoose.
 func MsgExecMirrorDefaultUnusable(reason string, choose string) string {
 	return reason + "; " + choose
 }
 
-// MsgExecMirrorCopyInFailed renders: Ours: starts stderr when a mirrored
-// command runs without some workspace nodes the host cannot hold.
+// MsgExecMirrorCopyInFailed renders "[Some of the workspace could not be
+// copied to where the command runs, and is missing there: {reason}]\n". Ours:
+// starts stderr when a mirrored command runs without some workspace nodes the
+// host cannot hold.
 func MsgExecMirrorCopyInFailed(reason string) string {
 	return "[Some of the workspace could not be copied to where the command runs, and is missing there: " + reason + "]\n"
 }
 
-// MsgExecMirrorReasonSeparator: Ours: joins the reasons of mirrorCopyInFailed
-// and mirrorSyncFailed: the host's error for each of the first three nodes
-// that could not be copied.
+// MsgExecMirrorReasonSeparator is the text "; ". Ours: joins the reasons of
+// mirrorCopyInFailed and mirrorSyncFailed: the host's error for each of the
+// first three nodes that could not be copied.
 const MsgExecMirrorReasonSeparator = "; "
 
-// MsgExecMirrorReasonsMore renders: Ours: ends the reasons of
-// mirrorCopyInFailed and mirrorSyncFailed when more than three nodes could not
-// be copied.
+// MsgExecMirrorReasonsMore renders "; and {count} more". Ours: ends the
+// reasons of mirrorCopyInFailed and mirrorSyncFailed when more than three
+// nodes could not be copied.
 func MsgExecMirrorReasonsMore(count int64) string {
 	return "; and " + strconv.FormatInt(count, 10) + " more"
 }
 
-// MsgExecMirrorSyncFailed renders: Ours: ends stderr when syncing a mirrored
-// command's changes back failed; without its leading newline when stderr is
-// otherwise empty.
+// MsgExecMirrorSyncFailed renders "\n[The command's changes could not all be
+// copied back into the workspace: {reason}]". Ours: ends stderr when syncing a
+// mirrored command's changes back failed; without its leading newline when
+// stderr is otherwise empty.
 func MsgExecMirrorSyncFailed(reason string) string {
 	return "\n[The command's changes could not all be copied back into the workspace: " + reason + "]"
 }
 
-// MsgExecMirrorConflicts renders: Ours: ends stderr (before mirrorSyncFailed)
-// when a mirrored command changed what the workspace changed meanwhile and the
-// two could not be merged line by line (both changed the same lines, a file
-// that is not text or has no base copy, a deleted or replaced node). paths is
-// one mirrorConflictSaved, mirrorConflictNotSaved or mirrorConflictNotDeleted
-// line per workspace path, at most limits.conflictLines of them, then
-// mirrorConflictMore. Without its leading newline when stderr is otherwise
-// empty.
+// MsgExecMirrorConflicts renders "\n[These paths changed in the workspace
+// while the command ran, and the command's changes to them could not be merged
+// in, so the workspace's version was kept:{paths}]". Ours: ends stderr (before
+// mirrorSyncFailed) when a mirrored command changed what the workspace changed
+// meanwhile and the two could not be merged line by line (both changed the
+// same lines, a file that is not text or has no base copy, a deleted or
+// replaced node). paths is one mirrorConflictSaved, mirrorConflictNotSaved or
+// mirrorConflictNotDeleted line per workspace path, at most
+// limits.conflictLines of them, then mirrorConflictMore. Without its leading
+// newline when stderr is otherwise empty.
 func MsgExecMirrorConflicts(paths string) string {
 	return "\n[These paths changed in the workspace while the command ran, and the command's changes to them could not be merged in, so the workspace's version was kept:" + paths + "]"
 }
 
-// MsgExecMirrorConflictSaved renders: Ours: a line of mirrorConflicts; saved
-// is below mirrorConflictDir.
+// MsgExecMirrorConflictSaved renders "\n{path}: the command's version is at
+// {saved}". Ours: a line of mirrorConflicts; saved is below mirrorConflictDir.
 func MsgExecMirrorConflictSaved(path string, saved string) string {
 	return "\n" + path + ": the command's version is at " + saved
 }
 
-// MsgExecMirrorConflictNotSaved renders: Ours: a line of mirrorConflicts.
+// MsgExecMirrorConflictNotSaved renders "\n{path}: the command's version could
+// not be saved: {reason}". Ours: a line of mirrorConflicts.
 func MsgExecMirrorConflictNotSaved(path string, reason string) string {
 	return "\n" + path + ": the command's version could not be saved: " + reason
 }
 
-// MsgExecMirrorConflictNotDeleted renders: Ours: a line of mirrorConflicts,
-// for a node the command deleted that the workspace changed meanwhile (or a
-// directory that holds such a node or a new one).
+// MsgExecMirrorConflictNotDeleted renders "\n{path}: the command deleted it".
+// Ours: a line of mirrorConflicts, for a node the command deleted that the
+// workspace changed meanwhile (or a directory that holds such a node or a new
+// one).
 func MsgExecMirrorConflictNotDeleted(path string) string {
 	return "\n" + path + ": the command deleted it"
 }
 
-// MsgExecMirrorConflictMore renders: Ours: ends the lines of mirrorConflicts
-// when there are more than limits.conflictLines.
+// MsgExecMirrorConflictMore renders "\nand {count} more". Ours: ends the lines
+// of mirrorConflicts when there are more than limits.conflictLines.
 func MsgExecMirrorConflictMore(count int64) string {
 	return "\nand " + strconv.FormatInt(count, 10) + " more"
 }
 
-// MsgExecMirrorConflictRetry renders: Ours: the name (in mirrorConflictDir) of
-// a run's conflict directory when one named by the run's id exists already
-// (another process's run of the same id); attempt is 2, 3, ...
+// MsgExecMirrorConflictRetry renders "{run}-{attempt}". Ours: the name (in
+// mirrorConflictDir) of a run's conflict directory when one named by the run's
+// id exists already (another process's run of the same id); attempt is 2, 3,
+// ...
 func MsgExecMirrorConflictRetry(run string, attempt int64) string {
 	return run + "-" + strconv.FormatInt(attempt, 10)
 }
 
-// MsgExecMirrorConflictDir renders: Ours: the workspace directory that keeps
-// the command's versions of one run's conflicting nodes, at their paths below
-// the mirrored directory; run is the exec run's id, with -2, -3, ... added
-// when that directory exists already, so no earlier copy is ever overwritten.
+// MsgExecMirrorConflictDir renders "/.computer/conflicts/{run}". Ours: the
+// workspace directory that keeps the command's versions of one run's
+// conflicting nodes, at their paths below the mirrored directory; run is the
+// exec run's id, with -2, -3, ... added when that directory exists already, so
+// no earlier copy is ever overwritten.
 func MsgExecMirrorConflictDir(run string) string {
 	return "/.computer/conflicts/" + run
 }
 
-// MsgExecBadEnvName renders: Ours: the host backend refuses an env name that
-// is empty or holds "=" or NUL.
+// MsgExecBadEnvName renders "Invalid environment variable name: {name|json}".
+// Ours: the host backend refuses an env name that is empty or holds "=" or
+// NUL.
 func MsgExecBadEnvName(name string) string {
 	return "Invalid environment variable name: " + QuoteJSON(name)
 }

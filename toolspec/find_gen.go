@@ -42,17 +42,17 @@ const (
 	FindPageMax     int64 = 1000
 )
 
-// MsgFindTypeFile: A regular file.
+// MsgFindTypeFile is the text "file". A regular file.
 const MsgFindTypeFile = "file"
 
-// MsgFindTypeDir: A directory.
+// MsgFindTypeDir is the text "dir". A directory.
 const MsgFindTypeDir = "dir"
 
-// MsgFindTypeSymlink: A symbolic link (never followed).
+// MsgFindTypeSymlink is the text "symlink". A symbolic link (never followed).
 const MsgFindTypeSymlink = "symlink"
 
-// MsgFindTypeOther: Ours: a named pipe, socket or device in a host directory,
-// which the reference cannot hold.
+// MsgFindTypeOther is the text "other". Ours: a named pipe, socket or device
+// in a host directory, which the reference cannot hold.
 const MsgFindTypeOther = "other"
 
 // FindResult is one page of matches in pre-order, siblings in raw byte order.

@@ -74,14 +74,16 @@ func MsgGrepInvalidRegex(reason string) string {
 	return "Invalid regular expression: " + reason
 }
 
-// MsgGrepLookaround renders: Ours, the reason given with invalidRegex: see
-// deviations.regexEngine.
+// MsgGrepLookaround renders "look-ahead and look-behind ({syntax}) are not
+// supported; the pattern is RE2 syntax, which runs in linear time". Ours, the
+// reason given with invalidRegex: see deviations.regexEngine.
 func MsgGrepLookaround(syntax string) string {
 	return "look-ahead and look-behind (" + syntax + ") are not supported; the pattern is RE2 syntax, which runs in linear time"
 }
 
-// MsgGrepBackreference renders: Ours, the reason given with invalidRegex: see
-// deviations.regexEngine.
+// MsgGrepBackreference renders "backreferences ({syntax}) are not supported;
+// the pattern is RE2 syntax, which runs in linear time". Ours, the reason
+// given with invalidRegex: see deviations.regexEngine.
 func MsgGrepBackreference(syntax string) string {
 	return "backreferences (" + syntax + ") are not supported; the pattern is RE2 syntax, which runs in linear time"
 }

@@ -1,6 +1,9 @@
 package toolspec
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // OutputKind says how a tool's result reaches the model. The kinds are
 // declared in the spec (OutputText, OutputJSON, OutputErrorText,
@@ -31,6 +34,11 @@ type Media struct {
 	Path string
 	Data []byte
 }
+
+// IsImage reports whether the file is an image (a media type image/*),
+// which frameworks give the model as an image part; any other file (a
+// PDF) is a file part.
+func (m *Media) IsImage() bool { return strings.HasPrefix(m.MediaType, "image/") }
 
 // IsError reports whether the model sees the output as a failure: error
 // text, or a json object with an error key (a tool's {error} object,

@@ -40,3 +40,12 @@ func TestOutputRenders(t *testing.T) {
 		}
 	}
 }
+
+// Images are told from other files by their media type.
+func TestMediaIsImage(t *testing.T) {
+	for mediaType, want := range map[string]bool{"image/png": true, "image/svg+xml": true, "application/pdf": false, "imagex/png": false, "": false} {
+		if got := (&toolspec.Media{MediaType: mediaType}).IsImage(); got != want {
+			t.Errorf("IsImage of %q = %v, want %v", mediaType, got, want)
+		}
+	}
+}

@@ -4,8 +4,10 @@ package toolspec
 
 import "strconv"
 
-// ReadDescription renders: the read tool's description for the given limits,
-// as the reference words it.
+// ReadDescription renders "Read a workspace file. Images and PDFs are passed
+// to capable models. Text output is capped at {maxLines} lines or
+// {maxBytes|kb}KB and includes line and byte continuations when truncated.".
+// the read tool's description for the given limits, as the reference words it.
 func ReadDescription(maxLines int64, maxBytes int64) string {
 	return "Read a workspace file. Images and PDFs are passed to capable models. Text output is capped at " + strconv.FormatInt(maxLines, 10) + " lines or " + formatKB(maxBytes) + "KB and includes line and byte continuations when truncated."
 }
@@ -94,52 +96,57 @@ func MsgReadMediaTooLarge(path string, mediaType string, size int64, maxModelByt
 	return "Read " + path + " (" + mediaType + ", " + strconv.FormatInt(size, 10) + " bytes), but it exceeds the " + strconv.FormatInt(maxModelBytes, 10) + "-byte inline model output limit."
 }
 
-// MsgReadMediaRead renders: The text part that goes with an image or PDF.
+// MsgReadMediaRead renders "Read {path} ({mediaType}, {size} bytes).". The
+// text part that goes with an image or PDF.
 func MsgReadMediaRead(path string, mediaType string, size int64) string {
 	return "Read " + path + " (" + mediaType + ", " + strconv.FormatInt(size, 10) + " bytes)."
 }
 
-// MsgReadLineTruncated renders: A line shortened by the lineTruncation option.
+// MsgReadLineTruncated renders "{line}... (truncated)". A line shortened by
+// the lineTruncation option.
 func MsgReadLineTruncated(line string) string {
 	return line + "... (truncated)"
 }
 
-// MsgReadLineNumbered renders: A line with the includeLineNumbers option.
+// MsgReadLineNumbered renders "{number}\t{line}". A line with the
+// includeLineNumbers option.
 func MsgReadLineNumbered(number int64, line string) string {
 	return strconv.FormatInt(number, 10) + "\t" + line
 }
 
-// MsgReadKindImage: The kind of an image: PNG, JPEG, GIF or WebP.
+// MsgReadKindImage is the text "image". The kind of an image: PNG, JPEG, GIF
+// or WebP.
 const MsgReadKindImage = "image"
 
-// MsgReadKindFile: The kind of a PDF.
+// MsgReadKindFile is the text "file". The kind of a PDF.
 const MsgReadKindFile = "file"
 
-// MsgReadKindBinary: The kind of a file that is neither text, an image nor a
-// PDF; read refuses it (unsupported).
+// MsgReadKindBinary is the text "binary". The kind of a file that is neither
+// text, an image nor a PDF; read refuses it (unsupported).
 const MsgReadKindBinary = "binary"
 
-// MsgReadMediaPNG: The media type of a .png file, or of one that starts with
-// the PNG signature.
+// MsgReadMediaPNG is the text "image/png". The media type of a .png file, or
+// of one that starts with the PNG signature.
 const MsgReadMediaPNG = "image/png"
 
-// MsgReadMediaJPEG: The media type of a .jpg or .jpeg file, or of one that
-// starts with the JPEG signature.
+// MsgReadMediaJPEG is the text "image/jpeg". The media type of a .jpg or .jpeg
+// file, or of one that starts with the JPEG signature.
 const MsgReadMediaJPEG = "image/jpeg"
 
-// MsgReadMediaGIF: The media type of a .gif file, or of one that starts with
-// GIF87a or GIF89a.
+// MsgReadMediaGIF is the text "image/gif". The media type of a .gif file, or
+// of one that starts with GIF87a or GIF89a.
 const MsgReadMediaGIF = "image/gif"
 
-// MsgReadMediaWebP: The media type of a .webp file, or of a RIFF file of type
-// WEBP.
+// MsgReadMediaWebP is the text "image/webp". The media type of a .webp file,
+// or of a RIFF file of type WEBP.
 const MsgReadMediaWebP = "image/webp"
 
-// MsgReadMediaPDF: The media type of a .pdf file, or of one that starts with
-// %PDF-.
+// MsgReadMediaPDF is the text "application/pdf". The media type of a .pdf
+// file, or of one that starts with %PDF-.
 const MsgReadMediaPDF = "application/pdf"
 
-// MsgReadMediaBinary: The media type of a binary file.
+// MsgReadMediaBinary is the text "application/octet-stream". The media type of
+// a binary file.
 const MsgReadMediaBinary = "application/octet-stream"
 
 // ReadResult is a text read. The model gets `content` alone when the read is

@@ -137,9 +137,10 @@ func Invoke(ctx context.Context, h Handler, tool string, decode func(args any) e
 	}
 }
 
-// MsgArgumentsInvalid renders: the message for arguments that fail validation;
-// problems are joined with ArgumentsProblemSeparator. Ours, not the
-// reference's (deviation invalidArguments).
+// MsgArgumentsInvalid renders "Invalid input for tool {tool}: {problems}". the
+// message for arguments that fail validation; problems are joined with
+// ArgumentsProblemSeparator. Ours, not the reference's (deviation
+// invalidArguments).
 func MsgArgumentsInvalid(tool string, problems string) string {
 	return "Invalid input for tool " + tool + ": " + problems
 }
@@ -170,29 +171,30 @@ const (
 // MsgArgumentsNotUTF8 is the text "the arguments are not valid UTF-8".
 const MsgArgumentsNotUTF8 = "the arguments are not valid UTF-8"
 
-// MsgArgumentsNotJSON renders: reason is jsonEnd, jsonUnexpected, jsonTooDeep
-// or trailing; for any other complaint of the JSON parser, the parser's own
-// words (Go's encoding/json).
+// MsgArgumentsNotJSON renders "the arguments are not valid JSON ({reason})".
+// reason is jsonEnd, jsonUnexpected, jsonTooDeep or trailing; for any other
+// complaint of the JSON parser, the parser's own words (Go's encoding/json).
 func MsgArgumentsNotJSON(reason string) string {
 	return "the arguments are not valid JSON (" + reason + ")"
 }
 
-// MsgArgumentsJSONEnd: A reason of notJSON: the text stops inside a value.
+// MsgArgumentsJSONEnd is the text "unexpected end of the arguments". A reason
+// of notJSON: the text stops inside a value.
 const MsgArgumentsJSONEnd = "unexpected end of the arguments"
 
-// MsgArgumentsJSONUnexpected renders: A reason of notJSON: a character JSON
-// does not allow where it stands; offset counts UTF-8 bytes of the arguments
-// from 0.
+// MsgArgumentsJSONUnexpected renders "unexpected character {char|json} at byte
+// offset {offset}". A reason of notJSON: a character JSON does not allow where
+// it stands; offset counts UTF-8 bytes of the arguments from 0.
 func MsgArgumentsJSONUnexpected(char string, offset int64) string {
 	return "unexpected character " + QuoteJSON(char) + " at byte offset " + strconv.FormatInt(offset, 10)
 }
 
-// MsgArgumentsJSONTooDeep: A reason of notJSON: the parser's nesting limit
-// (10000 levels) is passed.
+// MsgArgumentsJSONTooDeep is the text "arrays and objects nest too deeply". A
+// reason of notJSON: the parser's nesting limit (10000 levels) is passed.
 const MsgArgumentsJSONTooDeep = "arrays and objects nest too deeply"
 
-// MsgArgumentsTrailing renders: A reason of notJSON: text is what follows the
-// JSON value, shortened (see shortened).
+// MsgArgumentsTrailing renders "unexpected {text} after the value". A reason
+// of notJSON: text is what follows the JSON value, shortened (see shortened).
 func MsgArgumentsTrailing(text string) string {
 	return "unexpected " + text + " after the value"
 }
@@ -229,14 +231,16 @@ func MsgArgumentsTooBig(arg string, maximum int64, value string) string {
 	return arg + " must be at most " + strconv.FormatInt(maximum, 10) + ", got " + value
 }
 
-// MsgArgumentsTooLong renders: A string longer than its parameter's maxBytes
-// (deviation patternLength).
+// MsgArgumentsTooLong renders "{arg} must be at most {maximum} bytes long, got
+// {length} bytes". A string longer than its parameter's maxBytes (deviation
+// patternLength).
 func MsgArgumentsTooLong(arg string, maximum int64, length int64) string {
 	return arg + " must be at most " + strconv.FormatInt(maximum, 10) + " bytes long, got " + strconv.FormatInt(length, 10) + " bytes"
 }
 
-// MsgArgumentsTooMany renders: A list longer than its parameter's maxItems
-// (deviation patternLength).
+// MsgArgumentsTooMany renders "{arg} must hold at most {maximum} items, got
+// {count}". A list longer than its parameter's maxItems (deviation
+// patternLength).
 func MsgArgumentsTooMany(arg string, maximum int64, count int64) string {
 	return arg + " must hold at most " + strconv.FormatInt(maximum, 10) + " items, got " + strconv.FormatInt(count, 10)
 }
@@ -252,24 +256,25 @@ func MsgArgumentsUnknown(arg string, known string) string {
 	return arg + " is not an argument of this tool (it takes " + known + ")"
 }
 
-// MsgArgumentsElement renders: How the messages name an element of a list
-// argument (index from 0).
+// MsgArgumentsElement renders "{arg}[{index}]". How the messages name an
+// element of a list argument (index from 0).
 func MsgArgumentsElement(arg string, index int64) string {
 	return arg + "[" + strconv.FormatInt(index, 10) + "]"
 }
 
-// MsgArgumentsProperty renders: How the messages name a property of an object
-// argument or of an element of one; key is shortened (see shortened).
+// MsgArgumentsProperty renders "{arg}.{key}". How the messages name a property
+// of an object argument or of an element of one; key is shortened (see
+// shortened).
 func MsgArgumentsProperty(arg string, key string) string {
 	return arg + "." + key
 }
 
-// MsgArgumentsListSeparator: Joins the names in unknown's known and the values
-// in notInEnum's allowed.
+// MsgArgumentsListSeparator is the text ", ". Joins the names in unknown's
+// known and the values in notInEnum's allowed.
 const MsgArgumentsListSeparator = ", "
 
-// MsgArgumentsMore renders: Ends the list when there are more than
-// maxProblems.
+// MsgArgumentsMore renders "and {count} more problems". Ends the list when
+// there are more than maxProblems.
 func MsgArgumentsMore(count int64) string {
 	return "and " + strconv.FormatInt(count, 10) + " more problems"
 }
@@ -286,9 +291,9 @@ const (
 	TypeNameStringOrList = "a string or an array of strings"
 )
 
-// MsgShortened renders: Ours: a value or a path shown cut short in a message:
-// the values an argument message quotes keep their first 40 characters, the
-// path of pathTooLong its first 100 bytes.
+// MsgShortened renders "{start}…". Ours: a value or a path shown cut short
+// in a message: the values an argument message quotes keep their first 40
+// characters, the path of pathTooLong its first 100 bytes.
 func MsgShortened(start string) string {
 	return start + "…"
 }
@@ -370,13 +375,14 @@ func MsgWriteRoot(path string) string {
 	return "cannot write to the root directory: " + path
 }
 
-// MsgNotRegularFile renders: Ours: a named pipe, socket or device in a host
-// directory, which the reference cannot hold.
+// MsgNotRegularFile renders "not a regular file: {path}". Ours: a named pipe,
+// socket or device in a host directory, which the reference cannot hold.
 func MsgNotRegularFile(path string) string {
 	return "not a regular file: " + path
 }
 
-// MsgNotSymlink renders: Ours: readlink of something that is not a link.
+// MsgNotSymlink renders "not a symbolic link: {path}". Ours: readlink of
+// something that is not a link.
 func MsgNotSymlink(path string) string {
 	return "not a symbolic link: " + path
 }
@@ -386,209 +392,240 @@ func MsgReadOnlyMount(root string, path string) string {
 	return "read-only mount at " + root + ": cannot modify: " + path
 }
 
-// MsgMountPoint renders: Ours: the reference has no host mounts. Removing the
-// directory a store is mounted at is refused, nothing is removed.
+// MsgMountPoint renders "cannot remove a mount point: {path}". Ours: the
+// reference has no host mounts. Removing the directory a store is mounted at
+// is refused, nothing is removed.
 func MsgMountPoint(path string) string {
 	return "cannot remove a mount point: " + path
 }
 
-// MsgHostIO renders: Ours: a failure of the store that holds path: op is one
-// of the op* messages; reason is one of the reason* messages or a database*
-// message (sqlitefs), or, from a host directory, the operating system's own
-// words (permission denied, no space left on device).
+// MsgHostIO renders "{op} {path}: {reason}". Ours: a failure of the store that
+// holds path: op is one of the op* messages; reason is one of the reason*
+// messages or a database* message (sqlitefs), or, from a host directory, the
+// operating system's own words (permission denied, no space left on device).
 func MsgHostIO(op string, path string, reason string) string {
 	return op + " " + path + ": " + reason
 }
 
-// MsgOpStat: Ours: looking up a node.
+// MsgOpStat is the text "stat". Ours: looking up a node.
 const MsgOpStat = "stat"
 
-// MsgOpList: Ours: listing a directory.
+// MsgOpList is the text "list". Ours: listing a directory.
 const MsgOpList = "list"
 
-// MsgOpOpen: Ours: opening a file.
+// MsgOpOpen is the text "open". Ours: opening a file.
 const MsgOpOpen = "open"
 
-// MsgOpRead: Ours: reading a file.
+// MsgOpRead is the text "read". Ours: reading a file.
 const MsgOpRead = "read"
 
-// MsgOpWrite: Ours: writing a file.
+// MsgOpWrite is the text "write". Ours: writing a file.
 const MsgOpWrite = "write"
 
-// MsgOpUpdate: Ours: rewriting a file from its current content (edit).
+// MsgOpUpdate is the text "update". Ours: rewriting a file from its current
+// content (edit).
 const MsgOpUpdate = "update"
 
-// MsgOpCreate: Ours: creating an empty file that must not exist yet.
+// MsgOpCreate is the text "create". Ours: creating an empty file that must not
+// exist yet.
 const MsgOpCreate = "create"
 
-// MsgOpMkdir: Ours: making a directory.
+// MsgOpMkdir is the text "mkdir". Ours: making a directory.
 const MsgOpMkdir = "mkdir"
 
-// MsgOpSymlink: Ours: making a symbolic link.
+// MsgOpSymlink is the text "symlink". Ours: making a symbolic link.
 const MsgOpSymlink = "symlink"
 
-// MsgOpChmod: Ours: changing a node's mode.
+// MsgOpChmod is the text "chmod". Ours: changing a node's mode.
 const MsgOpChmod = "chmod"
 
-// MsgOpRemove: Ours: removing a node.
+// MsgOpRemove is the text "remove". Ours: removing a node.
 const MsgOpRemove = "remove"
 
-// MsgReasonNoEntry: Ours: the node is not there (ENOENT).
+// MsgReasonNoEntry is the text "no such file or directory". Ours: the node is
+// not there (ENOENT).
 const MsgReasonNoEntry = "no such file or directory"
 
-// MsgReasonNotDirectory: Ours: a directory was needed (ENOTDIR).
+// MsgReasonNotDirectory is the text "not a directory". Ours: a directory was
+// needed (ENOTDIR).
 const MsgReasonNotDirectory = "not a directory"
 
-// MsgReasonIsDirectory: Ours: a file was needed (EISDIR).
+// MsgReasonIsDirectory is the text "is a directory". Ours: a file was needed
+// (EISDIR).
 const MsgReasonIsDirectory = "is a directory"
 
-// MsgReasonExists: Ours: a new node's name is taken (EEXIST).
+// MsgReasonExists is the text "file exists". Ours: a new node's name is taken
+// (EEXIST).
 const MsgReasonExists = "file exists"
 
-// MsgReasonNotEmpty: Ours: ENOTEMPTY.
+// MsgReasonNotEmpty is the text "directory not empty". Ours: ENOTEMPTY.
 const MsgReasonNotEmpty = "directory not empty"
 
-// MsgReasonRemoveRoot: Ours: the store's own root cannot be removed.
+// MsgReasonRemoveRoot is the text "cannot remove the root". Ours: the store's
+// own root cannot be removed.
 const MsgReasonRemoveRoot = "cannot remove the root"
 
-// MsgReasonNotRegularFile: Ours: a named pipe, socket or device, which a store
-// never opens.
+// MsgReasonNotRegularFile is the text "not a regular file". Ours: a named
+// pipe, socket or device, which a store never opens.
 const MsgReasonNotRegularFile = "not a regular file"
 
-// MsgReasonSymlink: Ours: a store never follows a link: the workspace resolves
-// them.
+// MsgReasonSymlink is the text "is a symbolic link". Ours: a store never
+// follows a link: the workspace resolves them.
 const MsgReasonSymlink = "is a symbolic link"
 
-// MsgReasonInvalidName: Ours: a name the workspace never gives (empty, . or
-// .., or with a slash or NUL).
+// MsgReasonInvalidName is the text "invalid name". Ours: a name the workspace
+// never gives (empty, . or .., or with a slash or NUL).
 const MsgReasonInvalidName = "invalid name"
 
-// MsgReasonReplaced: Ours: another program replaced a host directory while it
-// was being opened.
+// MsgReasonReplaced is the text "replaced while opened". Ours: another program
+// replaced a host directory while it was being opened.
 const MsgReasonReplaced = "replaced while opened"
 
-// MsgReasonChangedByProgram: Ours: another program changed a host file while
-// it was being replaced.
+// MsgReasonChangedByProgram is the text "changed by another program". Ours:
+// another program changed a host file while it was being replaced.
 const MsgReasonChangedByProgram = "changed by another program"
 
-// MsgReasonMountedDirectory: Ours: a host directory's own top directory cannot
-// be removed.
+// MsgReasonMountedDirectory is the text "cannot remove the mounted directory".
+// Ours: a host directory's own top directory cannot be removed.
 const MsgReasonMountedDirectory = "cannot remove the mounted directory"
 
-// MsgReasonChangedWhileRead: Ours: another process changed a file of the
-// SQLite workspace while it was being read.
+// MsgReasonChangedWhileRead is the text "file changed while it was being
+// read". Ours: another process changed a file of the SQLite workspace while it
+// was being read.
 const MsgReasonChangedWhileRead = "file changed while it was being read"
 
-// MsgReasonChangedByWriter: Ours: another process changed a file of the SQLite
-// workspace while it was being written.
+// MsgReasonChangedByWriter is the text "changed by another writer". Ours:
+// another process changed a file of the SQLite workspace while it was being
+// written.
 const MsgReasonChangedByWriter = "changed by another writer"
 
-// MsgReasonWriteStalled: Ours: a write into the SQLite workspace stopped for
-// so long that another process reclaimed what it had written.
+// MsgReasonWriteStalled is the text "the content being written was collected
+// as garbage: the write stalled for too long". Ours: a write into the SQLite
+// workspace stopped for so long that another process reclaimed what it had
+// written.
 const MsgReasonWriteStalled = "the content being written was collected as garbage: the write stalled for too long"
 
-// MsgReasonNoSpace: Ours: the SQLite workspace's disk is full (ENOSPC).
+// MsgReasonNoSpace is the text "no space left on device". Ours: the SQLite
+// workspace's disk is full (ENOSPC).
 const MsgReasonNoSpace = "no space left on device"
 
-// MsgReasonDatabaseChanged: Ours: another process wrote the SQLite workspace
-// while it was read through a read-only connection.
+// MsgReasonDatabaseChanged is the text "workspace database changed while it
+// was being read". Ours: another process wrote the SQLite workspace while it
+// was read through a read-only connection.
 const MsgReasonDatabaseChanged = "workspace database changed while it was being read"
 
-// MsgReasonDatabaseLocked: Ours: another process held the SQLite workspace's
-// lock for longer than a call waits.
+// MsgReasonDatabaseLocked is the text "workspace database is locked". Ours:
+// another process held the SQLite workspace's lock for longer than a call
+// waits.
 const MsgReasonDatabaseLocked = "workspace database is locked"
 
-// MsgReasonDatabaseReadOnly: Ours: SQLite refused to write the workspace's
-// file.
+// MsgReasonDatabaseReadOnly is the text "workspace database is read-only".
+// Ours: SQLite refused to write the workspace's file.
 const MsgReasonDatabaseReadOnly = "workspace database is read-only"
 
-// MsgDatabaseDamaged renders: Ours: SQLite found the database file corrupt, or
-// file content or a node's record failed its checksum, or a listing, a record
-// or a counter does not add up. Once one call meets damage, every later change
-// in that process is refused with this message too.
+// MsgDatabaseDamaged renders "the workspace database {db} is damaged
+// ({reason}); nothing was changed; check it with: agenttools check --db {db}".
+// Ours: SQLite found the database file corrupt, or file content or a node's
+// record failed its checksum, or a listing, a record or a counter does not add
+// up. Once one call meets damage, every later change in that process is
+// refused with this message too.
 func MsgDatabaseDamaged(db string, reason string) string {
 	return "the workspace database " + db + " is damaged (" + reason + "); nothing was changed; check it with: agenttools check --db " + db
 }
 
-// MsgDatabaseChecksum: Ours: the reason given with databaseDamaged when a
-// chunk of file content fails its CRC-32C.
+// MsgDatabaseChecksum is the text "file content does not match its checksum".
+// Ours: the reason given with databaseDamaged when a chunk of file content
+// fails its CRC-32C.
 const MsgDatabaseChecksum = "file content does not match its checksum"
 
-// MsgDatabaseChunkMissing: Ours: the reason given with databaseDamaged when a
+// MsgDatabaseChunkMissing is the text "file content is missing a chunk or has
+// one of the wrong length". Ours: the reason given with databaseDamaged when a
 // file's chunks do not add up to its size.
 const MsgDatabaseChunkMissing = "file content is missing a chunk or has one of the wrong length"
 
-// MsgDatabaseNodeChecksum: Ours: the reason given with databaseDamaged when a
+// MsgDatabaseNodeChecksum is the text "file or directory metadata does not
+// match its checksum". Ours: the reason given with databaseDamaged when a
 // node's record (its path, type, mode, mtime, size, link target, revision,
 // content id or count of entries) fails its CRC-32C, read on its own or as an
 // entry of a listing.
 const MsgDatabaseNodeChecksum = "file or directory metadata does not match its checksum"
 
-// MsgDatabaseNodeInvalid: Ours: the reason given with databaseDamaged when a
-// node's record holds a value no workspace writes (an unknown type, a negative
-// size, a mode above 0o7777, content on a node that is no file, a link whose
-// size is not its target's length, a missing directory).
+// MsgDatabaseNodeInvalid is the text "file or directory metadata holds an
+// impossible value". Ours: the reason given with databaseDamaged when a node's
+// record holds a value no workspace writes (an unknown type, a negative size,
+// a mode above 0o7777, content on a node that is no file, a link whose size is
+// not its target's length, a missing directory).
 const MsgDatabaseNodeInvalid = "file or directory metadata holds an impossible value"
 
-// MsgDatabaseEntryCount: Ours: the reason given with databaseDamaged when
-// listing a directory finds more or fewer entries than its record counts.
+// MsgDatabaseEntryCount is the text "a directory's listing does not match its
+// count of entries". Ours: the reason given with databaseDamaged when listing
+// a directory finds more or fewer entries than its record counts.
 const MsgDatabaseEntryCount = "a directory's listing does not match its count of entries"
 
-// MsgDatabaseCounter: Ours: the reason given with databaseDamaged when a
-// change would reuse a revision or a content id that is in use (the database's
-// counters must only grow).
+// MsgDatabaseCounter is the text "a counter of the database is behind the
+// numbers it already handed out". Ours: the reason given with databaseDamaged
+// when a change would reuse a revision or a content id that is in use (the
+// database's counters must only grow).
 const MsgDatabaseCounter = "a counter of the database is behind the numbers it already handed out"
 
-// MsgDatabaseReadOnly renders: Ours: a change asked of a workspace database
-// that is opened read-only.
+// MsgDatabaseReadOnly renders "the workspace database {db} is read-only
+// ({reason}); nothing was changed". Ours: a change asked of a workspace
+// database that is opened read-only.
 func MsgDatabaseReadOnly(db string, reason string) string {
 	return "the workspace database " + db + " is read-only (" + reason + "); nothing was changed"
 }
 
-// MsgDatabaseMountReadOnly: Ours: the reason given with databaseReadOnly when
-// the database's file system is mounted read-only.
+// MsgDatabaseMountReadOnly is the text "it is on a read-only mount". Ours: the
+// reason given with databaseReadOnly when the database's file system is
+// mounted read-only.
 const MsgDatabaseMountReadOnly = "it is on a read-only mount"
 
-// MsgDatabaseNotWritable: Ours: the reason given with databaseReadOnly when
-// the operating system denies this user writing the file or its directory.
+// MsgDatabaseNotWritable is the text "this user may not write the file or its
+// directory". Ours: the reason given with databaseReadOnly when the operating
+// system denies this user writing the file or its directory.
 const MsgDatabaseNotWritable = "this user may not write the file or its directory"
 
-// MsgDatabaseReadOnlyRequested: Ours: the reason given with databaseReadOnly
-// when the program asked for a read-only database (agenttools --readonly,
-// sqlitefs.ReadOnly).
+// MsgDatabaseReadOnlyRequested is the text "it was opened read-only on
+// request". Ours: the reason given with databaseReadOnly when the program
+// asked for a read-only database (agenttools --readonly, sqlitefs.ReadOnly).
 const MsgDatabaseReadOnlyRequested = "it was opened read-only on request"
 
-// MsgPathTooLong renders: Ours: a path longer than the workspace allows (POSIX
-// PATH_MAX); the path is shown shortened.
+// MsgPathTooLong renders "Invalid path (longer than {max} bytes): {path}".
+// Ours: a path longer than the workspace allows (POSIX PATH_MAX); the path is
+// shown shortened.
 func MsgPathTooLong(max int64, path string) string {
 	return "Invalid path (longer than " + strconv.FormatInt(max, 10) + " bytes): " + path
 }
 
-// MsgInvalidGlob renders: Ours: a find pattern or grep include/exclude glob
-// that cannot be compiled.
+// MsgInvalidGlob renders "Invalid glob pattern: {reason}". Ours: a find
+// pattern or grep include/exclude glob that cannot be compiled.
 func MsgInvalidGlob(reason string) string {
 	return "Invalid glob pattern: " + reason
 }
 
-// MsgGlobTooDeep renders: Ours: the reason given with invalidGlob when
-// {a,{b,...}} nests deeper than the limit.
+// MsgGlobTooDeep renders "braces nest more than {max} deep". Ours: the reason
+// given with invalidGlob when {a,{b,...}} nests deeper than the limit.
 func MsgGlobTooDeep(max int64) string {
 	return "braces nest more than " + strconv.FormatInt(max, 10) + " deep"
 }
 
-// MsgNotHostDirectory renders: Ours: a cwd the host exec backend cannot run
-// in, because no host directory is mounted there.
+// MsgNotHostDirectory renders "not in a host directory: {path}". Ours: a cwd
+// the host exec backend cannot run in, because no host directory is mounted
+// there.
 func MsgNotHostDirectory(path string) string {
 	return "not in a host directory: " + path
 }
 
-// MsgFileLocked: Ours: the reason in hostIO when a host file stayed locked
-// (flock) by another process for longer than a write waits (10 s).
+// MsgFileLocked is the text "the file is locked by another process". Ours: the
+// reason in hostIO when a host file stayed locked (flock) by another process
+// for longer than a write waits (10 s).
 const MsgFileLocked = "the file is locked by another process"
 
-// MsgUpdateConflict renders: Ours: each time an edit was matched and about to
-// be written, another writer (another process) had changed the file; nothing
-// was written. The reference has one writer per workspace.
+// MsgUpdateConflict renders "file kept changing while it was being updated
+// ({attempts} attempts, none written): {path}". Ours: each time an edit was
+// matched and about to be written, another writer (another process) had
+// changed the file; nothing was written. The reference has one writer per
+// workspace.
 func MsgUpdateConflict(attempts int64, path string) string {
 	return "file kept changing while it was being updated (" + strconv.FormatInt(attempts, 10) + " attempts, none written): " + path
 }

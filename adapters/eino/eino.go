@@ -397,7 +397,7 @@ func (t *StreamingTool) StreamableRun(ctx context.Context, argumentsInJSON strin
 	go func() {
 		defer w.Close()
 		out, err := t.call(core.WithSnapshots(ctx, func(o toolspec.Output) {
-			s := Text(o)
+			s := o.AsText()
 			select {
 			case latest <- s:
 			default:
@@ -434,7 +434,7 @@ func Result(out toolspec.Output) *schema.ToolResult {
 	if out.HasMedia() {
 		data := base64.StdEncoding.EncodeToString(out.Media.Data)
 		common := schema.MessagePartCommon{Base64Data: &data, MIMEType: out.Media.MediaType}
-		if strings.HasPrefix(out.Media.MediaType, "image/") {
+		if out.Media.IsImage() {
 			parts = append(parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{MessagePartCommon: common}})
 		} else {
 			parts = append(parts, schema.ToolOutputPart{Type: schema.ToolPartTypeFile, File: &schema.ToolOutputFile{MessagePartCommon: common}})

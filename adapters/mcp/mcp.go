@@ -46,7 +46,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -142,7 +141,7 @@ func (s *Tools) streaming(t core.Tool) Tool {
 				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 					ProgressToken: token,
 					Progress:      float64(sent),
-					Message:       string(o.JSON),
+					Message:       o.AsText(),
 				})
 			})
 		}
@@ -175,7 +174,7 @@ func arguments(req *sdk.CallToolRequest) []byte {
 func Result(out toolspec.Output) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.AsText()}}, IsError: out.IsError()}
 	if out.HasMedia() {
-		if strings.HasPrefix(out.Media.MediaType, "image/") {
+		if out.Media.IsImage() {
 			res.Content = append(res.Content, &sdk.ImageContent{Data: out.Media.Data, MIMEType: out.Media.MediaType})
 		} else {
 			res.Content = append(res.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{

@@ -79,7 +79,7 @@ type filePart struct {
 // lists them: a text part, then a file part with the bytes in base64.
 func ContentParts(o toolspec.Output) json.RawMessage {
 	parts := []any{textPart{Type: toolspec.ContentTextPart, Text: o.Text}}
-	if o.Media != nil {
+	if o.HasMedia() {
 		parts = append(parts, filePart{
 			Type:      toolspec.ContentFilePart,
 			Data:      fileData{Type: toolspec.ContentFileData, Data: base64.StdEncoding.EncodeToString(o.Media.Data)},

@@ -44,7 +44,9 @@ const (
 	RunEnv        = execbackend.RunEnv
 )
 
-// Deprecated aliases of package execbackend.
+// Deprecated aliases of package execbackend. BaseEnv is a copy taken at
+// start: assigning it changes nothing; change execbackend.BaseEnv.
+// ErrMirrorInUse is the same error value.
 var (
 	BaseEnv        = execbackend.BaseEnv
 	ErrMirrorInUse = execbackend.ErrMirrorInUse

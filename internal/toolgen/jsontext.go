@@ -94,7 +94,7 @@ func baseKeys(p Param) []string {
 			object("type", quote("string")),
 			object("type", quote("array"), "items", object("type", quote("string"))))}
 	case "array":
-		return []string{"type", quote("array"), "items", objectSchema(p.Items, nil)}
+		return []string{"type", quote("array"), "items", objectSchema(p.Items)}
 	case "stringRecord":
 		return []string{"type", quote("object"),
 			"propertyNames", object("type", quote("string")),
@@ -130,9 +130,9 @@ func paramSchema(p Param, description string) string {
 	return object(kv...)
 }
 
-// objectSchema is a strict object of params; descriptions maps a
-// parameter to the description to use instead of its own (for variants).
-func objectSchema(params []Param, extra []string) string {
+// objectSchema is a strict object of params, each with its own
+// description.
+func objectSchema(params []Param) string {
 	kv := []string{"type", quote("object")}
 	var props, required []string
 	for _, p := range params {
@@ -145,7 +145,6 @@ func objectSchema(params []Param, extra []string) string {
 	if len(required) > 0 {
 		kv = append(kv, "required", array(quoteAll(required)...))
 	}
-	kv = append(kv, extra...)
 	kv = append(kv, "additionalProperties", "false")
 	return object(kv...)
 }

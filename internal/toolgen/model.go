@@ -1,4 +1,5 @@
-// Package toolgen turns spec/tools.cue into the Go code of package gen.
+// Package toolgen turns spec/tools.cue into the generated files of package
+// toolspec, each adapter's tools_gen.go and docs/deviations.md.
 //
 // Load reads the CUE into the plain structs of this file once; the
 // emitters work on those structs only and never see a cue.Value. Generate
@@ -7,7 +8,7 @@
 //
 // This package is used at generation time only: nothing that runs in an
 // agent imports it (a repository test enforces that), and it never imports
-// gen, core or the adapters.
+// toolspec, core or the adapters.
 package toolgen
 
 // Model is everything the spec declares, in the spec's order.

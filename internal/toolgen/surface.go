@@ -268,7 +268,7 @@ func isStaticSchema(t Tool) bool {
 }
 
 func schemaText(m *Model, params []Param) string {
-	obj := objectSchema(params, nil)
+	obj := objectSchema(params)
 	// The top level also names the dialect, first.
 	return `{"$schema":` + quote(m.SchemaDialect) + "," + obj[1:]
 }

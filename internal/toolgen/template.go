@@ -83,21 +83,16 @@ func templateDecl(f *jen.File, name string, t Template, doc string) {
 	if doc == "" {
 		doc = t.Doc
 	}
+	if doc != "" {
+		doc = " " + doc
+	}
 	if len(t.Args) == 0 {
-		if doc != "" {
-			f.Add(comment(name + ": " + doc))
-		} else {
-			f.Add(comment(name + " is the text " + quote(t.Text) + "."))
-		}
+		f.Add(comment(name + " is the text " + quote(t.Text) + "." + doc))
 		f.Const().Id(name).Op("=").Add(lit(t.Text))
 		f.Line()
 		return
 	}
-	if doc != "" {
-		f.Add(comment(name + " renders: " + doc))
-	} else {
-		f.Add(comment(name + " renders " + quote(t.Text) + "."))
-	}
+	f.Add(comment(name + " renders " + quote(t.Text) + "." + doc))
 	var params []jen.Code
 	args := map[string]jen.Code{}
 	for _, a := range t.Args {

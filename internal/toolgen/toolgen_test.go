@@ -80,6 +80,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"undeclared placeholder", `text: "File not found: {path}"`, `text: "File not found: {file}"`, regexp.MustCompile(`placeholder \{file\} is not declared`)},
 		{"unknown format", `{maxBytes|kb}KB`, `{maxBytes|mb}KB`, regexp.MustCompile(`unknown format "mb"`)},
 		{"misspelled field", `mutates: false`, `mutate: false`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +111,7 @@ func TestApplyTouchesOnlyChanges(t *testing.T) {
 	root := t.TempDir()
 	files := generate(t, spec.Source)
 	must(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(root, "gen"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(root, "toolspec"), 0o755))
 	must(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
 	changes, err := toolgen.Diff(root, files)
 	must(t, err)
