@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/internal/hostio"
@@ -216,19 +218,15 @@ func tryLockDir(dir string) (func(), error) {
 // directory, without writing anything: a directory without a lock file
 // is not in use.
 func lockHeld(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "lock"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
+	l := flock.New(filepath.Join(dir, "lock"), flock.SetFlag(os.O_RDONLY))
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-		if err == nil {
-			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		ok, err := l.TryRLock()
+		if ok {
+			_ = l.Unlock()
 			return false
 		}
 		if !errors.Is(err, syscall.EINTR) {
-			return errors.Is(err, syscall.EWOULDBLOCK)
+			return err == nil
 		}
 	}
 }
@@ -237,44 +235,46 @@ func lockHeld(dir string) bool {
 // mirror directory's.
 var errLockGone = errors.New("exec: the mirror was removed")
 
-// lockOpened is called when takeLock has opened a lock file (a test
-// hook).
+// lockOpened is called once a takeLock has opened its lock file and
+// tried it (a test hook).
 var lockOpened = func(path string) {}
 
+// takeLock takes the lock file of dir: flock(2) on Unix (exclusive,
+// tried without blocking every 20 ms while use is set and ctx is not
+// done), LockFileEx on Windows (github.com/gofrs/flock). Each try opens
+// the file anew; a lock file whose directory has gone answers an error
+// that is fs.ErrNotExist.
 func takeLock(ctx context.Context, dir string, use bool) (func(), error) {
 	path := filepath.Join(dir, "lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	lockOpened(path)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
+	l := flock.New(path, flock.SetFlag(os.O_RDWR|os.O_CREATE), flock.SetPermissions(0o600))
+	for opened := false; ; {
+		ok, err := l.TryLock()
+		if err != nil {
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
 			return nil, err
 		}
+		if !opened {
+			opened = true
+			lockOpened(path)
+		}
+		if ok {
+			break
+		}
 		if !use {
-			f.Close()
 			return nil, ErrMirrorInUse
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	unlock := func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}
+	unlock := func() { _ = l.Unlock() }
 	// RemoveMirror moves the directory aside while it holds the lock:
 	// the file locked is then not the one at path.
-	held, err := f.Stat()
+	held, err := l.Stat()
 	if err == nil {
 		var now fs.FileInfo
 		if now, err = os.Lstat(path); err == nil && !os.SameFile(held, now) {

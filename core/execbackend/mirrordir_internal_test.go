@@ -242,6 +242,46 @@ func TestLockOfARemovedMirror(t *testing.T) {
 	}
 }
 
+// A lock taken on a file that is no longer the mirror's (RemoveMirror,
+// holding the lock, moved the mirror aside after this taker opened the
+// file, and let go; another command made the mirror again) is let go:
+// the taker locks the mirror's lock file.
+func TestLockOfAMirrorMovedBeforeItsLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	m := &Mirror{dir: dir}
+	if _, err := m.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	aside := dir + removing + "x"
+	lockOpened = func(string) {
+		lockOpened = func(string) {}
+		if err := os.Rename(dir, aside); err != nil {
+			t.Error(err)
+		}
+		if _, err := m.prepare(); err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "lock"), nil, 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { lockOpened = func(string) {} })
+	got, unlock, err := m.lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if got != dir {
+		t.Errorf("locked %s, want %s", got, dir)
+	}
+	if _, err := tryLockDir(dir); !errors.Is(err, ErrMirrorInUse) {
+		t.Errorf("the mirror's lock: %v", err)
+	}
+	if _, err := tryLockDir(aside); err != nil {
+		t.Errorf("the moved directory's lock is held: %v", err)
+	}
+}
+
 // A mirror RemoveMirror moves aside while a command checks it or before
 // the command opens its lock file does not fail the command: it makes
 // the mirror again and locks that.
