@@ -96,9 +96,10 @@ type Host struct {
 }
 
 // NewHost returns a host backend over ws. It fails when no shell is
-// found, and on a system where the backend does not run (Windows).
+// found, and on a system where the backend does not run (Windows: an
+// error that names the system).
 func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
-	if err := hostSupported(); err != nil {
+	if err := hostSupported("host"); err != nil {
 		return nil, err
 	}
 	h := &Host{ws: ws, info: Info{ID: opts.ID, Description: opts.Description}, dir: opts.Dir, shell: opts.Shell, linger: opts.Linger,

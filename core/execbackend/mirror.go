@@ -100,8 +100,13 @@ type Mirror struct {
 }
 
 // NewMirror returns a mirror backend over ws. It makes nothing on the
-// host: the mirror directory is made when the first command runs.
+// host: the mirror directory is made when the first command runs. It
+// fails where Host does not run (Windows: an error that names the
+// system).
 func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
+	if err := hostSupported("mirror"); err != nil {
+		return nil, err
+	}
 	if opts.Mirror == "" && opts.Key == "" {
 		return nil, errors.New("exec: a mirror needs a host directory or a key")
 	}

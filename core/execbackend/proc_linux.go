@@ -199,7 +199,7 @@ func (h *Host) confinement() Confinement {
 	return conf
 }
 
-func hostSupported() error { return nil }
+func hostSupported(string) error { return nil }
 
 // runProcs are the processes of one run: the shell, leader of a session
 // of its own, and all it started.

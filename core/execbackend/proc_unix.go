@@ -14,7 +14,7 @@ type hostProcs struct{ maxTasks int }
 
 func (h *Host) confinement() Confinement { return Confinement{Kind: "process group"} }
 
-func hostSupported() error { return nil }
+func hostSupported(string) error { return nil }
 
 // runProcs are the processes of one run: the shell, leader of a session
 // (and process group) of its own, and all it started that stayed in its

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,7 +56,7 @@ func MountHost(tb testing.TB, ws *vfs.Workspace, at, dir string) string {
 // generous minute.
 func PIDFIFO(tb testing.TB, path string) func() int {
 	tb.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
+	if err := Mkfifo(path, 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	written := make(chan string, 1)

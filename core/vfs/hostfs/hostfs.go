@@ -302,7 +302,7 @@ func openFile(r *os.Root, rname, name string, offset int64) (io.ReadCloser, erro
 	if err := refuseLink(r, rname, name); err != nil {
 		return nil, err
 	}
-	file, err := r.OpenFile(rname, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := r.OpenFile(rname, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, hostErr(name, err)
 	}
@@ -426,9 +426,9 @@ func (f *FS) lockTarget(ctx context.Context, name string, flag int) (*os.File, f
 		if err != nil {
 			return nil, nil, hostErr(name, err)
 		}
-		file, err := f.root.OpenFile(name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		file, err := f.root.OpenFile(name, flag|noFollow|syscall.O_NONBLOCK, 0)
 		if textBusy(err) {
-			file, err = f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+			file, err = f.root.OpenFile(name, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the Lstat
@@ -625,7 +625,7 @@ func ownTemp(r *os.Root, name string) bool {
 	if token == "" {
 		return false
 	}
-	file, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := r.OpenFile(name, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
@@ -683,7 +683,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 		return &errno.Error{Code: errno.EBUSY, Message: toolspec.MsgReasonMountedDirectory, Path: name}
 	}
 	if fi, err := f.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
-		if file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+		if file, err := f.root.OpenFile(name, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0); err == nil {
 			defer file.Close()
 			if err := lockFile(ctx, file); err != nil && ctx.Err() != nil {
 				return ctx.Err()
