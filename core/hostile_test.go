@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -312,7 +311,7 @@ func TestLinkSpellingsShareALock(t *testing.T) {
 
 func TestSpecialFilesAreNeverOpened(t *testing.T) {
 	ex, dir := hostTools(t)
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+	if err := testws.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x\n"), 0o644); err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -66,7 +66,7 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 			// the edit.
 			ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
 			for _, f := range []string{ready, goOn} {
-				if err := syscall.Mkfifo(f, 0o600); err != nil {
+				if err := testws.Mkfifo(f, 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -29,6 +29,38 @@ type result struct {
 	stderr string
 }
 
+// runCmd runs cmd and returns what it did.
+func runCmd(t *testing.T, cmd *osexec.Cmd) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*osexec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%q: %v", cmd.Args, err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// cliEnv runs the built command with the environment env: this
+// process's, without HOME, XDG_CACHE_HOME and TMPDIR, plus env.
+func cliEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := osexec.Command(agenttoolsBinary(t), args...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		for _, name := range []string{"HOME=", "XDG_CACHE_HOME=", "TMPDIR="} {
+			if strings.HasPrefix(kv, name) {
+				return true
+			}
+		}
+		return false
+	})
+	cmd.Env = append(cmd.Env, env...)
+	return runCmd(t, cmd)
+}
+
 func runCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer

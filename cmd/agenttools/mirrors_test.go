@@ -36,23 +36,6 @@ func asNobody(t *testing.T, script string, args ...string) {
 	}
 }
 
-// cliEnv runs the built command with the environment env: this
-// process's, without HOME, XDG_CACHE_HOME and TMPDIR, plus env.
-func cliEnv(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	cmd := osexec.Command(agenttoolsBinary(t), args...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		for _, name := range []string{"HOME=", "XDG_CACHE_HOME=", "TMPDIR="} {
-			if strings.HasPrefix(kv, name) {
-				return true
-			}
-		}
-		return false
-	})
-	cmd.Env = append(cmd.Env, env...)
-	return runCmd(t, cmd)
-}
-
 // newDatabase makes a workspace database with /workspace/a.txt, without
 // exec, and returns its real path.
 func newDatabase(t *testing.T) string {

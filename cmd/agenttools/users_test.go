@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	osexec "os/exec"
 	"testing"
@@ -33,19 +32,4 @@ func cliRun(t *testing.T, prep func(*osexec.Cmd), args ...string) result {
 	cmd.Env = append(os.Environ(), "HOME="+scratch, "XDG_CACHE_HOME="+scratch)
 	prep(cmd)
 	return runCmd(t, cmd)
-}
-
-// runCmd runs cmd and returns what it did.
-func runCmd(t *testing.T, cmd *osexec.Cmd) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*osexec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%q: %v", cmd.Args, err)
-	}
-	return result{code, stdout.String(), stderr.String()}
 }

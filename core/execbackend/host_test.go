@@ -260,7 +260,7 @@ func readUntil(t *testing.T, ctx context.Context, run execbackend.Run, want stri
 // EOF only then, whoever reaps them.
 func holders(t *testing.T, fifo string) <-chan struct{} {
 	t.Helper()
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testws.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	gone := make(chan struct{})
@@ -442,7 +442,7 @@ func TestHostTimeoutAfterExit(t *testing.T) {
 	h := newHost(t, ws, execbackend.HostOptions{Linger: hang})
 	timer := manualTimeouts(h)
 	gate := filepath.Join(dir, "gate")
-	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+	if err := testws.Mkfifo(gate, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithTimeout(t.Context(), hang)

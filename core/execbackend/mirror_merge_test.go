@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -43,7 +42,7 @@ func forEachStore(t *testing.T, files map[string]string, test func(t *testing.T,
 func runAround(t *testing.T, b execbackend.Backend, id, command string, during func()) finished {
 	t.Helper()
 	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testws.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), hang)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -16,6 +15,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/storetest"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // openStore opens a store on a fresh temporary directory.
@@ -28,15 +28,6 @@ func openStore(t *testing.T) (*hostfs.FS, string) {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s, dir
-}
-
-// strictUmask sets a umask that would strip group and other bits from
-// every mode the suite asks for, so modes that come out exact were set
-// explicitly. The umask is process-wide: no test in this package runs in
-// parallel.
-func strictUmask(t *testing.T) {
-	old := syscall.Umask(0o077)
-	t.Cleanup(func() { syscall.Umask(old) })
 }
 
 func TestStore(t *testing.T) {
@@ -134,7 +125,7 @@ func TestWriteFileLeavesNoTemporary(t *testing.T) {
 // that Open refuses it (EINVAL) without blocking.
 func TestSpecialFiles(t *testing.T) {
 	s, dir := openStore(t)
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+	if err := testws.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	info, err := s.Lstat(t.Context(), "fifo")

@@ -5,7 +5,6 @@ package sqlitefs_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,67 +24,6 @@ import (
 	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
-
-// readerHelper opens the database at path (read-only on request when
-// id is "ro") and answers one line of stdout for each line of stdin:
-//
-//	info        readonly true|false
-//	read NAME   ok CONTENT or err CODE MESSAGE (quoted)
-//	write NAME  ok or err CODE MESSAGE: writes "x"
-//	mkdir NAME  ok or err CODE MESSAGE
-//	ls NAME     ok NAME,NAME,... or err CODE MESSAGE
-//
-// When Open fails it prints "open-err MESSAGE" and exits.
-func readerHelper(path, id string) error {
-	ctx := context.Background()
-	var opts []sqlitefs.Option
-	if id == "ro" {
-		opts = append(opts, sqlitefs.ReadOnly())
-	}
-	s, err := sqlitefs.Open(path, opts...)
-	if err != nil {
-		fmt.Printf("open-err %q\n", err.Error())
-		return nil
-	}
-	defer s.Close()
-	answer := func(out string, err error) {
-		if err != nil {
-			fmt.Printf("err %s %q\n", errno.CodeOf(err), err.Error())
-			return
-		}
-		fmt.Println("ok " + out)
-	}
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		cmd, name, _ := strings.Cut(in.Text(), " ")
-		switch cmd {
-		case "info":
-			fmt.Println("readonly", s.ReadOnly())
-		case "read":
-			r, err := s.Open(ctx, name, 0)
-			var b []byte
-			if err == nil {
-				b, err = io.ReadAll(r)
-				r.Close()
-			}
-			answer(strconv.Quote(string(b)), err)
-		case "write":
-			answer("", s.WriteFile(ctx, name, strings.NewReader("x"), 0o644))
-		case "mkdir":
-			answer("", s.Mkdir(ctx, name, 0o755))
-		case "ls":
-			entries, err := s.ReadDir(ctx, name, 0, -1)
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name)
-			}
-			answer(strings.Join(names, ","), err)
-		default:
-			return fmt.Errorf("unknown command %q", cmd)
-		}
-	}
-	return in.Err()
-}
 
 // roHelper is a running readerHelper.
 type roHelper struct {

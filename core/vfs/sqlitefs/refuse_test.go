@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // sidecars lists the files SQLite keeps beside a database.
@@ -216,7 +216,7 @@ func writeFile(t *testing.T, path string, b []byte) {
 // A pipe or a device is refused, not opened.
 func TestRefusesSpecialFiles(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe.db")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testws.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{fifo, os.DevNull} {
