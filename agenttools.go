@@ -3,9 +3,11 @@
 // edit, delete and exec, the Go counterpart of the tools of the npm
 // package @cloudflare/computer.
 //
-// The tools run over a workspace (package core/vfs: in memory with memfs,
-// a confined host directory with hostfs). Adapters translate the tools for
-// a framework; adapters/raw is the framework-free one, and the reference
+// The tools run over a workspace (package core/vfs) whose stores keep it
+// in one SQLite file with core/vfs/sqlitefs (the embedded database that is
+// the default workspace of cmd/agenttools), in memory with memfs, or in a
+// confined host directory with hostfs. Adapters translate the tools for a
+// framework; adapters/raw is the framework-free one, and the reference
 // every other adapter is measured against:
 //
 //	ws := vfs.New(memfs.New())
@@ -16,11 +18,13 @@
 //
 // The tool set offers read, ls, find, grep, write, edit and delete, and
 // exec when Options.Backends holds a backend (package core/execbackend: the
-// host backend runs bash in a host directory). adapters/langchaingo,
+// host backend runs bash in a host directory; the mirror backend runs it
+// in a host copy of a workspace that has none). adapters/langchaingo,
 // adapters/genkit and adapters/eino give the same tools in those
-// frameworks' forms, all from this one Options type. Every text a model
-// can see is declared once in spec/tools.cue and generated into package
-// toolspec.
+// frameworks' forms, and adapters/mcp serves them over the Model Context
+// Protocol (`agenttools mcp`), all from this one Options type. Every text
+// a model can see is declared once in spec/tools.cue and generated into
+// package toolspec.
 package agenttools
 
 import (

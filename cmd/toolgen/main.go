@@ -2,18 +2,22 @@
 // set (package toolspec's *_gen.go files and each adapter's tools_gen.go)
 // and docs/deviations.md.
 //
-// By default it only checks: it prints a unified diff of every generated
-// file that is stale, missing or orphaned and exits 1, or exits 0 when the
-// tree is up to date. With -w it writes the files that changed (and only
-// those) and removes orphans. This is the repository's only go:generate
-// entry, so `go generate ./...` writes and `go run ./cmd/toolgen` checks.
+// By default it only checks: it names on stderr every generated file that
+// is stale, missing or orphaned (a generated Go file the spec no longer
+// makes), prints a unified diff of each on stdout (not with -q) and exits
+// 1, or exits 0 when the tree is up to date. With -w it writes the files
+// that changed (and only those) and removes orphans. This is the
+// repository's only go:generate entry, so `go generate ./...` writes and
+// `go run ./cmd/toolgen` checks. It runs from anywhere in the module: the
+// files are found from the directory holding go.mod.
 //
 // Usage:
 //
 //	toolgen [-w] [-q]
 //
-// Exit status: 0 up to date (or written), 1 stale, 2 the spec or the
-// generator failed (a CUE error names the file, line and column).
+// Exit status: 0 up to date (or written), 1 stale, 2 a usage error, or the
+// spec, the generator or reading and writing the files failed (a CUE error
+// names the file, line and column).
 package main
 
 //go:generate go run . -w

@@ -76,11 +76,16 @@ type HostOptions struct {
 
 // Host runs commands as real processes on this machine, with bash -c (or
 // sh -c), in the host directory behind a workspace directory (a hostfs
-// mount). Each run has a session of its own and, on Linux where one can
-// be made, a cgroup of its own (see Confinement). Killing the run,
-// cancelling its context or its timeout kills every process it started;
-// so does its end: what the command left running in the background is
-// killed once the run is over. The environment is BaseEnv from this
+// mount). Each run's shell leads a session of its own (setsid, so no
+// controlling terminal) and, on Linux where one can be made, is in a
+// cgroup of its own (see Confinement). Killing the run, cancelling its
+// context or its timeout kills its processes; so does its end: what the
+// command left running in the background is killed once the run is over.
+// Which processes those are: on Linux, the run's cgroup as a whole, or
+// without one the session's processes, those carrying the run's RunEnv
+// and every process descended from either (from /proc); on other Unix
+// systems the session's process group, which misses a process that made
+// a group or session of its own. The environment is BaseEnv from this
 // process plus the call's env.
 type Host struct {
 	ws     *vfs.Workspace

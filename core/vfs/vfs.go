@@ -2,8 +2,8 @@
 // at "/", with absolute paths only, symbolic links resolved in workspace
 // path space, and stores mounted at paths.
 //
-// A Store is a primitive tree (memfs, hostfs, later sqlitefs) addressed
-// by link-free relative names; it never follows a symbolic link. The
+// A Store is a primitive tree (sqlitefs, memfs, hostfs) addressed by
+// link-free relative names; it never follows a symbolic link. The
 // Workspace is the namespace over the stores: it canonicalizes paths,
 // follows links (40 at most, then ELOOP), routes each path to the store
 // mounted there, refuses changes under read-only mounts, and words every

@@ -19,8 +19,11 @@ const GenDir = "toolspec"
 
 const genImport = "github.com/agenttools/agenttools/toolspec"
 
-// Generate renders the model into Go source files, keyed by their path
-// relative to the module root. It reads no files and writes none.
+// Generate renders the model into the generated files, keyed by their
+// slash-separated path relative to the module root: the Go source of
+// package toolspec (GenDir) and of each adapter's AdapterFile, and the
+// Markdown of DeviationsDoc (docs/deviations.md). It reads no files and
+// writes none; an error names the Go file that failed to render.
 func Generate(m *Model) (map[string][]byte, error) {
 	files := map[string]*jen.File{
 		path.Join(GenDir, "surface_gen.go"): surface(m),

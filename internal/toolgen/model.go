@@ -1,10 +1,10 @@
 // Package toolgen turns spec/tools.cue into the generated files of package
 // toolspec, each adapter's tools_gen.go and docs/deviations.md.
 //
-// Load reads the CUE into the plain structs of this file once; the
+// Load reads the CUE once into plain structs (Model and its parts); the
 // emitters work on those structs only and never see a cue.Value. Generate
-// is a pure function from a Model to file contents; writing them to disk
-// is cmd/toolgen's business.
+// is a pure function from a Model to file contents; Diff compares them
+// with the tree and Apply writes what differs, for cmd/toolgen.
 //
 // This package is used at generation time only: nothing that runs in an
 // agent imports it (a repository test enforces that), and it never imports

@@ -12,9 +12,9 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// OwnedDirs are the directories whose generated files toolgen owns: a
-// file there that starts with Header and that Generate no longer
-// produces is an orphan, removed by Write and reported by Check.
+// OwnedDirs are the directories whose generated Go files toolgen owns: a
+// .go file there that starts with Header and that Generate no longer
+// produces is an orphan, which Diff reports and Apply removes.
 var OwnedDirs = func() []string {
 	dirs := []string{GenDir}
 	for _, a := range AdapterTargets {
