@@ -160,6 +160,9 @@ func TestServeIDs(t *testing.T) {
 // whether its end comes in the same read as the rest or not, and the
 // session goes on.
 func TestServeLongMessages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends messages of 16 MiB")
+	}
 	w := serveWire(t, vfs.New(memfs.New()), agenttools.Options{})
 	// A tools/call whose path fills the message to n bytes.
 	message := func(id, n int) string {
