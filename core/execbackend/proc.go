@@ -58,7 +58,3 @@ const RunEnv = "AGENTTOOLS_RUN"
 // killWait bounds how long killing a run waits for its processes to be
 // gone; a process stuck in the kernel may outlast it.
 const killWait = 10 * time.Second
-
-// toolReserve is how many of the user's process slots (threads count)
-// a command's process limit leaves to this process.
-const toolReserve = 64

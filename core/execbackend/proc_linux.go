@@ -23,6 +23,10 @@ import (
 	"github.com/agenttools/agenttools/internal/cgroup"
 )
 
+// toolReserve is how many of the user's process slots (threads count)
+// a command's process limit leaves to this process.
+const toolReserve = 64
+
 // hostProcs is what a Host found out, once, about how it can hold its
 // commands' processes.
 type hostProcs struct {
