@@ -317,7 +317,7 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 			// What the decoders still hold comes out before the exit.
 			for _, s := range []*stream{out, errs} {
 				if rest := s.decoder.flush(); rest != "" {
-					s.pushText(rest)
+					s.pushText([]byte(rest))
 					running()
 				}
 			}
@@ -453,7 +453,7 @@ type stream struct {
 	limits  execbackend.Limits
 	names   *spillNames
 	kind    string // toolspec.MsgExecStreamStdout or MsgExecStreamStderr
-	raw     *execbackend.Window
+	raw     execbackend.Count // the raw bytes, measured against the limits
 	pending []byte // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
 	decoder streamDecoder
@@ -463,13 +463,13 @@ type stream struct {
 }
 
 func newStream(e *Executor, l execbackend.Limits, names *spillNames, kind string) *stream {
-	return &stream{e: e, limits: l, names: names, kind: kind, raw: execbackend.NewWindow(l), text: &textWindow{w: execbackend.NewWindow(l), limits: l}}
+	return &stream{e: e, limits: l, names: names, kind: kind, raw: execbackend.NewCount(l), text: &textWindow{w: execbackend.NewWindow(l), limits: l}}
 }
 
-// push feeds a chunk of raw output: to the spool, to the file (or what
-// waits for it), and decoded to the tool's window.
+// push feeds a chunk of raw output: to the count of raw bytes, to the
+// file (or what waits for it), and decoded to the tool's window.
 func (s *stream) push(chunk []byte) {
-	s.raw.Push(chunk)
+	s.raw.Add(chunk)
 	if s.file != nil {
 		s.file.write(chunk)
 	} else {
@@ -484,7 +484,7 @@ func (s *stream) push(chunk []byte) {
 // only once decoded (an invalid byte becomes a 3-byte U+FFFD) is saved
 // too, so a cut stream always names its full output
 // (deviation execSavesDecodedCut).
-func (s *stream) pushText(text string) {
+func (s *stream) pushText(text []byte) {
 	s.text.push(text)
 	if s.file == nil && (s.raw.OverLimits() || s.text.w.OverLimits()) {
 		s.file = s.e.openSpill(s.names, s.kind)
@@ -549,7 +549,7 @@ type textWindow struct {
 	limits execbackend.Limits
 }
 
-func (t *textWindow) push(text string) { t.w.Push([]byte(text)) }
+func (t *textWindow) push(text []byte) { t.w.Push(text) }
 
 // running renders a running snapshot: the output so far, or its end
 // without a note while it is past the limits.

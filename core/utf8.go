@@ -17,15 +17,21 @@ const bom = "\uFEFF"
 // input is only copied, which on 1 MiB of valid text is about 1.7 times
 // faster than running the decoder over it.
 func DecodeText(b []byte, stripBOM bool) string {
+	return string(decodeBytes(b, stripBOM))
+}
+
+// decodeBytes is DecodeText without the copy: valid input comes back as
+// itself (less a stripped BOM), invalid input as new bytes.
+func decodeBytes(b []byte, stripBOM bool) []byte {
 	if stripBOM && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		b = b[3:]
 	}
 	if utf8.Valid(b) {
-		return string(b)
+		return b
 	}
 	// The decoder replaces what it cannot decode; it never fails.
 	text, _ := unicode.UTF8.NewDecoder().Bytes(b)
-	return string(text)
+	return text
 }
 
 // rawOffset maps an offset of DecodeText(b, false) back to b: the offset
@@ -66,7 +72,9 @@ type streamDecoder struct {
 // next chunk. The text before it decodes as it would in the whole
 // stream: more bytes cannot change how a complete or broken sequence
 // decodes.
-func (d *streamDecoder) decode(chunk []byte) string {
+//
+// The text may share memory with chunk: it is valid until chunk changes.
+func (d *streamDecoder) decode(chunk []byte) []byte {
 	b := chunk
 	if len(d.carry) > 0 {
 		b = append(d.carry, chunk...)
@@ -86,9 +94,9 @@ func (d *streamDecoder) decode(chunk []byte) string {
 		break
 	}
 	if len(b) == 0 {
-		return ""
+		return nil
 	}
-	text := DecodeText(b, !d.started)
+	text := decodeBytes(b, !d.started)
 	d.started = true
 	return text
 }

@@ -67,12 +67,34 @@ func takeTail(window []byte, totalLines int64, l Limits) Tail {
 // the stream passes the limits, then a rolling end of 2 to 4 times
 // MaxBytes, which always covers what takeTail keeps.
 type Window struct {
-	limits     Limits
+	count      Count
 	chunks     [][]byte
 	chunkBytes int64
+}
+
+// Count measures a stream against the limits without keeping any of it:
+// the bytes and lines pushed so far. The zero Count is not ready for
+// use; NewCount makes one.
+type Count struct {
+	limits     Limits
 	totalBytes int64
 	newlines   int64
 	endsInNL   bool
+}
+
+// NewCount returns an empty count for the limits.
+func NewCount(l Limits) Count {
+	return Count{limits: l, endsInNL: true}
+}
+
+// Add counts a chunk.
+func (c *Count) Add(chunk []byte) {
+	if len(chunk) == 0 {
+		return
+	}
+	c.totalBytes += int64(len(chunk))
+	c.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
+	c.endsInNL = chunk[len(chunk)-1] == '\n'
 }
 
 // mergeBytes is the largest chunk small pushes are joined into.
@@ -80,24 +102,33 @@ const mergeBytes = 32 << 10
 
 // NewWindow returns an empty window for the limits.
 func NewWindow(l Limits) *Window {
-	return &Window{limits: l, endsInNL: true}
+	return &Window{count: NewCount(l)}
 }
 
 // TotalBytes is how many bytes were pushed.
-func (w *Window) TotalBytes() int64 { return w.totalBytes }
+func (w *Window) TotalBytes() int64 { return w.count.TotalBytes() }
+
+// TotalLines counts lines as an editor shows them (see Count.TotalLines).
+func (w *Window) TotalLines() int64 { return w.count.TotalLines() }
+
+// OverLimits says the stream is longer than the limits allow.
+func (w *Window) OverLimits() bool { return w.count.OverLimits() }
+
+// TotalBytes is how many bytes were pushed.
+func (c *Count) TotalBytes() int64 { return c.totalBytes }
 
 // TotalLines counts lines as an editor shows them: each newline ends a
 // line, and text after the last newline is one more.
-func (w *Window) TotalLines() int64 {
-	if w.endsInNL {
-		return w.newlines
+func (c *Count) TotalLines() int64 {
+	if c.endsInNL {
+		return c.newlines
 	}
-	return w.newlines + 1
+	return c.newlines + 1
 }
 
 // OverLimits says the stream is longer than the limits allow.
-func (w *Window) OverLimits() bool {
-	return w.totalBytes > w.limits.MaxBytes || w.TotalLines() > w.limits.MaxLines
+func (c *Count) OverLimits() bool {
+	return c.totalBytes > c.limits.MaxBytes || c.TotalLines() > c.limits.MaxLines
 }
 
 // Push adds a chunk. The window keeps its own copy.
@@ -105,12 +136,10 @@ func (w *Window) Push(chunk []byte) {
 	if len(chunk) == 0 {
 		return
 	}
-	w.totalBytes += int64(len(chunk))
-	w.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
-	w.endsInNL = chunk[len(chunk)-1] == '\n'
+	w.count.Add(chunk)
 	// Small chunks join the last one, so a trickle of tiny writes is
 	// held in few allocations.
-	if n := len(w.chunks); n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.limits.MaxBytes, mergeBytes) {
+	if n := len(w.chunks); n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.count.limits.MaxBytes, mergeBytes) {
 		w.chunks[n-1] = append(w.chunks[n-1], chunk...)
 	} else {
 		w.chunks = append(w.chunks, bytes.Clone(chunk))
@@ -124,7 +153,7 @@ func (w *Window) Push(chunk []byte) {
 // trim drops whole chunks from the front while at least 2 x MaxBytes
 // stay, and cuts a chunk too big to drop to the part still needed.
 func (w *Window) trim() {
-	keep := w.limits.MaxBytes * 2
+	keep := w.count.limits.MaxBytes * 2
 	if w.chunkBytes <= keep*2 {
 		return
 	}
@@ -145,5 +174,5 @@ func (w *Window) Read() (tail Tail, whole bool) {
 	if !w.OverLimits() {
 		return Tail{Bytes: window}, true
 	}
-	return takeTail(window, w.TotalLines(), w.limits), false
+	return takeTail(window, w.TotalLines(), w.count.limits), false
 }

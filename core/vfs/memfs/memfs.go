@@ -248,7 +248,7 @@ func (d *dir) Close() error { return nil }
 
 // WriteFile creates or replaces a file.
 func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32) error {
-	content, err := io.ReadAll(r)
+	content, err := readContent(r)
 	if err != nil {
 		return err
 	}
@@ -260,13 +260,43 @@ func (f *FS) WriteFile(_ context.Context, name string, r io.Reader, mode uint32)
 // WriteFileIf is WriteFile done only while the node at name is at
 // revision rev (0: nothing is there); EAGAIN otherwise.
 func (f *FS) WriteFileIf(_ context.Context, name string, rev int64, r io.Reader, mode uint32) error {
-	content, err := io.ReadAll(r)
+	content, err := readContent(r)
 	if err != nil {
 		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.write(name, content, mode, rev)
+}
+
+// readContent reads r to its end into a slice of exactly its length.
+// Unlike io.ReadAll, which doubles one slice and copies it as it grows,
+// it reads into a list of buffers and joins them once: a stream of
+// megabytes (exec's saved output) is copied twice in all.
+func readContent(r io.Reader) ([]byte, error) {
+	var parts [][]byte
+	total, size := 0, 32<<10
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = l.Len() + 1 // a bytes.Reader or the like: one read, and EOF
+	}
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			parts = append(parts, buf[:n])
+			total += n
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			if len(parts) == 1 && cap(parts[0])-total <= total {
+				return parts[0][:total:total], nil
+			}
+			return bytes.Join(parts, nil)[:total:total], nil
+		case err != nil:
+			return nil, err
+		}
+		size = min(size*2, 4<<20)
+	}
 }
 
 // write stores a file's content; with rev >= 0, only while the node at
