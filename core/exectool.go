@@ -452,9 +452,9 @@ type stream struct {
 	e       *Executor
 	limits  execbackend.Limits
 	names   *spillNames
-	kind    string // toolspec.MsgExecStreamStdout or MsgExecStreamStderr
+	kind    string            // toolspec.MsgExecStreamStdout or MsgExecStreamStderr
 	raw     execbackend.Count // the raw bytes, measured against the limits
-	pending []byte // the output so far, until the file opens (bounded by the limits)
+	pending []byte            // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
 	decoder streamDecoder
 	text    *textWindow
