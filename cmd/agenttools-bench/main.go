@@ -170,7 +170,7 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&opts.Scale, "scale", 0, "multiply every repeat on both sides (0: as the case file says)")
 	fs.StringVar(&only, "case", "", "only these cases (comma-separated)")
 	fs.StringVar(&opts.Tmp, "tmp", "", "passed to our builds as -tmp")
-	fs.StringVar(&opts.Out, "out", "", "run directory (default: ./bench-out/rounds-YYYYmmdd-HHMMSS)")
+	fs.StringVar(&opts.Out, "out", "", "run directory (default: $TMPDIR/agenttools-bench/rounds-YYYYmmdd-HHMMSS)")
 	fs.DurationVar(&opts.LoadEvery, "load-every", 5*time.Second, "how often /proc/loadavg is sampled")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -197,7 +197,7 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if opts.Out == "" {
-		opts.Out = filepath.Join("bench-out", "rounds-"+time.Now().Format("20060102-150405"))
+		opts.Out = filepath.Join(os.TempDir(), "agenttools-bench", "rounds-"+time.Now().Format("20060102-150405"))
 	}
 	opts.Log = stderr
 	ref := "no reference"
