@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -29,7 +30,9 @@ const (
 // warm-up, nothing timed or asserted about time) on each store and
 // checks the answers as the side-by-side table does: the row's expect
 // keys hold, the model is sent as many bytes as by the reference (plus
-// a declared deviation's), a paged row takes as many calls. The cases
+// a declared deviation's), a paged row takes as many calls; and the
+// first call's result object, as bench.mjs summarizes it, is the
+// reference's. The cases
 // build big data (a 6 MB file, 2000 files of 13.8 MiB in all, a tree of
 // 1000 files rebuilt per iteration): -short runs memfs only. Host trees
 // and databases go to /dev/shm where there is one: the test is about
@@ -78,6 +81,8 @@ func TestBenchSmoke(t *testing.T) {
 					t.Errorf("%s: model output %d bytes, the reference's %d (declared extra: %d)", r.Workload, r.ModelBytes, want.ModelBytes, bench.DeclaredByteDeviations[r.Workload])
 				case r.CallsPerIter != want.CallsPerIter:
 					t.Errorf("%s: %d calls per iteration, the reference %d", r.Workload, r.CallsPerIter, want.CallsPerIter)
+				case !sameResult(r, want):
+					t.Errorf("%s: result summary\n%s\nthe reference's\n%s", r.Workload, r.Result, want.Result)
 				}
 			}
 			for w := range ref {
@@ -87,6 +92,24 @@ func TestBenchSmoke(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameResult compares the rows' result summaries as JSON values; where
+// a declared deviation adds bytes, ours must hold "fuzzyMatch": true and
+// be the reference's without it.
+func sameResult(ours, ref bench.Row) bool {
+	var a, b any
+	if json.Unmarshal(ours.Result, &a) != nil || json.Unmarshal(ref.Result, &b) != nil {
+		return false
+	}
+	if bench.DeclaredByteDeviations[ours.Workload] != 0 {
+		obj, ok := a.(map[string]any)
+		if !ok || obj["fuzzyMatch"] != true {
+			return false
+		}
+		delete(obj, "fuzzyMatch")
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func readBenchRows(t *testing.T, path string) map[string]bench.Row {
