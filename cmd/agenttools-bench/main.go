@@ -164,7 +164,7 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var ours, stores, only string
 	fs.StringVar(&opts.Ref, "ref", "", "the oracle directory (bench.mjs and node_modules), e.g. ~/oracle; empty: our builds only")
 	fs.StringVar(&opts.Node, "node", "node", "the node binary for the reference")
-	fs.StringVar(&ours, "ours", "self", "our builds, NAME=BINARY,... (BINARY answers `bench -store S CASES`; self: this binary)")
+	fs.StringVar(&ours, "ours", "ours=self", "our builds, NAME=BINARY,... (BINARY answers `bench -store S CASES`; self: this binary)")
 	fs.StringVar(&stores, "stores", strings.Join(bench.Stores, ","), "stores, in the order each round runs them")
 	fs.IntVar(&opts.Rounds, "n", 3, "rounds")
 	fs.Float64Var(&opts.Scale, "scale", 0, "multiply every repeat on both sides (0: as the case file says)")

@@ -128,7 +128,7 @@ func (o Options) scale() float64 {
 
 // Run runs the cases opts selects and emits one row per call; a case
 // that fails before its calls run (setup, options) gives one row with
-// Error set. The error is a workspace that cannot be made.
+// Error set. The error is an unknown store or a cancelled context.
 func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error {
 	if !slices.Contains(Stores, opts.Store) {
 		return fmt.Errorf("unknown store %q (want one of %s)", opts.Store, strings.Join(Stores, ", "))
@@ -136,6 +136,9 @@ func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error 
 	for _, c := range cases {
 		if opts.Cases != nil && !opts.Cases[c.Name] {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if err := runCase(ctx, c, opts, emit); err != nil {
 			emit(Row{Workload: c.Name, Case: c.Name, Store: opts.Store, Error: err.Error()})
