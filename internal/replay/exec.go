@@ -15,11 +15,13 @@ import (
 // options: one backend, shell, described as "fast shell".
 const defaultShell = `{"backends":{"shell":{"description":"fast shell"}},"defaultBackend":"shell"}`
 
-// toolOptions builds a case's tool-set options as the harness does: its
+// ToolOptions builds a case's tool-set options as the harness does: its
 // toolOptions, the default shell option unless it sets shell or exec
 // (shell: null means none), its scripted backends (one, shell, by
-// default) and the exec clock.
-func toolOptions(c Case) (core.Options, *execbackend.Scripts, error) {
+// default, all drawing on the returned queue) and the exec clock. Only
+// ToolOptions, Backends, ExecScripts and ExecClock of c are read; an
+// error is a toolOptions or script that does not decode.
+func ToolOptions(c Case) (core.Options, *execbackend.Scripts, error) {
 	fields := map[string]json.RawMessage{}
 	if len(c.ToolOptions) > 0 && string(c.ToolOptions) != "null" {
 		if err := json.Unmarshal(c.ToolOptions, &fields); err != nil {

@@ -198,7 +198,7 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 			return rec
 		}
 	}
-	opts, scripts, err := toolOptions(c)
+	opts, scripts, err := ToolOptions(c)
 	if err != nil {
 		rec.ToolSetError = &ErrorInfo{Name: "TypeError", Message: err.Error()}
 		return rec
