@@ -130,7 +130,7 @@ func (o Options) scale() float64 {
 // that fails before its calls run (setup, options) gives one row with
 // Error set. The error is an unknown store or a cancelled context.
 func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error {
-	if !slices.Contains(Stores, opts.Store) {
+	if !slices.Contains(Stores, opts.Store) && opts.Store != SystemStore {
 		return fmt.Errorf("unknown store %q (want one of %s)", opts.Store, strings.Join(Stores, ", "))
 	}
 	for _, c := range cases {
@@ -149,37 +149,37 @@ func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error 
 
 // newWorkspace is a fresh workspace of the store kind: "/" only (hostfs:
 // an empty temp dir mounted at /workspace over an in-memory "/").
-func newWorkspace(ctx context.Context, kind, tmp string, now func() time.Time) (*vfs.Workspace, func(), error) {
+func newWorkspace(ctx context.Context, kind, tmp string, now func() time.Time) (*vfs.Workspace, string, func(), error) {
 	if tmp == "" {
 		tmp = os.TempDir()
 	}
 	switch kind {
 	case "memfs":
-		return vfs.New(memfs.New(memfs.WithClock(now))), func() {}, nil
+		return vfs.New(memfs.New(memfs.WithClock(now))), "", func() {}, nil
 	case "sqlitefs":
 		dir, err := os.MkdirTemp(tmp, "agenttools-bench-sqlitefs-")
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		db, err := sqlitefs.Open(filepath.Join(dir, "bench.db"), sqlitefs.WithClock(now))
 		if err != nil {
 			os.RemoveAll(dir)
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return vfs.New(db), func() { db.Close(); os.RemoveAll(dir) }, nil
-	case "hostfs":
+		return vfs.New(db), "", func() { db.Close(); os.RemoveAll(dir) }, nil
+	case "hostfs", SystemStore:
 		dir, err := os.MkdirTemp(tmp, "agenttools-bench-hostfs-")
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		ws, closeWS, err := HostWorkspace(ctx, dir, now)
 		if err != nil {
 			os.RemoveAll(dir)
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return ws, func() { closeWS(); os.RemoveAll(dir) }, nil
+		return ws, dir, func() { closeWS(); os.RemoveAll(dir) }, nil
 	}
-	return nil, nil, fmt.Errorf("unknown store %q", kind)
+	return nil, "", nil, fmt.Errorf("unknown store %q", kind)
 }
 
 // HostWorkspace mounts the host directory dir at /workspace over an
@@ -346,7 +346,10 @@ func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {
 	if c.Clock != nil {
 		clock = *c.Clock
 	}
-	ws, closeWS, err := newWorkspace(ctx, opts.Store, opts.Tmp, func() time.Time { return time.UnixMilli(clock) })
+	if opts.Store == SystemStore && !slices.ContainsFunc(c.Calls, func(call Call) bool { return slices.Contains(systemTools, call.Tool) }) {
+		return nil // nothing the system side runs: no tree to build
+	}
+	ws, hostDir, closeWS, err := newWorkspace(ctx, opts.Store, opts.Tmp, func() time.Time { return time.UnixMilli(clock) })
 	if err != nil {
 		return err
 	}
@@ -371,7 +374,16 @@ func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {
 		if opts.Labels != nil && !opts.Labels[call.Label] {
 			continue
 		}
-		r, err := runRow(ctx, c, call, tools.Executor(), scripts, opts)
+		var r Row
+		if opts.Store == SystemStore {
+			var ran bool
+			r, ran, err = runSystemRow(ctx, c, call, hostDir, func(ops []Op, it int) error { return applyOps(ctx, ws, ops, it) }, opts)
+			if !ran {
+				continue
+			}
+		} else {
+			r, err = runRow(ctx, c, call, tools.Executor(), scripts, opts)
+		}
 		if err != nil {
 			r.Error, r.OK = err.Error(), false
 		}

@@ -60,7 +60,7 @@ type Meta struct {
 	End    string   `json:"end,omitempty"`
 }
 
-var roundFile = regexp.MustCompile(`^r(\d+)-(?:([A-Za-z0-9_.]+)-)?(ref|memfs|sqlitefs|hostfs)\.jsonl$`)
+var roundFile = regexp.MustCompile(`^r(\d+)-(?:([A-Za-z0-9_.]+)-)?(ref|system|memfs|sqlitefs|hostfs)\.jsonl$`)
 
 // ReadSet reads a run directory. The error is a directory that cannot be
 // read or holds no round files.
@@ -85,8 +85,10 @@ func ReadSet(dir string) (*Set, error) {
 		n, _ := strconv.Atoi(m[1])
 		side := refSide
 		switch {
-		case m[3] == refSide && m[2] != "":
+		case (m[3] == refSide || m[3] == SystemStore) && m[2] != "":
 			continue
+		case m[3] == SystemStore:
+			side = SystemStore
 		case m[3] != refSide:
 			build := m[2]
 			if build == "" {
@@ -109,6 +111,9 @@ func ReadSet(dir string) (*Set, error) {
 				continue // the reference's raw fs rows
 			}
 			s.rows[n][side][r.Workload] = r
+			if side == SystemStore {
+				continue // joined to hostfs's rows, never a row of its own
+			}
 			if side == refSide {
 				if !slices.Contains(s.Workloads, r.Workload) {
 					s.Workloads = append(s.Workloads, r.Workload)
@@ -299,6 +304,51 @@ func (s *Set) Markdown(w io.Writer, goals map[string]float64) {
 	}
 	if len(s.Builds) > 1 {
 		s.buildsTable(w)
+	}
+	s.systemTable(w)
+}
+
+// systemTable sets hostfs against the system's own calls (system.go),
+// for the rows both have: the median over rounds of hostfs µs ÷ system
+// µs per round (< 1: hostfs is faster), marked ✗ above SystemGoal.
+func (s *Set) systemTable(w io.Writer) {
+	if !slices.Contains(s.Stores, "hostfs") {
+		return
+	}
+	var rows []string
+	for _, wl := range s.Workloads {
+		sys, ok := s.medianUs(SystemStore, wl)
+		if !ok {
+			continue
+		}
+		cells := []string{wl, fmtCellOK(sys, true)}
+		for _, b := range s.Builds {
+			r, ok := s.ratio(b+"/hostfs", SystemStore, wl)
+			if !ok {
+				cells = append(cells, "-")
+				continue
+			}
+			mark := ""
+			if r.Median > SystemGoal {
+				mark = " ✗"
+			}
+			cells = append(cells, fmt.Sprintf("**%s** (%s–%s)%s", fmtRatio(r.Median), fmtRatio(r.Min), fmtRatio(r.Max), mark))
+		}
+		rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nhostfs against the system's own calls for the same result (getdents, sort and lstat of the page; os.RemoveAll; write, fsync and rename): median over rounds of hostfs µs ÷ system µs per round (range in brackets); < 1 means hostfs is faster; ✗ above %g×.\n\n", SystemGoal)
+	head := []string{"workload", "system µs"}
+	align := []string{"---", "---:"}
+	for _, b := range s.Builds {
+		head, align = append(head, s.column(b, "hostfs")+" ÷ system"), append(align, "---:")
+	}
+	fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
+	fmt.Fprintln(w, "|"+strings.Join(align, "|")+"|")
+	for _, r := range rows {
+		fmt.Fprintln(w, r)
 	}
 }
 

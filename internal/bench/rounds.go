@@ -115,6 +115,10 @@ type RoundsOptions struct {
 	Only []string
 	// Tmp is passed to our builds as -tmp (empty: their default).
 	Tmp string
+	// System also runs, in every round after the stores, this binary's
+	// `bench -store system` (rN-system.jsonl): the system's own calls for
+	// the rows hostfs is held against.
+	System bool
 	// Out is the run directory: rN-*.jsonl, rN-*.txt (stderr),
 	// loadavg.log, meta.json, table.md.
 	Out string
@@ -189,6 +193,26 @@ func RunRounds(ctx context.Context, opts RoundsOptions, w io.Writer) error {
 				if err := step(ctx, opts, r, b.Name+"-"+st, "", b.Path, args); err != nil {
 					return err
 				}
+			}
+		}
+		if opts.System {
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			args := []string{"bench", "-store", SystemStore}
+			if opts.Scale > 0 {
+				args = append(args, "-scale", fmt.Sprint(opts.Scale))
+			}
+			if len(opts.Only) > 0 {
+				args = append(args, "-case", strings.Join(opts.Only, ","))
+			}
+			if opts.Tmp != "" {
+				args = append(args, "-tmp", opts.Tmp)
+			}
+			args = append(args, opts.Cases)
+			if err := step(ctx, opts, r, SystemStore, "", self, args); err != nil {
+				return err
 			}
 		}
 	}
