@@ -106,6 +106,10 @@ type jsonParser struct {
 	pos    int
 	depth  int
 	reason string
+	// skim only checks the text: no member or element is kept.
+	skim bool
+	// spaced says whether whitespace came before a token.
+	spaced bool
 }
 
 // end refuses the text for ending inside a value.
@@ -127,8 +131,12 @@ func isJSONSpace(c byte) bool {
 }
 
 func (p *jsonParser) skipSpace() {
+	start := p.pos
 	for p.pos < len(p.text) && isJSONSpace(p.text[p.pos]) {
 		p.pos++
+	}
+	if p.pos > start {
+		p.spaced = true
 	}
 }
 
@@ -371,8 +379,10 @@ func (p *jsonParser) object(v *jsonValue) bool {
 		if !p.value(&elem) {
 			return false
 		}
-		v.keys = append(v.keys, key.str(p.text))
-		v.elems = append(v.elems, elem)
+		if !p.skim {
+			v.keys = append(v.keys, key.str(p.text))
+			v.elems = append(v.elems, elem)
+		}
 		p.skipSpace()
 		if p.pos >= len(p.text) {
 			return p.end()
@@ -413,7 +423,9 @@ func (p *jsonParser) array(v *jsonValue) bool {
 		if !p.value(&elem) {
 			return false
 		}
-		v.elems = append(v.elems, elem)
+		if !p.skim {
+			v.elems = append(v.elems, elem)
+		}
 		p.skipSpace()
 		if p.pos >= len(p.text) {
 			return p.end()
