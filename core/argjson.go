@@ -110,6 +110,8 @@ type jsonParser struct {
 	skim bool
 	// spaced says whether whitespace came before a token.
 	spaced bool
+	// scratch takes every value skimmed.
+	scratch jsonValue
 }
 
 // end refuses the text for ending inside a value.
@@ -360,13 +362,12 @@ func (p *jsonParser) object(v *jsonValue) bool {
 		if p.text[p.pos] != '"' {
 			return p.unexpected()
 		}
-		var key jsonValue
-		key.start = p.pos
+		start := p.pos
 		esc, ok := p.string()
 		if !ok {
 			return false
 		}
-		key.escaped, key.end = esc, p.pos
+		key := p.text[start+1 : p.pos-1]
 		p.skipSpace()
 		if p.pos >= len(p.text) {
 			return p.end()
@@ -375,13 +376,18 @@ func (p *jsonParser) object(v *jsonValue) bool {
 			return p.unexpected()
 		}
 		p.pos++
-		var elem jsonValue
-		if !p.value(&elem) {
-			return false
-		}
+		elem := &p.scratch
 		if !p.skim {
-			v.keys = append(v.keys, key.str(p.text))
-			v.elems = append(v.elems, elem)
+			if esc {
+				v.keys = append(v.keys, unquoteJSON(key))
+			} else {
+				v.keys = append(v.keys, string(key))
+			}
+			v.elems = append(v.elems, jsonValue{})
+			elem = &v.elems[len(v.elems)-1]
+		}
+		if !p.value(elem) {
+			return false
 		}
 		p.skipSpace()
 		if p.pos >= len(p.text) {
@@ -419,12 +425,13 @@ func (p *jsonParser) array(v *jsonValue) bool {
 		return true
 	}
 	for {
-		var elem jsonValue
-		if !p.value(&elem) {
-			return false
-		}
+		elem := &p.scratch
 		if !p.skim {
-			v.elems = append(v.elems, elem)
+			v.elems = append(v.elems, jsonValue{})
+			elem = &v.elems[len(v.elems)-1]
+		}
+		if !p.value(elem) {
+			return false
 		}
 		p.skipSpace()
 		if p.pos >= len(p.text) {

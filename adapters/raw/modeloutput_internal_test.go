@@ -3,6 +3,7 @@ package raw
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -121,4 +122,41 @@ func FuzzModelOutput(f *testing.F) {
 			compareModelOutput(t, toolspec.Output{Kind: toolspec.OutputText, Text: string(b)})
 		}
 	})
+}
+
+// BenchmarkModelOutput: the model output of an ls page (200 entries) and
+// of a positioned read (a page of 2000 lines), by ModelOutput and by the
+// reference encoding it replaced.
+func BenchmarkModelOutput(b *testing.B) {
+	var entries []toolspec.LsEntry
+	for i := range 200 {
+		entries = append(entries, toolspec.LsEntry{Name: fmt.Sprintf("file-%04d.txt", i), Size: 12345, Mtime: 1700000000000, IsFile: true})
+	}
+	ls, _ := core.MarshalJSON(toolspec.LsResult{Path: "/workspace/d", Count: 200, Entries: entries})
+	var lines strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&lines, "%d: lorem ipsum dolor sit amet, \"consectetur\" adipiscing elit\n", i)
+	}
+	read, _ := core.MarshalJSON(toolspec.ReadResult{Path: "/workspace/a.txt", Content: lines.String(), StartLine: 1, EndLine: 2000})
+	for _, tc := range []struct {
+		name string
+		o    toolspec.Output
+	}{
+		{"ls", toolspec.Output{Kind: toolspec.OutputJSON, JSON: ls}},
+		{"read", toolspec.Output{Kind: toolspec.OutputJSON, JSON: read}},
+		{"text", toolspec.Output{Kind: toolspec.OutputText, Text: lines.String()}},
+	} {
+		b.Run(tc.name+"/new", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ModelOutput(tc.o)
+			}
+		})
+		b.Run(tc.name+"/old", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				referenceModelOutput(tc.o)
+			}
+		})
+	}
 }
