@@ -325,29 +325,28 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 	oldLine, newLine, first := 1, 1, 0
 	lastWasChange := false
 	for i, part := range parts {
-		raw := make([]string, len(part.Lines))
-		for j, l := range part.Lines {
-			raw[j] = strings.TrimSuffix(l, "\n")
-		}
+		// Lines without their "\n", made only for the lines shown.
+		raw := part.Lines
+		line := func(j int) string { return strings.TrimSuffix(raw[j], "\n") }
 		if part.Added || part.Removed {
 			if first == 0 {
 				first = newLine
 			}
-			for _, line := range raw {
+			for j := range raw {
 				if part.Added {
-					out = append(out, "+"+num(newLine)+" "+line)
+					out = append(out, "+"+num(newLine)+" "+line(j))
 					newLine++
 				} else {
-					out = append(out, "-"+num(oldLine)+" "+line)
+					out = append(out, "-"+num(oldLine)+" "+line(j))
 					oldLine++
 				}
 			}
 			lastWasChange = true
 			continue
 		}
-		emit := func(lines []string) {
-			for _, line := range lines {
-				out = append(out, " "+num(oldLine)+" "+line)
+		emit := func(from, to int) {
+			for j := from; j < to; j++ {
+				out = append(out, " "+num(oldLine)+" "+line(j))
 				oldLine++
 				newLine++
 			}
@@ -362,14 +361,14 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 		switch {
 		case leading && trailing:
 			if len(raw) <= context*2 {
-				emit(raw)
+				emit(0, len(raw))
 			} else {
-				emit(raw[:context])
+				emit(0, context)
 				skip(len(raw) - context*2)
-				emit(raw[len(raw)-context:])
+				emit(len(raw)-context, len(raw))
 			}
 		case leading:
-			emit(raw[:min(context, len(raw))])
+			emit(0, min(context, len(raw)))
 			if n := len(raw) - context; n > 0 {
 				skip(n)
 			}
@@ -378,7 +377,7 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 			if n > 0 {
 				skip(n)
 			}
-			emit(raw[n:])
+			emit(n, len(raw))
 		default:
 			oldLine += len(raw)
 			newLine += len(raw)
