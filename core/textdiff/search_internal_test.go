@@ -60,6 +60,7 @@ func TestLinesMatchesReference(t *testing.T) {
 		}
 	}
 }
+
 // referenceSearch finds the shortest edit script from a to b, breaking ties as
 // jsdiff does, and returns its last component.
 func referenceSearch(a, b []int) *component {
@@ -133,4 +134,3 @@ func referenceSearch(a, b []int) *component {
 	}
 	return nil // unreachable: an edit script of length oldLen+newLen always exists
 }
-
