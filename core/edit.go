@@ -159,9 +159,24 @@ type parsedText struct {
 	lines       []textLine
 	normalized  string
 	firstEnding string
+	plainLF     bool
 }
 
+// parsedText of a valid text with no "\r" holds no lines (plainLF): each
+// line is then where it is in the text, and ends in "\n".
 func parseText(raw []byte) parsedText {
+	if plainLFEdits && utf8.Valid(raw) && bytes.IndexByte(raw, '\r') < 0 {
+		return parsedText{normalized: string(raw), firstEnding: "\n", plainLF: true}
+	}
+	return parseLines(raw)
+}
+
+// plainLFEdits turns on parsedText.plainLF; tests turn it off to compare
+// with the general path.
+var plainLFEdits = true
+
+// parseLines cuts text into its lines.
+func parseLines(raw []byte) parsedText {
 	p := parsedText{lines: make([]textLine, 0, bytes.Count(raw, []byte("\n"))+1)}
 	// Valid text is converted once; lines are substrings of it.
 	whole, valid := "", utf8.Valid(raw)
@@ -229,6 +244,9 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 	}
 	res := edited{before: before, after: after}
 	toRaw := func(offset int) int {
+		if parsed.plainLF {
+			return offset
+		}
 		i, found := slices.BinarySearchFunc(lines, offset, func(l textLine, off int) int { return l.textAt - off })
 		if !found {
 			i--
@@ -254,7 +272,10 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 			}
 			return edited{}, editError(toolspec.MsgEditNotUTF8At(int64(s.edit), path))
 		}
-		with := []byte(withEndings(s, lines, firstEnding))
+		with := []byte(s.newText) // every line of plain LF text ends in "\n"
+		if !parsed.plainLF {
+			with = []byte(withEndings(s, lines, firstEnding))
+		}
 		out.Write(body[at:start])
 		out.Write(with)
 		res.replaced = append(res.replaced, replacement{start: start + len(raw) - len(body), end: end + len(raw) - len(body), with: with})

@@ -3,6 +3,9 @@ package core
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -142,5 +145,46 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 				t.Errorf("the diff text is not LF-normalized: %q -> %q", res.before, res.after)
 			}
 		})
+	}
+}
+
+// TestApplyEditsPlainLFMatchesLines: on valid text without "\r" (a BOM
+// or not), applyEdits without the lines (parsedText.plainLF) answers as
+// the general path with them: the same bytes, spans, texts and errors.
+func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 6))
+	pieces := []string{"a", "b", "\n", "\n", " ", "é", "“", "”", "–", "ﬁ", "x\n", "\t", "\u00a0"}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	run := func(content []byte, edits []toolspec.Replacement, plain bool) (edited, error) {
+		defer func(was bool) { plainLFEdits = was }(plainLFEdits)
+		plainLFEdits = plain
+		return applyEdits(context.Background(), content, edits, "/workspace/f")
+	}
+	for i := range 20000 {
+		content := text(rng.IntN(40))
+		if i%7 == 0 {
+			content = bom + content
+		}
+		var edits []toolspec.Replacement
+		for range 1 + rng.IntN(3) {
+			old := text(1 + rng.IntN(4))
+			if c := []rune(content); len(c) > 0 && rng.IntN(2) == 0 {
+				at := rng.IntN(len(c))
+				old = string(c[at:min(len(c), at+1+rng.IntN(6))])
+			}
+			edits = append(edits, toolspec.Replacement{OldText: old, NewText: text(rng.IntN(5))})
+		}
+		got, gotErr := run([]byte(content), edits, true)
+		want, wantErr := run([]byte(content), edits, false)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.out, want.out) || got.before != want.before || got.after != want.after ||
+			got.fuzzy != want.fuzzy || !reflect.DeepEqual(got.replaced, want.replaced) {
+			t.Fatalf("%q %q: plain LF gives %+v %v; the lines give %+v %v", content, edits, got, gotErr, want, wantErr)
+		}
 	}
 }
