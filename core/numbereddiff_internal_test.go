@@ -31,7 +31,7 @@ func TestNumberedDiffMatchesReference(t *testing.T) {
 		}
 		parts := textdiff.Lines(old, new)
 		for context := range 6 {
-			gotDiff, gotFirst := numberedDiff(parts, old, new, context)
+			gotDiff, gotFirst := numberedDiff(parts, strings.Count(old, "\n"), strings.Count(new, "\n"), context)
 			wantDiff, wantFirst := referenceNumberedDiff(parts, old, new, context)
 			if gotDiff != wantDiff || gotFirst != wantFirst {
 				t.Fatalf("numberedDiff(%q, %q, %d) = %q, %d; the reference's %q, %d", old, new, context, gotDiff, gotFirst, wantDiff, wantFirst)

@@ -46,7 +46,11 @@ func SplitLines(text string) []string {
 // Lines diffs two texts line by line, as jsdiff's diffLines does with its
 // default options.
 func Lines(oldText, newText string) []Part {
-	oldLines, newLines := SplitLines(oldText), SplitLines(newText)
+	return LinesOf(SplitLines(oldText), SplitLines(newText))
+}
+
+// LinesOf is Lines of two texts already split by SplitLines.
+func LinesOf(oldLines, newLines []string) []Part {
 	return build(search(oldLines, newLines), oldLines, newLines)
 }
 
