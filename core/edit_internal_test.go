@@ -279,3 +279,16 @@ func TestUnchangedByMatchesPuttingTogether(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFold: fold is strings.Map(foldRune, s), for any text (invalid
+// UTF-8 included).
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"", "abc", "“hello” – it’s\u00a0fine\u3000", "\xff\xfe", "a\u2212b\u205f", "ﬁ😀\u2015", "x\xe2\x80", "\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := fold(s), strings.Map(foldRune, s); got != want {
+			t.Fatalf("fold(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

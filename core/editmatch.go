@@ -34,7 +34,33 @@ func foldRune(r rune) rune {
 	return r
 }
 
-func fold(s string) string { return strings.Map(foldRune, s) }
+// fold is strings.Map(foldRune, s) for valid text, with runs of ASCII
+// (which folding leaves alone) copied whole rather than rune by rune.
+func fold(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b, or, while b is empty, unchanged
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if f := foldRune(r); f != r || r == utf8.RuneError {
+			if b.Cap() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[done:i])
+			b.WriteRune(f)
+			done = i + size
+		}
+		i += size
+	}
+	if b.Cap() == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
 
 // fuzzyAfterNFKC trims each line's trailing whitespace (JavaScript's
 // trimEnd) and folds what is left.
