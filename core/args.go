@@ -2,10 +2,8 @@ package core
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +37,11 @@ func (e *ArgumentsError) Error() string {
 // integers. Unlike the reference it refuses keys the schema does not
 // declare (deviation unknownArguments), and a null is a wrong type, not a
 // missing argument.
+//
+// It reads the text once (argjson.go), checks the parsed values and sets
+// the struct's fields from them (argfill.go); its answers are those of the
+// encoding/json-based decoder it replaced, which args_old_test.go keeps as
+// the reference the differential tests compare it with.
 type argDecoder struct {
 	tool   string
 	params []toolspec.Param
@@ -53,34 +56,29 @@ func (d argDecoder) decode(text []byte, dst any) error {
 	if !utf8.Valid(text) {
 		return problem(toolspec.MsgArgumentsNotUTF8)
 	}
-	if strings.TrimFunc(string(text), isJSSpace) == "" {
+	if isBlank(text) {
 		text = []byte("{}")
 	}
-	var top any
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&top); err != nil {
-		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(text, err)))
+	p := jsonParser{text: text}
+	var top jsonValue
+	if !p.value(&top) {
+		return problem(toolspec.MsgArgumentsNotJSON(p.reason))
 	}
-	if rest := bytes.TrimLeft(text[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+	if rest := bytes.TrimLeft(text[p.pos:], " \t\r\n"); len(rest) > 0 {
 		return problem(toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsTrailing(shown(string(rest)))))
 	}
-	if _, ok := top.(map[string]any); !ok {
-		return problem(toolspec.MsgArgumentsNotObject(typeName(top)))
+	if top.kind != jsonObject {
+		return problem(toolspec.MsgArgumentsNotObject(top.typeName()))
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(text, &raw); err != nil {
-		return problem(toolspec.MsgArgumentsNotJSON(jsonReason(text, err)))
-	}
-	out, problems := d.object(d.params, raw, "")
+	out, problems := d.object(text, d.params, &top, "")
 	if len(problems) == 0 {
 		present := func(name string) (int64, bool) {
-			v, ok := out[name]
-			if !ok {
-				return 0, false
+			for _, a := range out {
+				if a.p.Name == name {
+					return a.n, true
+				}
 			}
-			n, _ := strconv.ParseInt(string(v), 10, 64)
-			return n, true
+			return 0, false
 		}
 		if msg := checkRules(d.rules, present); msg != "" {
 			problems = append(problems, msg)
@@ -89,11 +87,27 @@ func (d argDecoder) decode(text []byte, dst any) error {
 	if len(problems) > 0 {
 		return &ArgumentsError{Tool: d.tool, Problems: problems}
 	}
-	filled, err := json.Marshal(out)
-	if err != nil {
-		return err
+	return fillArgs(text, reflect.ValueOf(dst), out)
+}
+
+// isBlank says whether text is nothing but JavaScript whitespace (what
+// String.prototype.trim removes); text is valid UTF-8.
+func isBlank(text []byte) bool {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			if !isJSSpace(rune(c)) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		if !isJSSpace(r) {
+			return false
+		}
+		i += n
 	}
-	return json.Unmarshal(filled, dst)
+	return true
 }
 
 // checkRules returns the message of the first rule the arguments break.
@@ -108,224 +122,204 @@ func checkRules(rules []toolspec.Rule, present func(name string) (int64, bool)) 
 	return ""
 }
 
-// object checks a strict object against params. It returns the values to
-// fill, normalized (integers spelled as integers, defaults added). parent
-// names the argument the object is an element of ("" for the arguments
+// argValue is one checked argument: its parameter and its value, or the
+// parameter's default when v is nil. n is an integer's value; elems
+// holds the checked properties of each element of a KindArray.
+type argValue struct {
+	p     *toolspec.Param
+	v     *jsonValue
+	n     int64
+	elems [][]argValue
+}
+
+// object checks a strict object against params and returns its
+// arguments, in parameter order, defaults added. parent names the
+// argument the object is an element of ("" for the arguments
 // themselves).
-func (d argDecoder) object(params []toolspec.Param, raw map[string]json.RawMessage, parent string) (map[string]json.RawMessage, []string) {
+func (d argDecoder) object(text []byte, params []toolspec.Param, obj *jsonValue, parent string) ([]argValue, []string) {
 	name := func(key string) string {
 		if parent == "" {
 			return key
 		}
 		return toolspec.MsgArgumentsProperty(parent, key)
 	}
-	out := map[string]json.RawMessage{}
+	out := make([]argValue, 0, len(params))
 	var problems []string
-	known := map[string]bool{}
-	var names []string
-	for _, p := range params {
-		known[p.Name] = true
-		names = append(names, p.Name)
+	for i := range params {
+		p := &params[i]
 		arg := name(p.Name)
-		v, ok := raw[p.Name]
-		if !ok {
+		v := obj.last(p.Name)
+		if v == nil {
 			switch {
 			case p.HasDefault:
-				out[p.Name], _ = json.Marshal(p.Default)
+				out = append(out, argValue{p: p})
 			case !p.Optional:
 				problems = append(problems, toolspec.MsgArgumentsMissing(arg))
 			}
 			continue
 		}
-		norm, probs := d.value(p, arg, v)
+		a, probs := d.value(text, p, arg, v)
 		problems = append(problems, probs...)
 		if len(probs) == 0 {
-			out[p.Name] = norm
+			out = append(out, a)
 		}
 	}
 	var unknown []string
-	for k := range raw {
-		if !known[k] {
+	for _, k := range obj.keys {
+		if !slices.ContainsFunc(params, func(p toolspec.Param) bool { return p.Name == k }) && !slices.Contains(unknown, k) {
 			unknown = append(unknown, k)
 		}
 	}
-	slices.Sort(unknown)
-	for _, k := range unknown {
-		problems = append(problems, toolspec.MsgArgumentsUnknown(name(shown(k)), strings.Join(names, toolspec.MsgArgumentsListSeparator)))
+	if len(unknown) > 0 {
+		names := make([]string, len(params))
+		for i, p := range params {
+			names[i] = p.Name
+		}
+		slices.Sort(unknown)
+		for _, k := range unknown {
+			problems = append(problems, toolspec.MsgArgumentsUnknown(name(shown(k)), strings.Join(names, toolspec.MsgArgumentsListSeparator)))
+		}
 	}
 	return out, problems
 }
 
-func (d argDecoder) value(p toolspec.Param, arg string, raw json.RawMessage) (json.RawMessage, []string) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		// Not met: raw is a value of arguments that parsed.
-		return nil, []string{toolspec.MsgArgumentsNotJSON(jsonReason(raw, err))}
-	}
+func (d argDecoder) value(text []byte, p *toolspec.Param, arg string, v *jsonValue) (argValue, []string) {
+	a := argValue{p: p, v: v}
 	wrong := func(expected string) []string {
-		return []string{toolspec.MsgArgumentsWrongType(arg, expected, typeName(v))}
+		return []string{toolspec.MsgArgumentsWrongType(arg, expected, v.typeName())}
 	}
 	switch p.Kind {
 	case toolspec.KindString:
-		s, ok := v.(string)
-		if !ok {
-			return nil, wrong(toolspec.TypeNameString)
+		if v.kind != jsonString {
+			return a, wrong(toolspec.TypeNameString)
 		}
-		if problem := tooLong(p, arg, s); problem != "" {
-			return nil, []string{problem}
+		if problem := tooLong(*p, arg, v.strLen(text)); problem != "" {
+			return a, []string{problem}
 		}
 	case toolspec.KindBoolean:
-		if _, ok := v.(bool); !ok {
-			return nil, wrong(toolspec.TypeNameBoolean)
+		if v.kind != jsonTrue && v.kind != jsonFalse {
+			return a, wrong(toolspec.TypeNameBoolean)
 		}
 	case toolspec.KindInteger:
-		num, ok := v.(json.Number)
-		if !ok {
-			return nil, wrong(toolspec.TypeNameInteger)
+		if v.kind != jsonNumber {
+			return a, wrong(toolspec.TypeNameInteger)
 		}
-		f, err := strconv.ParseFloat(string(num), 64)
+		num := string(text[v.start:v.end])
+		f, err := strconv.ParseFloat(num, 64)
 		if err != nil && !math.IsInf(f, 0) {
-			return nil, []string{toolspec.MsgArgumentsNotInteger(arg, shown(string(num)))}
+			return a, []string{toolspec.MsgArgumentsNotInteger(arg, shown(num))}
 		}
 		switch {
 		case math.IsInf(f, 0) || f != math.Trunc(f):
 			if math.IsInf(f, 1) {
-				return nil, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+				return a, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(num))}
 			}
 			if math.IsInf(f, -1) {
-				return nil, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+				return a, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(num))}
 			}
-			return nil, []string{toolspec.MsgArgumentsNotInteger(arg, shown(string(num)))}
+			return a, []string{toolspec.MsgArgumentsNotInteger(arg, shown(num))}
 		case f < float64(p.Minimum):
-			return nil, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(string(num)))}
+			return a, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(num))}
 		case f > float64(p.Maximum):
-			return nil, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(string(num)))}
+			return a, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(num))}
 		}
-		return json.RawMessage(strconv.FormatInt(int64(f), 10)), nil
+		a.n = int64(f)
 	case toolspec.KindStringOrList:
-		switch x := v.(type) {
-		case string:
-			if problem := tooLong(p, arg, x); problem != "" {
-				return nil, []string{problem}
+		switch v.kind {
+		case jsonString:
+			if problem := tooLong(*p, arg, v.strLen(text)); problem != "" {
+				return a, []string{problem}
 			}
-		case []any:
-			if p.MaxItems > 0 && int64(len(x)) > p.MaxItems {
-				return nil, []string{toolspec.MsgArgumentsTooMany(arg, p.MaxItems, int64(len(x)))}
+		case jsonArray:
+			if p.MaxItems > 0 && int64(len(v.elems)) > p.MaxItems {
+				return a, []string{toolspec.MsgArgumentsTooMany(arg, p.MaxItems, int64(len(v.elems)))}
 			}
 			var problems []string
 			total := int64(0)
-			for i, item := range x {
+			for i := range v.elems {
+				item := &v.elems[i]
 				at := toolspec.MsgArgumentsElement(arg, int64(i))
-				s, ok := item.(string)
-				if !ok {
-					problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameString, typeName(item)))
-				} else if problem := tooLong(p, at, s); problem != "" {
-					problems = append(problems, problem)
+				if item.kind != jsonString {
+					problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameString, item.typeName()))
+				} else if n := item.strLen(text); tooLong(*p, at, n) != "" {
+					problems = append(problems, tooLong(*p, at, n))
 				} else {
-					total += int64(len(s))
+					total += int64(n)
 				}
 			}
 			if p.MaxTotalBytes > 0 && total > p.MaxTotalBytes && len(problems) == 0 {
 				problems = append(problems, toolspec.MsgArgumentsTooLong(arg, p.MaxTotalBytes, total))
 			}
 			if len(problems) > 0 {
-				return nil, problems
+				return a, problems
 			}
 		default:
-			return nil, wrong(toolspec.TypeNameStringOrList)
+			return a, wrong(toolspec.TypeNameStringOrList)
 		}
 	case toolspec.KindArray:
-		items, ok := v.([]any)
-		if !ok {
-			return nil, wrong(toolspec.TypeNameArray)
+		if v.kind != jsonArray {
+			return a, wrong(toolspec.TypeNameArray)
 		}
-		var rawItems []json.RawMessage
-		_ = json.Unmarshal(raw, &rawItems)
 		var problems []string
-		norm := make([]map[string]json.RawMessage, len(items))
-		for i, item := range items {
+		a.elems = make([][]argValue, len(v.elems))
+		for i := range v.elems {
+			item := &v.elems[i]
 			at := toolspec.MsgArgumentsElement(arg, int64(i))
-			if _, ok := item.(map[string]any); !ok {
-				problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameObject, typeName(item)))
+			if item.kind != jsonObject {
+				problems = append(problems, toolspec.MsgArgumentsWrongType(at, toolspec.TypeNameObject, item.typeName()))
 				continue
 			}
-			var fields map[string]json.RawMessage
-			_ = json.Unmarshal(rawItems[i], &fields)
 			var probs []string
-			norm[i], probs = d.object(p.Items, fields, at)
+			a.elems[i], probs = d.object(text, p.Items, item, at)
 			problems = append(problems, probs...)
 		}
 		if len(problems) > 0 {
-			return nil, problems
+			return a, problems
 		}
-		b, _ := json.Marshal(norm)
-		return b, nil
 	case toolspec.KindStringRecord:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, wrong(toolspec.TypeNameObject)
+		if v.kind != jsonObject {
+			return a, wrong(toolspec.TypeNameObject)
 		}
 		var problems []string
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
+		keys := slices.Clone(v.keys)
 		slices.Sort(keys)
+		keys = slices.Compact(keys)
 		for _, k := range keys {
-			if _, ok := m[k].(string); !ok {
-				problems = append(problems, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsProperty(arg, shown(k)), toolspec.TypeNameString, typeName(m[k])))
+			if e := v.last(k); e.kind != jsonString {
+				problems = append(problems, toolspec.MsgArgumentsWrongType(toolspec.MsgArgumentsProperty(arg, shown(k)), toolspec.TypeNameString, e.typeName()))
 			}
 		}
 		if len(problems) > 0 {
-			return nil, problems
+			return a, problems
 		}
 	case toolspec.KindEnum:
-		s, ok := v.(string)
-		if !ok {
-			return nil, wrong(toolspec.TypeNameString)
+		if v.kind != jsonString {
+			return a, wrong(toolspec.TypeNameString)
 		}
+		s := v.str(text)
 		allowed := d.enums[p.Name]
 		if !slices.Contains(allowed, s) {
 			quoted := make([]string, len(allowed))
 			for i, a := range allowed {
 				quoted[i] = toolspec.QuoteJSON(a)
 			}
-			return nil, []string{toolspec.MsgArgumentsNotInEnum(arg, strings.Join(quoted, toolspec.MsgArgumentsListSeparator), toolspec.QuoteJSON(shown(s)))}
+			return a, []string{toolspec.MsgArgumentsNotInEnum(arg, strings.Join(quoted, toolspec.MsgArgumentsListSeparator), toolspec.QuoteJSON(shown(s)))}
 		}
 	case toolspec.KindJSONRecord:
-		if _, ok := v.(map[string]any); !ok {
-			return nil, wrong(toolspec.TypeNameObject)
+		if v.kind != jsonObject {
+			return a, wrong(toolspec.TypeNameObject)
 		}
 	}
-	return raw, nil
+	return a, nil
 }
 
 // tooLong is the problem with a string value longer than the parameter's
 // cap in UTF-8 bytes (deviation patternLength), or "".
-func tooLong(p toolspec.Param, arg, s string) string {
-	if p.MaxBytes > 0 && int64(len(s)) > p.MaxBytes {
-		return toolspec.MsgArgumentsTooLong(arg, p.MaxBytes, int64(len(s)))
+func tooLong(p toolspec.Param, arg string, n int) string {
+	if p.MaxBytes > 0 && int64(n) > p.MaxBytes {
+		return toolspec.MsgArgumentsTooLong(arg, p.MaxBytes, int64(n))
 	}
 	return ""
-}
-
-// typeName names a decoded JSON value's type for the messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return toolspec.TypeNameNull
-	case string:
-		return toolspec.TypeNameString
-	case json.Number, float64:
-		return toolspec.TypeNameNumber
-	case bool:
-		return toolspec.TypeNameBoolean
-	case []any:
-		return toolspec.TypeNameArray
-	}
-	return toolspec.TypeNameObject
 }
 
 // shown shortens a value quoted in a message to its first maxShownValue
@@ -335,30 +329,6 @@ func shown(s string) string {
 		return s
 	}
 	return toolspec.MsgShortened(string([]rune(s)[:maxShownValue]))
-}
-
-// jsonReason words why text, which encoding/json refused with err, is not
-// JSON: the spec's reason for an end too early, a character out of place
-// or a nesting too deep; for anything else encoding/json's own words,
-// without its package prefix.
-func jsonReason(text []byte, err error) string {
-	var syntax *json.SyntaxError
-	isSyntax := errors.As(err, &syntax)
-	// Offset counts the bytes read, the one refused included.
-	at := int64(-1)
-	if isSyntax {
-		at = syntax.Offset - 1
-	}
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), isSyntax && syntax.Error() == "unexpected end of JSON input":
-		return toolspec.MsgArgumentsJSONEnd
-	case isSyntax && strings.HasSuffix(syntax.Error(), " exceeded max depth"):
-		return toolspec.MsgArgumentsJSONTooDeep
-	case isSyntax && strings.HasPrefix(syntax.Error(), "invalid character ") && at >= 0 && at < int64(len(text)):
-		r, _ := utf8.DecodeRune(text[at:])
-		return toolspec.MsgArgumentsJSONUnexpected(string(r), at)
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
 // isJSSpace is JavaScript's String.prototype.trim whitespace.

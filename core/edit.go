@@ -100,8 +100,8 @@ func (e *Executor) editResult(a toolspec.EditArgs, res edited) toolspec.EditResu
 		out.DiffTruncated = true
 		return out
 	}
-	parts := textdiff.Lines(res.before, res.after)
-	diff, first := numberedDiff(parts, res.before, res.after, diffContext)
+	parts, oldBreaks, newBreaks := res.diff()
+	diff, first := numberedDiff(parts, oldBreaks, newBreaks, diffContext)
 	patch := textdiff.PatchOf(a.Path, parts, diffContext)
 	var cutDiff, cutPatch bool
 	out.Diff, cutDiff = cutUTF8(diff, e.s.editMaxDiffBytes)
@@ -126,11 +126,13 @@ func cutUTF8(s string, max int64) (string, bool) {
 }
 
 // edited is an applied edit: the bytes to write, and the LF-normalized
-// text before and after, which the diff and the patch show.
+// text before with the spans that change it, which the diff and the patch
+// show.
 type edited struct {
-	out           []byte
-	before, after string
-	fuzzy         bool
+	out    []byte
+	before string
+	spans  []span
+	fuzzy  bool
 	// replaced are the spans of the original bytes that changed, in
 	// order, with their replacement bytes.
 	replaced []replacement
@@ -139,6 +141,50 @@ type edited struct {
 type replacement struct {
 	start, end int
 	with       []byte
+}
+
+// diff is the line diff of the LF-normalized text before and after the
+// edit (textdiff.Lines of the two), with the number of line breaks of
+// each. The text after is not put together: its lines are those of the
+// text before, but for the lines the spans touch.
+func (r edited) diff() (parts []textdiff.Part, oldBreaks, newBreaks int) {
+	oldLines := textdiff.SplitLines(r.before)
+	oldBreaks = strings.Count(r.before, "\n")
+	newBreaks = oldBreaks
+	for _, s := range r.spans {
+		newBreaks += strings.Count(s.newText, "\n") - strings.Count(r.before[s.index:s.index+s.length], "\n")
+	}
+	if len(r.spans) == 0 {
+		return textdiff.LinesOf(oldLines, oldLines), oldBreaks, newBreaks
+	}
+	// The lines from the one the first span starts in to the one the last
+	// span ends in (with its "\n") are made anew; the lines before and
+	// after them are shared. Both ends are line starts in either text.
+	first, last := r.spans[0], r.spans[len(r.spans)-1]
+	from := strings.LastIndexByte(r.before[:first.index], '\n') + 1
+	to := len(r.before)
+	if end := last.index + last.length; end < len(r.before) {
+		if nl := strings.IndexByte(r.before[end:], '\n'); nl >= 0 {
+			to = end + nl + 1
+		}
+	}
+	var b strings.Builder
+	at := from
+	for _, s := range r.spans {
+		b.WriteString(r.before[at:s.index])
+		b.WriteString(s.newText)
+		at = s.index + s.length
+	}
+	b.WriteString(r.before[at:to])
+	head := strings.Count(r.before[:from], "\n")
+	tail := len(oldLines)
+	if to < len(r.before) {
+		tail = strings.Count(r.before[:to], "\n")
+	}
+	middle := textdiff.SplitLines(b.String())
+	newLines := make([]string, 0, head+len(middle)+len(oldLines)-tail)
+	newLines = append(append(append(newLines, oldLines[:head]...), middle...), oldLines[tail:]...)
+	return textdiff.LinesOf(oldLines, newLines), oldBreaks, newBreaks
 }
 
 // textLine is one line of the file: its bytes, its decoded text, its
@@ -159,9 +205,24 @@ type parsedText struct {
 	lines       []textLine
 	normalized  string
 	firstEnding string
+	plainLF     bool
 }
 
+// parsedText of a valid text with no "\r" holds no lines (plainLF): each
+// line is then where it is in the text, and ends in "\n".
 func parseText(raw []byte) parsedText {
+	if plainLFEdits && utf8.Valid(raw) && bytes.IndexByte(raw, '\r') < 0 {
+		return parsedText{normalized: string(raw), firstEnding: "\n", plainLF: true}
+	}
+	return parseLines(raw)
+}
+
+// plainLFEdits turns on parsedText.plainLF; tests turn it off to compare
+// with the general path.
+var plainLFEdits = true
+
+// parseLines cuts text into its lines.
+func parseLines(raw []byte) parsedText {
 	p := parsedText{lines: make([]textLine, 0, bytes.Count(raw, []byte("\n"))+1)}
 	// Valid text is converted once; lines are substrings of it.
 	whole, valid := "", utf8.Valid(raw)
@@ -223,12 +284,15 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
 	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
-	spans, after, err := matchEdits(ctx, before, edits, path)
+	spans, err := matchEdits(ctx, before, edits, path)
 	if err != nil {
 		return edited{}, err
 	}
-	res := edited{before: before, after: after}
+	res := edited{before: before, spans: spans}
 	toRaw := func(offset int) int {
+		if parsed.plainLF {
+			return offset
+		}
 		i, found := slices.BinarySearchFunc(lines, offset, func(l textLine, off int) int { return l.textAt - off })
 		if !found {
 			i--
@@ -254,7 +318,10 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 			}
 			return edited{}, editError(toolspec.MsgEditNotUTF8At(int64(s.edit), path))
 		}
-		with := []byte(withEndings(s, lines, firstEnding))
+		with := []byte(s.newText) // every line of plain LF text ends in "\n"
+		if !parsed.plainLF {
+			with = []byte(withEndings(s, lines, firstEnding))
+		}
 		out.Write(body[at:start])
 		out.Write(with)
 		res.replaced = append(res.replaced, replacement{start: start + len(raw) - len(body), end: end + len(raw) - len(body), with: with})
@@ -314,8 +381,9 @@ func withEndings(s span, lines []textLine, firstEnding string) string {
 // and "+" with their line numbers, up to context unchanged lines around
 // them, and "..." where unchanged lines are left out. It also returns the
 // first changed line of the new text (0 when nothing changed).
-func numberedDiff(parts []textdiff.Part, before, after string, context int) (string, int) {
-	width := len(strconv.Itoa(max(strings.Count(before, "\n"), strings.Count(after, "\n")) + 1))
+// oldBreaks and newBreaks are the numbers of "\n" in the two texts.
+func numberedDiff(parts []textdiff.Part, oldBreaks, newBreaks int, context int) (string, int) {
+	width := len(strconv.Itoa(max(oldBreaks, newBreaks) + 1))
 	num := func(n int) string {
 		s := strconv.Itoa(n)
 		return strings.Repeat(" ", max(0, width-len(s))) + s
@@ -325,29 +393,28 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 	oldLine, newLine, first := 1, 1, 0
 	lastWasChange := false
 	for i, part := range parts {
-		raw := make([]string, len(part.Lines))
-		for j, l := range part.Lines {
-			raw[j] = strings.TrimSuffix(l, "\n")
-		}
+		// Lines without their "\n", made only for the lines shown.
+		raw := part.Lines
+		line := func(j int) string { return strings.TrimSuffix(raw[j], "\n") }
 		if part.Added || part.Removed {
 			if first == 0 {
 				first = newLine
 			}
-			for _, line := range raw {
+			for j := range raw {
 				if part.Added {
-					out = append(out, "+"+num(newLine)+" "+line)
+					out = append(out, "+"+num(newLine)+" "+line(j))
 					newLine++
 				} else {
-					out = append(out, "-"+num(oldLine)+" "+line)
+					out = append(out, "-"+num(oldLine)+" "+line(j))
 					oldLine++
 				}
 			}
 			lastWasChange = true
 			continue
 		}
-		emit := func(lines []string) {
-			for _, line := range lines {
-				out = append(out, " "+num(oldLine)+" "+line)
+		emit := func(from, to int) {
+			for j := from; j < to; j++ {
+				out = append(out, " "+num(oldLine)+" "+line(j))
 				oldLine++
 				newLine++
 			}
@@ -362,14 +429,14 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 		switch {
 		case leading && trailing:
 			if len(raw) <= context*2 {
-				emit(raw)
+				emit(0, len(raw))
 			} else {
-				emit(raw[:context])
+				emit(0, context)
 				skip(len(raw) - context*2)
-				emit(raw[len(raw)-context:])
+				emit(len(raw)-context, len(raw))
 			}
 		case leading:
-			emit(raw[:min(context, len(raw))])
+			emit(0, min(context, len(raw)))
 			if n := len(raw) - context; n > 0 {
 				skip(n)
 			}
@@ -378,7 +445,7 @@ func numberedDiff(parts []textdiff.Part, before, after string, context int) (str
 			if n > 0 {
 				skip(n)
 			}
-			emit(raw[n:])
+			emit(n, len(raw))
 		default:
 			oldLine += len(raw)
 			newLine += len(raw)

@@ -3,11 +3,15 @@ package core
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agenttools/agenttools/core/textdiff"
 	"github.com/agenttools/agenttools/toolspec"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -138,9 +142,153 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 				t.Errorf("wrote %q, want %q", res.out, c.want)
 			}
 			checkApplied(t, []byte(c.content), c.edits, res)
-			if strings.Contains(res.before, "\r") || strings.Contains(res.after, "\r") {
-				t.Errorf("the diff text is not LF-normalized: %q -> %q", res.before, res.after)
+			if strings.Contains(res.before, "\r") || strings.Contains(afterText(res), "\r") {
+				t.Errorf("the diff text is not LF-normalized: %q -> %q", res.before, afterText(res))
 			}
 		})
 	}
+}
+
+// TestApplyEditsPlainLFMatchesLines: on valid text without "\r" (a BOM
+// or not), applyEdits without the lines (parsedText.plainLF) answers as
+// the general path with them: the same bytes, spans, texts and errors.
+func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 6))
+	pieces := []string{"a", "b", "\n", "\n", " ", "é", "“", "”", "–", "ﬁ", "x\n", "\t", "\u00a0"}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	run := func(content []byte, edits []toolspec.Replacement, plain bool) (edited, error) {
+		defer func(was bool) { plainLFEdits = was }(plainLFEdits)
+		plainLFEdits = plain
+		return applyEdits(context.Background(), content, edits, "/workspace/f")
+	}
+	for i := range 20000 {
+		content := text(rng.IntN(40))
+		if i%7 == 0 {
+			content = bom + content
+		}
+		var edits []toolspec.Replacement
+		for range 1 + rng.IntN(3) {
+			old := text(1 + rng.IntN(4))
+			if c := []rune(content); len(c) > 0 && rng.IntN(2) == 0 {
+				at := rng.IntN(len(c))
+				old = string(c[at:min(len(c), at+1+rng.IntN(6))])
+			}
+			edits = append(edits, toolspec.Replacement{OldText: old, NewText: text(rng.IntN(5))})
+		}
+		got, gotErr := run([]byte(content), edits, true)
+		want, wantErr := run([]byte(content), edits, false)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.out, want.out) || got.before != want.before || !reflect.DeepEqual(got.spans, want.spans) ||
+			got.fuzzy != want.fuzzy || !reflect.DeepEqual(got.replaced, want.replaced) {
+			t.Fatalf("%q %q: plain LF gives %+v %v; the lines give %+v %v", content, edits, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// afterText is the LF-normalized text after the edit, put together.
+func afterText(r edited) string {
+	var b strings.Builder
+	at := 0
+	for _, s := range r.spans {
+		b.WriteString(r.before[at:s.index])
+		b.WriteString(s.newText)
+		at = s.index + s.length
+	}
+	b.WriteString(r.before[at:])
+	return b.String()
+}
+
+// TestEditDiffMatchesWholeTexts: the diff of an applied edit, made from
+// the text before and the spans (edited.diff), is the diff of the whole
+// texts before and after, on random texts and edits.
+func TestEditDiffMatchesWholeTexts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 7))
+	pieces := []string{"a", "b", "\n", "\n", "\n\n", " ", "é", "x\n", "\r\n", "\r"}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	tried := 0
+	for tried < 5000 {
+		content := text(rng.IntN(40))
+		var edits []toolspec.Replacement
+		for range 1 + rng.IntN(3) {
+			old := text(1 + rng.IntN(3))
+			if c := []rune(content); len(c) > 0 && rng.IntN(3) > 0 {
+				at := rng.IntN(len(c))
+				old = string(c[at:min(len(c), at+1+rng.IntN(8))])
+			}
+			edits = append(edits, toolspec.Replacement{OldText: old, NewText: text(rng.IntN(4))})
+		}
+		res, err := applyEdits(context.Background(), []byte(content), edits, "/workspace/f")
+		if err != nil {
+			continue
+		}
+		tried++
+		after := afterText(res)
+		parts, oldBreaks, newBreaks := res.diff()
+		if want := textdiff.Lines(res.before, after); !reflect.DeepEqual(parts, want) {
+			t.Fatalf("%q %q: diff\n%v\nof the whole texts\n%v", content, edits, parts, want)
+		}
+		if oldBreaks != strings.Count(res.before, "\n") || newBreaks != strings.Count(after, "\n") {
+			t.Fatalf("%q %q: breaks %d, %d; the texts have %d, %d", content, edits, oldBreaks, newBreaks, strings.Count(res.before, "\n"), strings.Count(after, "\n"))
+		}
+	}
+}
+
+// TestUnchangedByMatchesPuttingTogether: unchangedBy says what comparing
+// the new content, put together, with the old says, on random spans
+// (many of which change nothing).
+func TestUnchangedByMatchesPuttingTogether(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 8))
+	alphabet := "ab"
+	text := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		content := text(rng.IntN(8))
+		var spans []span
+		for at := 0; at < len(content); {
+			at += rng.IntN(3)
+			if at >= len(content) {
+				break
+			}
+			n := rng.IntN(min(3, len(content)-at) + 1)
+			with := content[at : at+n]
+			if rng.IntN(2) == 0 {
+				with = text(rng.IntN(3))
+			}
+			spans = append(spans, span{index: at, length: n, newText: with})
+			at += n
+		}
+		want := afterText(edited{before: content, spans: spans}) == content
+		if got := unchangedBy(content, spans); got != want {
+			t.Fatalf("unchangedBy(%q, %+v) = %v, want %v", content, spans, got, want)
+		}
+	}
+}
+
+// FuzzFold: fold is strings.Map(foldRune, s), for any text (invalid
+// UTF-8 included).
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"", "abc", "“hello” – it’s\u00a0fine\u3000", "\xff\xfe", "a\u2212b\u205f", "ﬁ😀\u2015", "x\xe2\x80", "\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := fold(s), strings.Map(foldRune, s); got != want {
+			t.Fatalf("fold(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -34,7 +34,33 @@ func foldRune(r rune) rune {
 	return r
 }
 
-func fold(s string) string { return strings.Map(foldRune, s) }
+// fold is strings.Map(foldRune, s) for valid text, with runs of ASCII
+// (which folding leaves alone) copied whole rather than rune by rune.
+func fold(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b, or, while b is empty, unchanged
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if f := foldRune(r); f != r || r == utf8.RuneError {
+			if b.Cap() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[done:i])
+			b.WriteRune(f)
+			done = i + size
+		}
+		i += size
+	}
+	if b.Cap() == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
 
 // fuzzyAfterNFKC trims each line's trailing whitespace (JavaScript's
 // trimEnd) and folds what is left.
@@ -265,18 +291,18 @@ type editError string
 func (e editError) Error() string { return string(e) }
 
 // matchEdits matches every edit against the original LF content, as the
-// reference does, and returns the spans sorted by position with the new
-// content, or the reference's error for the first edit that fails. It
+// reference does, and returns the spans sorted by position, or the
+// reference's error for the first edit that fails. It
 // gives up with the context's error when ctx ends, checked before each
 // edit (a call may carry thousands of edits over megabytes).
-func matchEdits(ctx context.Context, content string, edits []toolspec.Replacement, path string) ([]span, string, error) {
+func matchEdits(ctx context.Context, content string, edits []toolspec.Replacement, path string) ([]span, error) {
 	total := len(edits)
 	for i, e := range edits {
 		if toLF(e.OldText) == "" {
 			if total == 1 {
-				return nil, "", editError(toolspec.MsgEditEmptyOldText(path))
+				return nil, editError(toolspec.MsgEditEmptyOldText(path))
 			}
-			return nil, "", editError(toolspec.MsgEditEmptyOldTextAt(int64(i), path))
+			return nil, editError(toolspec.MsgEditEmptyOldTextAt(int64(i), path))
 		}
 	}
 	var fc *fuzzyContent
@@ -289,25 +315,25 @@ func matchEdits(ctx context.Context, content string, edits []toolspec.Replacemen
 	spans := make([]span, 0, total)
 	for i, e := range edits {
 		if err := ctx.Err(); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		oldText := toLF(e.OldText)
 		m := find(content, oldText, fc)
 		switch {
 		case m.unsafe && total == 1:
-			return nil, "", editError(toolspec.MsgEditFuzzyBoundary(path))
+			return nil, editError(toolspec.MsgEditFuzzyBoundary(path))
 		case m.unsafe:
-			return nil, "", editError(toolspec.MsgEditFuzzyBoundaryAt(int64(i), path))
+			return nil, editError(toolspec.MsgEditFuzzyBoundaryAt(int64(i), path))
 		case !m.found && total == 1:
-			return nil, "", editError(toolspec.MsgEditNotFound(path))
+			return nil, editError(toolspec.MsgEditNotFound(path))
 		case !m.found:
-			return nil, "", editError(toolspec.MsgEditNotFoundAt(int64(i), path))
+			return nil, editError(toolspec.MsgEditNotFoundAt(int64(i), path))
 		}
 		if n := occurrences(content, oldText, fc, m.fuzzy); n > 1 {
 			if total == 1 {
-				return nil, "", editError(toolspec.MsgEditNotUnique(int64(n), path))
+				return nil, editError(toolspec.MsgEditNotUnique(int64(n), path))
 			}
-			return nil, "", editError(toolspec.MsgEditNotUniqueAt(int64(n), int64(i), path))
+			return nil, editError(toolspec.MsgEditNotUniqueAt(int64(n), int64(i), path))
 		}
 		spans = append(spans, span{edit: i, index: m.index, length: m.length, newText: toLF(e.NewText), fuzzy: m.fuzzy})
 	}
@@ -315,23 +341,34 @@ func matchEdits(ctx context.Context, content string, edits []toolspec.Replacemen
 	for i := 1; i < len(spans); i++ {
 		prev, cur := spans[i-1], spans[i]
 		if prev.index+prev.length > cur.index {
-			return nil, "", editError(toolspec.MsgEditOverlap(int64(prev.edit), int64(cur.edit), path))
+			return nil, editError(toolspec.MsgEditOverlap(int64(prev.edit), int64(cur.edit), path))
 		}
 	}
-	var b strings.Builder
-	at := 0
+	if unchangedBy(content, spans) {
+		if total == 1 {
+			return nil, editError(toolspec.MsgEditNoChange(path))
+		}
+		return nil, editError(toolspec.MsgEditNoChanges(path))
+	}
+	return spans, nil
+}
+
+// unchangedBy says whether the spans, applied to content, give content
+// again; the new content is compared piece by piece, not put together.
+func unchangedBy(content string, spans []span) bool {
+	pos, at := 0, 0
+	same := func(piece string) bool {
+		if !strings.HasPrefix(content[pos:], piece) {
+			return false
+		}
+		pos += len(piece)
+		return true
+	}
 	for _, s := range spans {
-		b.WriteString(content[at:s.index])
-		b.WriteString(s.newText)
+		if !same(content[at:s.index]) || !same(s.newText) {
+			return false
+		}
 		at = s.index + s.length
 	}
-	b.WriteString(content[at:])
-	newContent := b.String()
-	if newContent == content {
-		if total == 1 {
-			return nil, "", editError(toolspec.MsgEditNoChange(path))
-		}
-		return nil, "", editError(toolspec.MsgEditNoChanges(path))
-	}
-	return spans, newContent, nil
+	return same(content[at:]) && pos == len(content)
 }

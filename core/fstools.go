@@ -47,9 +47,9 @@ func (e *Executor) Ls(ctx context.Context, a toolspec.LsArgs) (toolspec.Output, 
 // directories. An existing file keeps its permission bits; a new one gets
 // 0644. A failed write changes nothing. Failures are {"error": ...}.
 func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Output, error) {
-	data := []byte(a.Content)
-	if int64(len(data)) > e.s.writeMaxBytes {
-		return errorJSON(toolspec.MsgWriteContentTooLarge(int64(len(data)), e.s.writeMaxBytes)), nil
+	size := int64(len(a.Content))
+	if size > e.s.writeMaxBytes {
+		return errorJSON(toolspec.MsgWriteContentTooLarge(size, e.s.writeMaxBytes)), nil
 	}
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
@@ -69,10 +69,11 @@ func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Ou
 	// as the reference does: with the root option, "a.txt" names none,
 	// so a root that does not exist is not created.
 	parents := strings.LastIndexByte(a.Path, '/') > 0
-	if err := e.ws.WriteFile(ctx, p, data, vfs.WriteOptions{CreateParents: parents}); err != nil {
+	// The content goes to the store as it is, not copied first.
+	if err := e.ws.WriteFrom(ctx, p, strings.NewReader(a.Content), vfs.WriteOptions{CreateParents: parents}); err != nil {
 		return failure(err)
 	}
-	return jsonOutput(toolspec.WriteResult{Path: a.Path, BytesWritten: int64(len(data))}), nil
+	return jsonOutput(toolspec.WriteResult{Path: a.Path, BytesWritten: size}), nil
 }
 
 // Delete runs the delete tool: it removes a file, a symbolic link (not

@@ -23,6 +23,30 @@ func MarshalJSON(v any) ([]byte, error) {
 	return unescapeLineSeparators(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
+// CompactJSON is the JSON text b as MarshalJSON writes a json.RawMessage
+// holding it: without whitespace between tokens, with the escapes \u2028,
+// \u2029 and \ufffd written as the characters. Text MarshalJSON wrote (the
+// JSON of every json output) is already so: then the result is b itself,
+// found in one pass without copying. The error is encoding/json's when b
+// is not one JSON value.
+func CompactJSON(b []byte) ([]byte, error) {
+	if isCompactJSON(b) {
+		return b, nil
+	}
+	return MarshalJSON(json.RawMessage(b))
+}
+
+// isCompactJSON says whether b is one JSON value, without whitespace
+// between tokens and without an escape unescapeLineSeparators rewrites.
+func isCompactJSON(b []byte) bool {
+	if bytes.Contains(b, []byte(`\u202`)) || bytes.Contains(b, []byte(`\ufffd`)) {
+		return false
+	}
+	p := jsonParser{text: b, skim: true}
+	var v jsonValue
+	return p.value(&v) && p.pos == len(b) && !p.spaced
+}
+
 // unescapeLineSeparators undoes encoding/json's \u2028 and \u2029, which
 // JSON.stringify leaves as they are, and its \ufffd for a byte that is not
 // UTF-8 (a host file name, say), which JSON.stringify would write as the

@@ -103,12 +103,25 @@ func Value(o toolspec.Output) json.RawMessage {
 }
 
 // ModelOutput is the output as the reference's model output object,
-// {"type": kind, "value": value}.
+// {"type": kind, "value": value}. A json output's value is compacted as
+// encoding/json compacts a json.RawMessage; the JSON core writes is
+// already compact and is copied as it is. It panics when a json output's
+// value is not JSON.
 func ModelOutput(o toolspec.Output) json.RawMessage {
-	return marshal(struct {
-		Type  toolspec.OutputKind `json:"type"`
-		Value json.RawMessage     `json:"value"`
-	}{o.Kind, Value(o)})
+	value := Value(o)
+	if o.Kind == toolspec.OutputJSON {
+		var err error
+		if value, err = core.CompactJSON(value); err != nil {
+			panic(err)
+		}
+	}
+	kind := marshal(o.Kind)
+	out := make([]byte, 0, len(`{"type":,"value":}`)+len(kind)+len(value))
+	out = append(out, `{"type":`...)
+	out = append(out, kind...)
+	out = append(out, `,"value":`...)
+	out = append(out, value...)
+	return append(out, '}')
 }
 
 func marshal(v any) json.RawMessage {

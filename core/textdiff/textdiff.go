@@ -46,26 +46,12 @@ func SplitLines(text string) []string {
 // Lines diffs two texts line by line, as jsdiff's diffLines does with its
 // default options.
 func Lines(oldText, newText string) []Part {
-	oldLines, newLines := SplitLines(oldText), SplitLines(newText)
-	return build(search(intern(oldLines, newLines)), oldLines, newLines)
+	return LinesOf(SplitLines(oldText), SplitLines(newText))
 }
 
-// intern maps equal lines to equal numbers, so the search compares ints.
-func intern(oldLines, newLines []string) ([]int, []int) {
-	ids := map[string]int{}
-	id := func(lines []string) []int {
-		out := make([]int, len(lines))
-		for i, l := range lines {
-			n, ok := ids[l]
-			if !ok {
-				n = len(ids)
-				ids[l] = n
-			}
-			out[i] = n
-		}
-		return out
-	}
-	return id(oldLines), id(newLines)
+// LinesOf is Lines of two texts already split by SplitLines.
+func LinesOf(oldLines, newLines []string) []Part {
+	return build(search(oldLines, newLines), oldLines, newLines)
 }
 
 // component is a run in the edit script, linked to the run before it.
@@ -81,8 +67,10 @@ type path struct {
 }
 
 // search finds the shortest edit script from a to b, breaking ties as
-// jsdiff does, and returns its last component.
-func search(a, b []int) *component {
+// jsdiff does, and returns its last component. It keeps paths only for
+// the diagonals an edit script as long as the one found can reach, so its
+// memory grows with the edit distance, not with the texts.
+func search[T comparable](a, b []T) *component {
 	oldLen, newLen := len(a), len(b)
 	extract := func(p *path, diagonal int) int {
 		oldPos := p.oldPos
@@ -108,8 +96,10 @@ func search(a, b []int) *component {
 	}
 
 	maxEdit := oldLen + newLen
-	offset := maxEdit + 1
-	best := make([]*path, 2*maxEdit+3)
+	// best[offset+d] is the furthest path on diagonal d; it grows (and
+	// offset with it) as the edit length does.
+	offset := min(maxEdit, 64) + 1
+	best := make([]*path, 2*offset+1)
 	best[offset] = &path{oldPos: -1}
 	newPos := extract(best[offset], 0)
 	if best[offset].oldPos+1 >= oldLen && newPos+1 >= newLen {
@@ -117,6 +107,12 @@ func search(a, b []int) *component {
 	}
 	minDiagonal, maxDiagonal := -maxEdit-1, maxEdit+1
 	for editLength := 1; editLength <= maxEdit; editLength++ {
+		if editLength+1 > offset {
+			grown := min(2*offset, maxEdit+1)
+			wider := make([]*path, 2*grown+1)
+			copy(wider[grown-offset:], best)
+			best, offset = wider, grown
+		}
 		for d := max(minDiagonal, -editLength); d <= min(maxDiagonal, editLength); d += 2 {
 			removePath, addPath := best[offset+d-1], best[offset+d+1]
 			if removePath != nil {
