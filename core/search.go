@@ -228,8 +228,9 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 					return false, err
 				}
 				d := path[depth].d
-				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
-				if int64(len(child.path)) > toolspec.WorkspaceMaxPathBytesDefault {
+				child := walkEntry{dir: d, name: en.Name, typ: en.Type}
+				// Its path is made only for a match or a directory.
+				if pathLen := len(shown) + 1 + len(en.Name) - boolInt(shown == "/"); int64(pathLen) > toolspec.WorkspaceMaxPathBytesDefault {
 					// No call could name it or anything below it
 					// (deviation pathLength); passing it over bounds
 					// the walk's paths, so its cost stays linear.
@@ -249,8 +250,11 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				if inc != nil {
 					here.inc = inc.feed(at.inc, en.Name)
 				}
-				if (inc == nil || here.inc.match) && !visit(child) {
-					return false, nil
+				if inc == nil || here.inc.match {
+					child.path = vfs.Join(shown, en.Name)
+					if !visit(child) {
+						return false, nil
+					}
 				}
 				if en.Type != vfs.TypeDir {
 					continue
@@ -269,6 +273,9 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				}
 				if exDirs != nil {
 					below.exDirs = exDirs.feed(here.exDirs, "/")
+				}
+				if child.path == "" {
+					child.path = vfs.Join(shown, en.Name)
 				}
 				sub, err := d.OpenDir(ctx, en.Name)
 				if unreadable(err) {
@@ -318,6 +325,13 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 // automaton the walk does not have.
 type walkStates struct {
 	inc, ex, exDirs *globState
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ignoreUnreadable is err, or nil when the walk passes over it.
@@ -396,6 +410,9 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 // by a link or a file: ENOTDIR; a file by a link: ELOOP, or by a
 // directory: EISDIR).
 func unreadable(err error) bool {
+	if err == nil {
+		return false
+	}
 	switch errno.CodeOf(err) {
 	case errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR:
 		return true
