@@ -2,6 +2,7 @@ package core
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -27,21 +28,6 @@ import (
 // anyChar is JavaScript's "." without the s flag.
 const anyChar = `[^\n\r\x{2028}\x{2029}]`
 
-// compileGlob compiles a glob. It fails, rather than panics, when the
-// braces nest deeper than toolspec.WorkspaceMaxGlobDepthDefault or RE2 refuses
-// the result; it runs in time linear in the pattern's length.
-func compileGlob(pattern string) (*regexp.Regexp, error) {
-	source, err := globRegexp(pattern)
-	if err != nil {
-		return nil, err
-	}
-	compiled, err := regexp.Compile(source)
-	if err != nil {
-		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
-	}
-	return compiled, nil
-}
-
 // globRegexp is the RE2 source of a glob, anchored at both ends. A run of
 // stars becomes at most two quantified pieces, so the matcher's work per
 // character of a name does not grow with the run's length.
@@ -54,6 +40,36 @@ func globRegexp(pattern string) (string, error) {
 	}
 	re.WriteString("$")
 	return re.String(), nil
+}
+
+// parseGlob parses a glob's RE2 translation (globRegexp) as regexp
+// would compile it. It fails, rather than panics, when the braces nest
+// deeper than toolspec.WorkspaceMaxGlobDepthDefault or RE2 refuses the
+// translation, with the words regexp.Compile's failure has; it runs in
+// time linear in the pattern's length.
+func parseGlob(pattern string) (*syntax.Regexp, error) {
+	source, err := globRegexp(pattern)
+	if err != nil {
+		return nil, err
+	}
+	re, err := syntax.Parse(source, syntax.Perl)
+	if err != nil {
+		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(strings.TrimPrefix(err.Error(), "error parsing regexp: ")), "")
+	}
+	return re, nil
+}
+
+// globMatcher is the automaton that matches a path when any of the
+// parsed globs (parseGlob) matches it; nil for none.
+func globMatcher(globs []*syntax.Regexp) (*globDFA, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	d, err := newGlobDFA(globs)
+	if err != nil {
+		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(err.Error()), "")
+	}
+	return d, nil
 }
 
 // braceGroup is a brace pair that forms alternatives: the index of its
@@ -192,31 +208,35 @@ func globOne(l []string) string {
 	return "{" + strings.Join(l, ",") + "}"
 }
 
-// exclusion is one exclude pattern. "x/**" also excludes the directory x
-// itself, so the walk never enters it.
-type exclusion struct {
-	re      *regexp.Regexp
-	dirOnly bool
-}
-
-func exclusions(globs []string) ([]exclusion, error) {
-	var out []exclusion
+// exclusions compiles exclude patterns into two automata: ex matches a
+// path any pattern matches; dirs matches a directory that "x/**"
+// excludes as well, x itself, so the walk never enters it. Either is
+// nil when it has nothing to match. Failures are compileGlob's, the
+// first pattern's first.
+func exclusions(globs []string) (ex, dirs *globDFA, err error) {
+	var all, dirOnly []*syntax.Regexp
 	for _, g := range globs {
 		if g == "" {
 			continue
 		}
-		re, err := compileGlob(g)
+		re, err := parseGlob(g)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, exclusion{re: re})
+		all = append(all, re)
 		if strings.HasSuffix(g, "/**") && len(g) > 3 {
-			dir, err := compileGlob(g[:len(g)-3])
+			re, err := parseGlob(g[:len(g)-3])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			out = append(out, exclusion{re: dir, dirOnly: true})
+			dirOnly = append(dirOnly, re)
 		}
 	}
-	return out, nil
+	if ex, err = globMatcher(all); err != nil {
+		return nil, nil, err
+	}
+	if dirs, err = globMatcher(dirOnly); err != nil {
+		return nil, nil, err
+	}
+	return ex, dirs, nil
 }

@@ -167,7 +167,10 @@ func (p walkPath) reopen(ctx context.Context, depth int) error {
 // walk visits the tree below dir in pre-order, siblings in raw byte
 // order, calling visit for each entry whose relative path matches the
 // glob include ("" matches all) and no exclusion. An excluded directory
-// is not entered; a symbolic link is not followed. visit returning false
+// is not entered, nor one below which no path can match include; a
+// symbolic link is not followed. The globs are matched by automata
+// (globDFA) fed one name at a time from the state the directory's path
+// left them in. visit returning false
 // stops the walk. The walk goes through open directories (vfs.Dir), so
 // each step costs the store one name, however deep, and it holds a
 // chunk of each directory's names, not the whole directory. Below the
@@ -176,20 +179,19 @@ func (p walkPath) reopen(ctx context.Context, depth int) error {
 // so is an entry whose path is longer than a tool accepts (deviation
 // pathLength), with all below it.
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
-	var inc *regexp.Regexp
+	var inc *globDFA
 	if include != "" {
-		var err error
-		if inc, err = compileGlob(include); err != nil {
+		re, err := parseGlob(include)
+		if err != nil {
+			return err
+		}
+		if inc, err = globMatcher([]*syntax.Regexp{re}); err != nil {
 			return err
 		}
 	}
-	excl, err := exclusions(exclude)
+	ex, exDirs, err := exclusions(exclude)
 	if err != nil {
 		return err
-	}
-	prefix := len(dir.Path) + 1
-	if dir.Path == "/" {
-		prefix = 1
 	}
 	top, err := e.ws.OpenDirReal(ctx, dir.Real)
 	if err != nil {
@@ -203,9 +205,11 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 			}
 		}
 	}()
-	// visitDir walks the directory path[depth], shown at shown.
-	var visitDir func(shown string, depth int) (bool, error)
-	visitDir = func(shown string, depth int) (bool, error) {
+	// visitDir walks the directory path[depth], shown at shown, the
+	// automata at the states they reach reading its path (relative to
+	// the start) and a "/".
+	var visitDir func(shown string, depth int, at walkStates) (bool, error)
+	visitDir = func(shown string, depth int, at walkStates) (bool, error) {
 		after, chunk := "", walkChunkMin
 		for {
 			if err := ctx.Err(); err != nil {
@@ -219,30 +223,59 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				return false, err
 			}
 			end := len(entries) < chunk
-		next:
 			for i, en := range entries {
 				if err := ctx.Err(); err != nil {
 					return false, err
 				}
 				d := path[depth].d
-				child := walkEntry{path: vfs.Join(shown, en.Name), dir: d, name: en.Name, typ: en.Type}
-				if int64(len(child.path)) > toolspec.WorkspaceMaxPathBytesDefault {
+				child := walkEntry{dir: d, name: en.Name, typ: en.Type}
+				// Its path is made only for a match or a directory.
+				if pathLen := len(shown) + 1 + len(en.Name) - boolInt(shown == "/"); int64(pathLen) > toolspec.WorkspaceMaxPathBytesDefault {
 					// No call could name it or anything below it
 					// (deviation pathLength); passing it over bounds
 					// the walk's paths, so its cost stays linear.
 					continue
 				}
-				rel := child.path[prefix:]
-				for _, x := range excl {
-					if (!x.dirOnly || en.Type == vfs.TypeDir) && x.re.MatchString(rel) {
-						continue next
+				var here walkStates
+				if ex != nil {
+					if here.ex = ex.feed(at.ex, en.Name); here.ex.match {
+						continue
 					}
 				}
-				if (inc == nil || inc.MatchString(rel)) && !visit(child) {
-					return false, nil
+				if exDirs != nil && en.Type == vfs.TypeDir {
+					if here.exDirs = exDirs.feed(at.exDirs, en.Name); here.exDirs.match {
+						continue
+					}
+				}
+				if inc != nil {
+					here.inc = inc.feed(at.inc, en.Name)
+				}
+				if inc == nil || here.inc.match {
+					child.path = vfs.Join(shown, en.Name)
+					if !visit(child) {
+						return false, nil
+					}
 				}
 				if en.Type != vfs.TypeDir {
 					continue
+				}
+				var below walkStates
+				if inc != nil {
+					// Nothing below matches the include when it has
+					// no instruction left after "/": the directory
+					// is not entered.
+					if below.inc = inc.feed(here.inc, "/"); len(below.inc.pcs) == 0 {
+						continue
+					}
+				}
+				if ex != nil {
+					below.ex = ex.feed(here.ex, "/")
+				}
+				if exDirs != nil {
+					below.exDirs = exDirs.feed(here.exDirs, "/")
+				}
+				if child.path == "" {
+					child.path = vfs.Join(shown, en.Name)
 				}
 				sub, err := d.OpenDir(ctx, en.Name)
 				if unreadable(err) {
@@ -253,7 +286,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				}
 				path = append(path, walkFrame{name: en.Name, real: vfs.Join(path[depth].real, en.Name), d: sub})
 				path.release(depth + 1)
-				more, err := visitDir(child.path, depth+1)
+				more, err := visitDir(child.path, depth+1, below)
 				if c := path[depth+1].d; c != nil {
 					c.Close()
 				}
@@ -273,8 +306,32 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 			after, chunk = entries[len(entries)-1].Name, min(chunk*2, walkChunkMax)
 		}
 	}
-	_, err = visitDir(dir.Path, 0)
+	var start walkStates
+	if inc != nil {
+		start.inc = inc.start
+	}
+	if ex != nil {
+		start.ex = ex.start
+	}
+	if exDirs != nil {
+		start.exDirs = exDirs.start
+	}
+	_, err = visitDir(dir.Path, 0, start)
 	return err
+}
+
+// walkStates are the states of a walk's automata (include, exclusions,
+// directory exclusions) at a point of its relative paths; nil for an
+// automaton the walk does not have.
+type walkStates struct {
+	inc, ex, exDirs *globState
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ignoreUnreadable is err, or nil when the walk passes over it.
@@ -353,6 +410,9 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 // by a link or a file: ENOTDIR; a file by a link: ELOOP, or by a
 // directory: EISDIR).
 func unreadable(err error) bool {
+	if err == nil {
+		return false
+	}
 	switch errno.CodeOf(err) {
 	case errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR:
 		return true

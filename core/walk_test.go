@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +221,54 @@ func TestWalkPassesOverLongPaths(t *testing.T) {
 				t.Errorf("%s asked the store for %d name lookups at depth 3000 and %d at depth 6000: it went below the cap", c.tool, steps[3000], steps[6000])
 			}
 		})
+	}
+}
+
+// TestWalkPathCapBoundary: an entry whose path is exactly the cap long
+// is listed, one a byte longer is not, at the top of the walk from "/"
+// and deeper down.
+func TestWalkPathCapBoundary(t *testing.T) {
+	limit := int(toolspec.WorkspaceMaxPathBytesDefault)
+	s := memfs.New()
+	ctx := t.Context()
+	mk := func(name string, dir bool) {
+		var err error
+		if dir {
+			err = s.Mkdir(ctx, name, 0o755)
+		} else {
+			err = s.WriteFile(ctx, name, strings.NewReader("needle\n"), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// At the top: "/" and the name.
+	mk(strings.Repeat("a", limit-1), false)
+	mk(strings.Repeat("b", limit), false)
+	// Below: "/d/" and the name.
+	mk("d", true)
+	mk("d/"+strings.Repeat("c", limit-3), false)
+	mk("d/"+strings.Repeat("e", limit-2), false)
+	ex := newExecOn(t, s, core.Options{}, nil)
+	for _, c := range []struct{ tool, args string }{
+		{"find", `{"path":"/","pattern":"**"}`},
+		{"grep", `{"path":"/","query":"needle"}`},
+	} {
+		var got struct {
+			Matches []struct{ Path string }
+			Entries []struct{ Path string }
+		}
+		mustJSON(t, call(t, ex, c.tool, c.args).JSON, &got)
+		var lens []int
+		for _, m := range append(got.Matches, got.Entries...) {
+			lens = append(lens, len(m.Path))
+		}
+		want := []int{limit, 2, limit}
+		if c.tool == "grep" {
+			want = []int{limit, limit}
+		}
+		if !slices.Equal(lens, want) {
+			t.Errorf("%s: paths of %v bytes, want %v", c.tool, lens, want)
+		}
 	}
 }

@@ -58,7 +58,10 @@ type DirHandle interface {
 type Smallest struct {
 	after string
 	n     int
-	h     []DirEntry // a max-heap by name: h[0] is the last name kept
+	// The entries kept: in the order offered until there are n of them,
+	// a max-heap by name from then on (h[0] is the last name kept).
+	h    []DirEntry
+	heap bool
 }
 
 // NewSmallest keeps the first n entries after after (all of them when
@@ -84,45 +87,52 @@ func (s *Smallest) Wants(name string) bool {
 	case s.n < 0 || len(s.h) < s.n:
 		return true
 	}
+	s.heapify()
 	return name < s.h[0].Name
 }
 
-// add keeps e, dropping the last entry kept when there are n already.
-func (s *Smallest) add(e DirEntry) {
-	h := s.h
-	if s.n >= 0 && len(h) == s.n {
-		// Replace the top (the last name kept) and sift it down.
-		i := 0
-		for {
-			c := 2*i + 1
-			if c >= len(h) {
-				break
-			}
-			if c+1 < len(h) && h[c+1].Name > h[c].Name {
-				c++
-			}
-			if h[c].Name <= e.Name {
-				break
-			}
-			h[i] = h[c]
-			i = c
+// heapify makes the n entries kept a heap, once.
+func (s *Smallest) heapify() {
+	if !s.heap {
+		for i := len(s.h)/2 - 1; i >= 0; i-- {
+			s.down(i, s.h[i])
 		}
-		h[i] = e
+		s.heap = true
+	}
+}
+
+// add keeps e, dropping the last entry kept when there are n already:
+// entries are gathered as they come until there are n, which then
+// become a heap (in linear time), so a directory of n entries or fewer
+// costs one sort and no heap.
+func (s *Smallest) add(e DirEntry) {
+	if s.n < 0 || len(s.h) < s.n {
+		s.h = append(s.h, e)
 		return
 	}
-	// Add at the bottom and sift up.
-	h = append(h, e)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].Name >= e.Name {
+	s.heapify()
+	// Replace the top (the last name kept) and sift it down.
+	s.down(0, e)
+}
+
+// down puts e at i in the heap and sifts it down.
+func (s *Smallest) down(i int, e DirEntry) {
+	h := s.h
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
 			break
 		}
-		h[i] = h[p]
-		i = p
+		if c+1 < len(h) && h[c+1].Name > h[c].Name {
+			c++
+		}
+		if h[c].Name <= e.Name {
+			break
+		}
+		h[i] = h[c]
+		i = c
 	}
 	h[i] = e
-	s.h = h
 }
 
 // Sorted returns the entries kept, in raw byte order of their names.
@@ -132,7 +142,7 @@ func (s *Smallest) Sorted() []DirEntry {
 		out = []DirEntry{}
 	}
 	slices.SortFunc(out, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
-	s.h = nil
+	s.h, s.heap = nil, false
 	return out
 }
 

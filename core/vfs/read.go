@@ -35,12 +35,14 @@ func (w *Workspace) ReadDirResolved(ctx context.Context, real string, offset, li
 	if err != nil {
 		return nil, hostError(toolspec.MsgOpList, real, err)
 	}
+	roots := w.mountsIn(real)
 	for i := range entries {
 		normalize(&entries[i])
-		child := Join(real, entries[i].Name)
-		if w.mountAt(child) != nil {
-			if info, err := w.lstatReal(ctx, child); err == nil {
-				entries[i] = info
+		for _, root := range roots {
+			if Base(root) == entries[i].Name {
+				if info, err := w.lstatReal(ctx, root); err == nil {
+					entries[i] = info
+				}
 			}
 		}
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -14,8 +15,11 @@ import (
 
 var _ vfs.DirOpener = (*FS)(nil)
 
-// readBatch is how many names a listing reads from the host at a time.
-const readBatch = 1024
+// windowMin is the fewest entries a directory handle keeps from one
+// reading of the directory (see dir.Entries): a walk asks for its
+// entries in chunks, starting small, and a directory of up to
+// windowMin entries is read once, not once per chunk.
+const windowMin = 1024
 
 // dir is an open directory of the store: an os.Root of its own, so that
 // each step of a walk below it names one entry relative to it (one
@@ -27,6 +31,14 @@ const readBatch = 1024
 type dir struct {
 	root *os.Root
 	name string // in the store
+	// win is the window of the directory's entries kept from its last
+	// reading: all the names after winAfter up to win's last, in raw byte
+	// order; winAll tells that no name followed the last. ok is false
+	// before the first reading.
+	win      []vfs.DirEntry
+	winAfter string
+	winAll   bool
+	ok       bool
 }
 
 // OpenDir opens the directory at name as a handle (see vfs.DirOpener).
@@ -81,65 +93,71 @@ func (d *dir) join(name string) string {
 }
 
 // Entries lists the directory's first n entries after after, reading its
-// names in batches and keeping n at most; no entry is stat'ed (the kind
-// comes with the name from the host). This package's temporary files
-// are left out, as ReadDir leaves them out.
+// names with their kinds and keeping max(n, windowMin) at most; no entry
+// is stat'ed on Linux (the kind comes with the name from the host). The
+// entries kept beyond n answer the calls that follow, when they ask for
+// names within them, without reading the directory again: a directory
+// changed meanwhile may be seen as it was at the last reading. This
+// package's temporary files are left out, as ReadDir leaves them out.
 func (d *dir) Entries(ctx context.Context, after string, n int) ([]vfs.DirEntry, error) {
-	return d.scan(ctx, after, n, true)
+	if d.ok && after >= d.winAfter {
+		i, _ := slices.BinarySearchFunc(d.win, after, func(e vfs.DirEntry, name string) int { return strings.Compare(e.Name, name) })
+		if i < len(d.win) && d.win[i].Name == after {
+			i++
+		}
+		if d.winAll || n >= 0 && i+n <= len(d.win) {
+			end := len(d.win)
+			if n >= 0 {
+				end = min(end, i+n)
+			}
+			return slices.Clone(d.win[i:end]), nil
+		}
+	}
+	keep := n
+	if n >= 0 {
+		keep = max(n, windowMin)
+	}
+	win, all, err := d.scan(ctx, after, keep, true)
+	if err != nil {
+		return nil, err
+	}
+	d.win, d.winAfter, d.winAll, d.ok = win, after, all, true
+	if n >= 0 && n < len(win) {
+		win = win[:n]
+	}
+	return slices.Clone(win), nil
 }
 
-// scan is Entries; without kinds (all TypeFile) unless kinds is set,
-// which reads the names alone.
-func (d *dir) scan(ctx context.Context, after string, n int, kinds bool) ([]vfs.DirEntry, error) {
+// scan reads the directory and returns its first n entries after after
+// (all when n < 0) in raw byte order, and whether they are all the
+// entries after after. Kinds are read unless kinds is false (all
+// TypeFile then: the names alone). Names are kept only when they are
+// among the n first so far, so memory grows with n, not with the
+// directory.
+func (d *dir) scan(ctx context.Context, after string, n int, kinds bool) ([]vfs.DirEntry, bool, error) {
 	file, err := d.root.Open(".")
 	if err != nil {
-		return nil, hostErr(d.name, err)
+		return nil, false, hostErr(d.name, err)
 	}
 	defer file.Close()
 	keep := vfs.NewSmallest(after, n)
-	offer := func(name string, typ vfs.FileType) {
-		if name > after && (tempToken(name) == "" || !ownTemp(d.root, name)) {
-			keep.Offer(vfs.DirEntry{Name: name, Type: typ})
+	seen := 0
+	err = eachName(ctx, file, kinds, func(name string, typ vfs.FileType) {
+		if name <= after || tempToken(name) != "" && ownTemp(d.root, name) {
+			return
 		}
+		seen++
+		if keep.Wants(name) {
+			keep.Offer(vfs.DirEntry{Name: strings.Clone(name), Type: typ})
+		}
+	})
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, false, err
+		}
+		return nil, false, hostErr(d.name, err)
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var err error
-		if kinds {
-			var batch []fs.DirEntry
-			batch, err = file.ReadDir(readBatch)
-			for _, e := range batch {
-				offer(e.Name(), kindOf(e.Type()))
-			}
-		} else {
-			var batch []string
-			batch, err = file.Readdirnames(readBatch)
-			for _, name := range batch {
-				offer(name, vfs.TypeFile)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return keep.Sorted(), nil
-		}
-		if err != nil {
-			return nil, hostErr(d.name, err)
-		}
-	}
-}
-
-// kindOf is the kind of a node of type bits t.
-func kindOf(t fs.FileMode) vfs.FileType {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return vfs.TypeSymlink
-	case t.IsDir():
-		return vfs.TypeDir
-	case t.IsRegular():
-		return vfs.TypeFile
-	}
-	return vfs.TypeOther
+	return keep.Sorted(), n < 0 || seen <= n, nil
 }
 
 // OpenDir opens the directory name in d (one openat, confined to d).

@@ -265,7 +265,7 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 		return nil, err
 	}
 	defer d.Close()
-	entries, err := d.scan(ctx, "", vfs.PageEnd(offset, limit), false)
+	entries, _, err := d.scan(ctx, "", vfs.PageEnd(offset, limit), false)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -37,6 +39,49 @@ type node struct {
 	target   string
 	rev      int64
 	children map[string]*node
+	// A directory's children in raw byte order of their names, once a
+	// listing made them (see listing); nil again whenever an entry is
+	// added or removed. reads counts the listings since.
+	sorted atomic.Pointer[[]child]
+	reads  atomic.Int32
+}
+
+// child is an entry of a directory: its name and node.
+type child struct {
+	name string
+	n    *node
+}
+
+// setChild puts c at name in the directory n (nil removes name); f.mu
+// is held for writing.
+func (n *node) setChild(name string, c *node) {
+	if c == nil {
+		delete(n.children, name)
+	} else {
+		n.children[name] = c
+	}
+	n.sorted.Store(nil)
+	n.reads.Store(0)
+}
+
+// listing returns the directory's children in raw byte order when it has
+// them sorted, making them so at its second listing since the last
+// change (a directory listed once after each change is never sorted
+// whole); nil otherwise. f.mu is held (for reading at least).
+func (n *node) listing() []child {
+	if l := n.sorted.Load(); l != nil {
+		return *l
+	}
+	if n.reads.Add(1) < 2 {
+		return nil
+	}
+	l := make([]child, 0, len(n.children))
+	for name, c := range n.children {
+		l = append(l, child{name, c})
+	}
+	slices.SortFunc(l, func(a, b child) int { return strings.Compare(a.name, b.name) })
+	n.sorted.Store(&l)
+	return l
 }
 
 // Option configures New.
@@ -128,8 +173,10 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 	return info(name[strings.LastIndexByte(name, '/')+1:], n), nil
 }
 
-// ReadDir lists a directory in raw byte order of the names, holding
-// the offset+limit first names at most, whatever the directory's size.
+// ReadDir lists a directory in raw byte order of the names. A directory
+// listed again since its last change keeps its children sorted, and a
+// page is then a slice of them; before that, a listing holds the
+// offset+limit first names at most, whatever the directory's size.
 func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.Info, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -137,7 +184,18 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 	if err != nil {
 		return nil, err
 	}
-	names := n.first("", vfs.PageEnd(offset, limit))
+	if l := n.listing(); l != nil {
+		l = l[min(max(offset, 0), len(l)):]
+		if limit >= 0 && limit < len(l) {
+			l = l[:limit]
+		}
+		out := make([]vfs.Info, len(l))
+		for i, c := range l {
+			out[i] = info(c.name, c.n)
+		}
+		return out, nil
+	}
+	names := n.smallest("", vfs.PageEnd(offset, limit))
 	names = names[min(max(offset, 0), len(names)):]
 	out := make([]vfs.Info, len(names))
 	for i, e := range names {
@@ -147,8 +205,30 @@ func (f *FS) ReadDir(_ context.Context, name string, offset, limit int) ([]vfs.I
 }
 
 // first returns the directory's first k entries after after (all when
-// k < 0), in raw byte order; f.mu is held.
+// k < 0), in raw byte order: from its sorted children when it has them
+// (see listing), else keeping k of them as they come. f.mu is held.
 func (n *node) first(after string, k int) []vfs.DirEntry {
+	if l := n.listing(); l != nil {
+		i, found := slices.BinarySearchFunc(l, after, func(c child, name string) int { return strings.Compare(c.name, name) })
+		if found {
+			i++
+		}
+		l = l[i:]
+		if k >= 0 && k < len(l) {
+			l = l[:k]
+		}
+		out := make([]vfs.DirEntry, len(l))
+		for i, c := range l {
+			out[i] = vfs.DirEntry{Name: c.name, Type: c.n.typ}
+		}
+		return out
+	}
+	return n.smallest(after, k)
+}
+
+// smallest is first without sorted children: it keeps k entries of the
+// directory as they come. f.mu is held.
+func (n *node) smallest(after string, k int) []vfs.DirEntry {
 	keep := vfs.NewSmallest(after, k)
 	for name, c := range n.children {
 		keep.Offer(vfs.DirEntry{Name: name, Type: c.typ})
@@ -317,7 +397,7 @@ func (f *FS) write(name string, content []byte, mode uint32, rev int64) error {
 		n.data, n.mode, n.mtime, n.rev = content, mode&0o7777, now, f.next()
 		return nil
 	}
-	p.children[base] = &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: now, data: content, rev: f.next()}
+	p.setChild(base, &node{typ: vfs.TypeFile, mode: mode & 0o7777, mtime: now, data: content, rev: f.next()})
 	p.mtime, p.rev = now, f.rev
 	return nil
 }
@@ -365,7 +445,7 @@ func (f *FS) add(name string, n *node) error {
 		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
 	n.rev = f.next()
-	p.children[base] = n
+	p.setChild(base, n)
 	p.mtime, p.rev = n.mtime, n.rev
 	return nil
 }
@@ -435,7 +515,7 @@ func (f *FS) remove(name string, all bool) error {
 	if n.typ == vfs.TypeDir && len(n.children) > 0 && !all {
 		return errno.New(errno.ENOTEMPTY, toolspec.MsgReasonNotEmpty, name)
 	}
-	delete(p.children, base)
+	p.setChild(base, nil)
 	p.mtime, p.rev = f.stamp(), f.next()
 	return nil
 }

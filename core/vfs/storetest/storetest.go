@@ -77,6 +77,7 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store, opts ...Option) {
 		{"ReadDirOrder", testReadDirOrder},
 		{"ReadDirEntries", testReadDirEntries},
 		{"ReadDirErrors", testReadDirErrors},
+		{"ListingFollowsChanges", testListingFollowsChanges},
 		{"Open", testOpen},
 		{"OpenErrors", testOpenErrors},
 		{"OpenSnapshot", testOpenSnapshot},
