@@ -40,6 +40,8 @@ const grepScanChunk = 256 << 10
 type finder interface {
 	next(b []byte, from int) int
 	reset()
+	// clone returns a finder for another goroutine.
+	clone() finder
 }
 
 // grepPlan is how one query is searched: the exact line matcher and the
@@ -206,6 +208,8 @@ func newLiteralFinder(lit []byte) *literalFinder {
 
 func (f *literalFinder) reset() {}
 
+func (f *literalFinder) clone() finder { return f }
+
 func (f *literalFinder) next(b []byte, from int) int {
 	n, c := len(f.lit), f.lit[f.rare]
 	for start := from; len(b)-start >= n; {
@@ -294,6 +298,13 @@ func newFoldFinder(query string) (*foldFinder, bool) {
 	return f, exact
 }
 
+func (f *foldFinder) clone() finder {
+	c := *f
+	c.nextAt = make([]int, len(f.set))
+	c.reset()
+	return &c
+}
+
 func (f *foldFinder) reset() {
 	for i := range f.nextAt {
 		f.nextAt[i] = -2
@@ -348,6 +359,7 @@ func asciiFoldEqual(b, lower []byte) bool {
 type lineScanner struct {
 	plan    *grepPlan
 	m       queryMatcher // this scanner's own matcher (its work counter)
+	find    finder       // this scanner's own finder, or nil
 	context int64        // lines of context around a match
 	maxLine int          // bytes of a line searched and shown
 	chunk   int          // bytes read at a time
@@ -373,7 +385,11 @@ type tailLine struct {
 }
 
 func newLineScanner(plan *grepPlan, contextLines int64, maxLine, chunk int) *lineScanner {
-	return &lineScanner{plan: plan, m: plan.m, context: contextLines, maxLine: maxLine, chunk: chunk}
+	s := &lineScanner{plan: plan, m: plan.m, context: contextLines, maxLine: maxLine, chunk: chunk}
+	if plan.find != nil {
+		s.find = plan.find.clone()
+	}
+	return s
 }
 
 // scan reads r to its end and calls yield with each line of it that
@@ -461,7 +477,7 @@ func (s *lineScanner) scan(ctx context.Context, r io.Reader, yield func(grepLine
 // region searches b, whole lines ending in "\n", and reports whether to
 // go on.
 func (s *lineScanner) region(b []byte) bool {
-	f := s.plan.find
+	f := s.find
 	if f != nil {
 		f.reset()
 	}

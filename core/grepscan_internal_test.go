@@ -12,6 +12,9 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -332,3 +335,118 @@ func (c cancellingReader) Read(p []byte) (int, error) {
 	c.cancel()
 	return n, err
 }
+
+// TestTreeGrepAgreesWithLineByLine compares grep of a tree (files
+// searched on all cores, the page filled in walk order) with the former
+// search, file after file and line by line, on random trees: the same
+// page, counts and ending, whatever the offset, page size, context and
+// budget (small pages make files hand their lines over one by one),
+// with files whose reads fail halfway: passed over when the host
+// refuses (EACCES), the search failing otherwise (EIO) once it gets
+// there.
+func TestTreeGrepAgreesWithLineByLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	ctx := t.Context()
+	iterations := 300
+	if testing.Short() {
+		iterations = 60
+	}
+	for i := range iterations {
+		ws := vfs.New(failingReads{memfs.New()})
+		for f := range 1 + rng.IntN(80) {
+			text := ""
+			if rng.IntN(3) > 0 {
+				text = randomText(rng)
+			}
+			p := fmt.Sprintf("/workspace/d%d/f%02d", rng.IntN(4), f)
+			switch rng.IntN(40) {
+			case 0:
+				p += "eio"
+			case 1:
+				p += "eacces"
+			}
+			if err := ws.WriteFile(ctx, p, []byte(text), vfs.WriteOptions{CreateParents: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e, err := New(ws, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc, err := ws.Resolve(ctx, "/workspace")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := grepQueries[rng.IntN(len(grepQueries))]
+		plan, err := compileQuery(q.query, q.regex, q.ignoreCase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxLine, chunk := 1+rng.IntN(60), 1+rng.IntN(80)
+		want := &scan{context: int64(rng.IntN(3)), budget: int64(1 + rng.IntN(400)), offset: int64(rng.IntN(6)), limit: int64(1 + rng.IntN(30)), out: []toolspec.GrepMatch{}}
+		got := *want
+		got.out = []toolspec.GrepMatch{}
+		var scanErr error
+		err = e.walk(ctx, loc, "", nil, func(en walkEntry) bool {
+			if en.typ != vfs.TypeFile {
+				return true
+			}
+			r, err := en.dir.Open(ctx, en.name, 0)
+			if err != nil {
+				scanErr = err
+				return false
+			}
+			defer r.Close()
+			m := plan.m
+			var done bool
+			done, scanErr = refScanFile(ctx, &m, r, int64(maxLine), en.path, want)
+			if unreadable(scanErr) {
+				scanErr = nil
+			}
+			return !done && scanErr == nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotErr := e.grepTree(ctx, loc, "", nil, plan, maxLine, chunk, &got)
+		if errno.CodeOf(scanErr) != errno.CodeOf(gotErr) || (scanErr == nil) != (gotErr == nil) {
+			t.Fatalf("case %d: line by line %v, tree %v", i, scanErr, gotErr)
+		}
+		if scanErr != nil {
+			continue // the page of a failed search is not shown
+		}
+		if !reflect.DeepEqual(want, &got) {
+			t.Fatalf("case %d: query %+v, maxLine %d, chunk %d:\nline by line %+v\ntree        %+v", i, q, maxLine, chunk, *want, got)
+		}
+	}
+}
+
+// failingReads is a store whose files named ...eio or ...eacces fail
+// with that code once half their bytes are read.
+type failingReads struct{ vfs.Store }
+
+func (f failingReads) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {
+	r, err := f.Store.Open(ctx, name, offset)
+	if err != nil {
+		return nil, err
+	}
+	var code errno.Code
+	switch {
+	case strings.HasSuffix(name, "eio"):
+		code = errno.EIO
+	case strings.HasSuffix(name, "eacces"):
+		code = errno.EACCES
+	default:
+		return r, nil
+	}
+	b, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), errReader{errno.New(code, "failing", name)})), nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

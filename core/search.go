@@ -310,26 +310,13 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 		return failure(err)
 	}
 	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
-	sc := newLineScanner(plan, contextLines, int(toolspec.GrepMaxLineBytesDefault), grepScanChunk)
+	maxLine := int(toolspec.GrepMaxLineBytesDefault)
 	if loc.Info.IsDir() {
-		var scanErr error
-		err = e.walk(ctx, loc, globOne(a.Include), globList(a.Exclude), func(en walkEntry) bool {
-			if en.typ != vfs.TypeFile {
-				return true
-			}
-			var done bool
-			done, scanErr = e.scanFile(ctx, sc, func() (io.ReadCloser, error) { return en.dir.Open(ctx, en.name, 0) }, en.path, s)
-			if unreadable(scanErr) {
-				scanErr = nil // a file the host will not open is passed over
-			}
-			return !done && scanErr == nil
-		})
-		if err == nil {
-			err = scanErr
-		}
+		err = e.grepTree(ctx, loc, globOne(a.Include), globList(a.Exclude), plan, maxLine, grepScanChunk, s)
 	} else if loc.Info.Type == vfs.TypeOther {
 		err = errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
+		sc := newLineScanner(plan, contextLines, maxLine, grepScanChunk)
 		_, err = e.scanFile(ctx, sc, func() (io.ReadCloser, error) { return e.ws.OpenResolved(ctx, loc.Real, 0) }, loc.Path, s)
 	}
 	if err != nil {
