@@ -45,8 +45,6 @@ type grepJob struct {
 	handing bool
 	lineCh  chan grepLine
 	ack     chan bool
-	quit    chan struct{} // closed when the caller will take no more
-	quitted bool          // quit is closed (the caller's own record)
 }
 
 // grepPool searches queued files on workers.
@@ -103,6 +101,7 @@ func (p *grepPool) search(sc *lineScanner, j *grepJob) {
 			}
 			if p.held.Add(n) > grepHeldMax || matches >= p.keepMax {
 				j.handing = true
+				j.lineCh, j.ack = make(chan grepLine), make(chan bool)
 				close(j.ready)
 			}
 			return true
@@ -110,7 +109,7 @@ func (p *grepPool) search(sc *lineScanner, j *grepJob) {
 		select {
 		case j.lineCh <- l:
 			return <-j.ack
-		case <-j.quit:
+		case <-p.ctx.Done():
 			return false
 		}
 	})
@@ -121,17 +120,9 @@ func (p *grepPool) search(sc *lineScanner, j *grepJob) {
 	}
 }
 
-// stop tells the file's worker that no more lines are taken.
-func (j *grepJob) stop() {
-	if !j.quitted {
-		j.quitted = true
-		close(j.quit)
-	}
-}
-
 // submit queues a file the walk opened.
 func (p *grepPool) submit(shown string, r io.ReadCloser) *grepJob {
-	j := &grepJob{shown: shown, r: r, ready: make(chan struct{}), lineCh: make(chan grepLine), ack: make(chan bool), quit: make(chan struct{})}
+	j := &grepJob{shown: shown, r: r, ready: make(chan struct{})}
 	p.jobs <- j
 	return j
 }
@@ -149,9 +140,6 @@ func (p *grepPool) take(s *scan, j *grepJob) (bool, error) {
 		}
 	}
 	if j.handing {
-		if !more {
-			j.stop()
-		}
 		for l := range j.lineCh {
 			more = more && s.feed(f, l)
 			j.ack <- more
@@ -166,15 +154,10 @@ func (p *grepPool) take(s *scan, j *grepJob) (bool, error) {
 	return s.finish(f), nil
 }
 
-// close stops the workers, ending the searches of the files j (those
-// the page did not take), and waits for them.
-func (p *grepPool) close(left []*grepJob) {
+// close stops the workers, ending the searches of the files the page
+// did not take, and waits for them.
+func (p *grepPool) close() {
 	p.cancel()
-	for _, j := range left {
-		if j.ready != nil {
-			j.stop()
-		}
-	}
 	close(p.jobs)
 	p.wg.Wait()
 }
@@ -184,7 +167,7 @@ func (p *grepPool) close(left []*grepJob) {
 func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include string, exclude []string, plan *grepPlan, maxLine, chunk int, s *scan) error {
 	pool := newGrepPool(ctx, plan, s.context, maxLine, chunk, s.offset+s.limit)
 	var pending []*grepJob
-	defer func() { pool.close(pending) }()
+	defer pool.close()
 	ahead := 0
 	done := false
 	var scanErr error

@@ -54,8 +54,10 @@ type grepPlan struct {
 	exact bool
 	// never: no line can match (a literal holding "\n").
 	never bool
-	// required holds literals every matching line contains, looked for
-	// in a candidate line before the pattern is run on it.
+	// required holds literals every matching line's raw bytes contain
+	// (cut or not, decoded or not: text holds no character its raw
+	// bytes do not, but U+FFFD, which no literal here holds), looked for
+	// in a candidate line before it is decoded or matched.
 	required [][]byte
 	// literal is the query's bytes for a case-sensitive literal.
 	literal []byte
@@ -83,6 +85,7 @@ func newGrepPlan(m *queryMatcher, query string, isRegex, ignoreCase bool, source
 		default:
 			p.find = newLiteralFinder(p.literal)
 			p.exact = true
+			p.required = [][]byte{p.literal}
 		}
 	case !isRegex && ignoreCase:
 		if f, exact := newFoldFinder(query); f != nil {
@@ -112,7 +115,7 @@ func newGrepPlan(m *queryMatcher, query string, isRegex, ignoreCase bool, source
 			}
 		}
 		p.find = newLiteralFinder(lits[best])
-		p.required = slices.Delete(lits, best, best+1)
+		p.required = append(slices.Delete(slices.Clone(lits), best, best+1), lits[best])
 	}
 	return p
 }
@@ -642,16 +645,16 @@ func (s *lineScanner) lineText(raw []byte, n int64, cut bool) string {
 // themselves, else on its text.
 func (s *lineScanner) matches(raw []byte, n int64, cut, found bool) (bool, error) {
 	p := s.plan
+	for _, r := range p.required {
+		if !bytes.Contains(raw, r) {
+			return false, nil
+		}
+	}
 	if n == 1 || cut || (p.rawNeedsValid && !utf8.Valid(raw)) {
 		return s.m.match(s.ctx, s.lineText(raw, n, cut))
 	}
 	if p.exact && found {
 		return true, nil
-	}
-	for _, r := range p.required {
-		if !bytes.Contains(raw, r) {
-			return false, nil
-		}
 	}
 	if s.m.re == nil {
 		return bytes.Contains(raw, p.literal), nil
