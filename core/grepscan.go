@@ -9,6 +9,9 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	xunicode "golang.org/x/text/encoding/unicode"
 )
 
 // The grep scanner searches a file's bytes a buffer at a time, as
@@ -368,6 +371,8 @@ type lineScanner struct {
 	chunk   int          // bytes read at a time
 	buf     []byte
 	long    []byte // the kept start of a line longer than maxLine
+	decoder *encoding.Decoder
+	decoded []byte // a decoded line
 
 	// per file
 	ctx         context.Context
@@ -632,6 +637,38 @@ func (s *lineScanner) show(raw []byte, n int64, cut, isMatch bool) bool {
 	return s.yield(grepLine{n: n, text: s.lineText(raw, n, cut), cut: cut, isMatch: isMatch})
 }
 
+// decode is lineText's bytes: raw itself (without a leading byte order
+// mark on line 1) when it is valid UTF-8, else the decoded text in a
+// buffer the scanner reuses.
+func (s *lineScanner) decode(raw []byte, n int64, cut bool) []byte {
+	if cut {
+		// validPrefix: the longest valid prefix, dropping at most the 3
+		// bytes of a character the cut split.
+		for end := len(raw); end >= max(0, len(raw)-3); end-- {
+			if utf8.Valid(raw[:end]) {
+				raw = raw[:end]
+				break
+			}
+		}
+	}
+	if n == 1 && bytes.HasPrefix(raw, []byte(bom)) {
+		raw = raw[len(bom):]
+	}
+	if utf8.Valid(raw) {
+		return raw
+	}
+	if s.decoder == nil {
+		s.decoder = xunicode.UTF8.NewDecoder()
+	}
+	s.decoder.Reset()
+	// Each byte becomes at most one U+FFFD (3 bytes).
+	if need := 3 * len(raw); cap(s.decoded) < need {
+		s.decoded = make([]byte, need)
+	}
+	k, _, _ := s.decoder.Transform(s.decoded[:cap(s.decoded)], raw, true)
+	return s.decoded[:k]
+}
+
 // lineText is the text of line n as eachLine gives it.
 func (s *lineScanner) lineText(raw []byte, n int64, cut bool) string {
 	if cut {
@@ -651,7 +688,7 @@ func (s *lineScanner) matches(raw []byte, n int64, cut, found bool) (bool, error
 		}
 	}
 	if n == 1 || cut || (p.rawNeedsValid && !utf8.Valid(raw)) {
-		return s.m.match(s.ctx, s.lineText(raw, n, cut))
+		return s.m.matchBytes(s.ctx, s.decode(raw, n, cut))
 	}
 	if p.exact && found {
 		return true, nil
