@@ -21,7 +21,8 @@ import (
 //
 // The walk runs ahead of the page by a window of files that starts at
 // none (a search whose first files fill the page opens no more than it
-// needs) and doubles with each file that adds nothing to the page.
+// needs, and searches them in the calling goroutine) and doubles with
+// each file that adds nothing to the page.
 
 // grepAheadMax is the most files a tree grep searches ahead of the page.
 const grepAheadMax = 1 << 16
@@ -77,6 +78,11 @@ func newGrepPool(ctx context.Context, plan *grepPlan, contextLines int64, maxLin
 func (p *grepPool) work() {
 	defer p.wg.Done()
 	var sc *lineScanner
+	defer func() {
+		if sc != nil {
+			sc.release()
+		}
+	}()
 	for j := range p.jobs {
 		if sc == nil {
 			sc = newLineScanner(p.plan, p.context, p.maxLine, p.chunk)
@@ -165,9 +171,19 @@ func (p *grepPool) close() {
 // grepTree searches the files below the directory loc that the walk
 // visits (include, exclude), filling s in walk order, with plan.
 func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include string, exclude []string, plan *grepPlan, maxLine, chunk int, s *scan) error {
-	pool := newGrepPool(ctx, plan, s.context, maxLine, chunk, s.offset+s.limit)
+	var pool *grepPool // started once the walk may run ahead
+	defer func() {
+		if pool != nil {
+			pool.close()
+		}
+	}()
+	var sc *lineScanner // searches in this goroutine until then
+	defer func() {
+		if sc != nil {
+			sc.release()
+		}
+	}()
 	var pending []*grepJob
-	defer pool.close()
 	ahead := 0
 	done := false
 	var scanErr error
@@ -194,7 +210,29 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 		if en.typ != vfs.TypeFile {
 			return true
 		}
-		r, err := en.dir.Open(ctx, en.name, 0)
+		open := func() (io.ReadCloser, error) { return en.dir.Open(ctx, en.name, 0) }
+		if ahead == 0 {
+			// Nothing is pending: search the file here, sparing the
+			// hand-over (a search whose first files fill the page).
+			if sc == nil {
+				sc = newLineScanner(plan, s.context, maxLine, chunk)
+			}
+			before := s.accepted
+			var err error
+			done, err = e.scanFile(ctx, sc, open, en.path, s)
+			if unreadable(err) {
+				err = nil // a file the host will not open or read is passed over
+			}
+			scanErr = err
+			if s.accepted == before {
+				ahead = 1
+			}
+			return !done && scanErr == nil
+		}
+		if pool == nil {
+			pool = newGrepPool(ctx, plan, s.context, maxLine, chunk, s.offset+s.limit)
+		}
+		r, err := open()
 		if err != nil {
 			pending = append(pending, &grepJob{shown: en.path, err: err})
 		} else {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp/syntax"
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -415,8 +416,11 @@ func (s *lineScanner) scan(ctx context.Context, r io.Reader, yield func(grepLine
 		_, err := io.Copy(io.Discard, ctxReader{ctx, r})
 		return err
 	}
-	if need := s.chunk + s.maxLine + 1; len(s.buf) < need {
-		s.buf = make([]byte, need)
+	// The buffer holds a line's start (up to maxLine bytes) and a chunk
+	// read after it; it starts small and grows to that as lines need.
+	need := s.chunk + s.maxLine + 1
+	if s.buf == nil {
+		s.buf = getScanBuffer(min(need, scanBufferStart))
 	}
 	buf := s.buf
 	filled, scanned := 0, 0 // buf[:scanned] holds no "\n"
@@ -425,7 +429,12 @@ func (s *lineScanner) scan(ctx context.Context, r io.Reader, yield func(grepLine
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		k, err := r.Read(buf[filled : filled+s.chunk])
+		if len(buf)-filled < s.chunk && len(buf) < need {
+			grown := make([]byte, min(max(2*len(buf), filled+s.chunk), need))
+			copy(grown, buf[:filled])
+			buf, s.buf = grown, grown
+		}
+		k, err := r.Read(buf[filled:min(filled+s.chunk, len(buf))])
 		filled += k
 		if errors.Is(err, io.EOF) {
 			eof = true
@@ -456,7 +465,7 @@ func (s *lineScanner) scan(ctx context.Context, r io.Reader, yield func(grepLine
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				k, err := r.Read(buf[:s.chunk])
+				k, err := r.Read(buf[:min(s.chunk, len(buf))])
 				if errors.Is(err, io.EOF) {
 					eof = true
 				} else if err != nil {
@@ -480,6 +489,34 @@ func (s *lineScanner) scan(ctx context.Context, r io.Reader, yield func(grepLine
 		}
 	}
 	return s.err
+}
+
+// scanBuffers keeps the buffers of finished scanners for the next
+// grep, which would otherwise spend much of its time clearing new ones.
+var scanBuffers sync.Pool
+
+// scanBufferStart is the size a scanner's buffer starts at, in bytes
+// (a variable for tests).
+var scanBufferStart = 64 << 10
+
+// getScanBuffer returns a buffer of n bytes, a kept one when it fits.
+func getScanBuffer(n int) []byte {
+	if b, ok := scanBuffers.Get().(*[]byte); ok {
+		if len(*b) >= n {
+			return *b
+		}
+	}
+	return make([]byte, n)
+}
+
+// release gives the scanner's buffer back for another scanner; the
+// scanner may not be used after.
+func (s *lineScanner) release() {
+	if s.buf != nil {
+		b := s.buf
+		s.buf = nil
+		scanBuffers.Put(&b)
+	}
 }
 
 // region searches b, whole lines ending in "\n", and reports whether to

@@ -317,6 +317,7 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 		err = errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
 		sc := newLineScanner(plan, contextLines, maxLine, grepScanChunk)
+		defer sc.release()
 		_, err = e.scanFile(ctx, sc, func() (io.ReadCloser, error) { return e.ws.OpenResolved(ctx, loc.Real, 0) }, loc.Path, s)
 	}
 	if err != nil {
