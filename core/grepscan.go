@@ -65,6 +65,13 @@ type grepPlan struct {
 	required [][]byte
 	// literal is the query's bytes for a case-sensitive literal.
 	literal []byte
+	// window is the most bytes a match of the pattern spans, when it is
+	// bounded and the pattern asserts nothing about what is around a
+	// match (no ^, $, \b): then every match lies within window bytes
+	// of an occurrence of windowLit, and a long line is matched in
+	// those stretches only. 0 when not.
+	window    int
+	windowLit []byte
 	// rawNeedsValid: matching a line's raw bytes agrees with matching its
 	// decoded text only when the bytes are valid UTF-8 (patterns, and a
 	// literal that holds U+FFFD).
@@ -119,9 +126,68 @@ func newGrepPlan(m *queryMatcher, query string, isRegex, ignoreCase bool, source
 			}
 		}
 		p.find = newLiteralFinder(lits[best])
+		if w, ok := maxMatchBytes(re.Simplify()); ok && w <= windowMax {
+			p.windowLit, p.window = lits[best], w
+		}
 		p.required = append(slices.Delete(slices.Clone(lits), best, best+1), lits[best])
 	}
 	return p
+}
+
+// windowMax is the widest match worth matching around a literal.
+const windowMax = 1 << 10
+
+// windowedLine is the length from which a line is matched around its
+// literal's occurrences rather than whole, in bytes (a variable for
+// tests).
+var windowedLine = 4 << 10
+
+// maxMatchBytes is the most bytes of UTF-8 a match of re spans, and
+// whether that is bounded and re asserts nothing about the text around
+// a match (no empty-width assertion).
+func maxMatchBytes(re *syntax.Regexp) (int, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return 0, true
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return utf8.UTFMax * len(re.Rune), true
+		}
+		return len(string(re.Rune)), true
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return 0, true
+		}
+		return utf8.RuneLen(min(re.Rune[len(re.Rune)-1], unicode.MaxRune)), true
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxMatchBytes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return 0, false
+		}
+		w, ok := maxMatchBytes(re.Sub[0])
+		return w * re.Max, ok && w*re.Max <= windowMax
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			w, ok := maxMatchBytes(sub)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				total += w
+			} else {
+				total = max(total, w)
+			}
+			if total > windowMax {
+				return 0, false
+			}
+		}
+		return total, true
+	}
+	return 0, false // star, plus, and the empty-width assertions
 }
 
 // literalScore ranks a literal for a finder: lower is better (rarer).
@@ -674,6 +740,35 @@ func (s *lineScanner) show(raw []byte, n int64, cut, isMatch bool) bool {
 	return s.yield(grepLine{n: n, text: s.lineText(raw, n, cut), cut: cut, isMatch: isMatch})
 }
 
+// matchAround matches a long line's text in the stretches around the
+// occurrences of the plan's window literal that a match may span
+// (stretches that overlap are matched as one), which finds a match
+// exactly when matching the whole line would (see grepPlan.window).
+func (s *lineScanner) matchAround(text []byte) (bool, error) {
+	lit, w := s.plan.windowLit, s.plan.window
+	for from := 0; from < len(text); {
+		i := bytes.Index(text[from:], lit)
+		if i < 0 {
+			return false, nil
+		}
+		occ := from + i
+		lo, hi := max(0, occ-w), min(len(text), occ+len(lit)+w)
+		for {
+			j := bytes.Index(text[occ+1:], lit)
+			if j < 0 || occ+1+j-w > hi {
+				break
+			}
+			occ += 1 + j
+			hi = min(len(text), occ+len(lit)+w)
+		}
+		if ok, err := s.m.matchBytes(s.ctx, text[lo:hi]); ok || err != nil {
+			return ok, err
+		}
+		from = occ + 1
+	}
+	return false, nil
+}
+
 // decode is lineText's bytes: raw itself (without a leading byte order
 // mark on line 1) when it is valid UTF-8, else the decoded text in a
 // buffer the scanner reuses.
@@ -725,7 +820,11 @@ func (s *lineScanner) matches(raw []byte, n int64, cut, found bool) (bool, error
 		}
 	}
 	if n == 1 || cut || (p.rawNeedsValid && !utf8.Valid(raw)) {
-		return s.m.matchBytes(s.ctx, s.decode(raw, n, cut))
+		text := s.decode(raw, n, cut)
+		if p.window > 0 && len(text) >= windowedLine {
+			return s.matchAround(text)
+		}
+		return s.m.matchBytes(s.ctx, text)
 	}
 	if p.exact && found {
 		return true, nil

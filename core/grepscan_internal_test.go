@@ -196,7 +196,8 @@ var grepQueries = []struct {
 	{`\x{fffd}`, true, false}, {"b+a", true, false}, {"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", true, false},
 	{"(ab|xy)z", true, false}, {`a\nb`, true, false}, {"[^a]", true, false}, {`\bab\b`, true, false}, {"(?i)K", true, false},
 	{"x.z", true, false}, {`\s$`, true, false}, {"é|b", true, false}, {"a{3}", true, false}, {`^\x{feff}`, true, false},
-	{"xyzzy", true, true}, {"^É", true, true},
+	{"xyzzy", true, true}, {"^É", true, true}, {"x.{0,3}y|ab?", true, false}, {"(?:é|K)z?yzz", true, false},
+	{"[^a]{2}b", true, false}, {"zz(?i)Y", true, false},
 }
 
 // randomText is a file of random pieces.
@@ -225,12 +226,13 @@ func randomReader(rng *rand.Rand, text string) io.Reader {
 // queries: a search across several files with random context, offset,
 // page size and byte budget must give the same page, the same counts
 // and the same ending, with the chunk read at a time and the line cap
-// small enough that matches straddle chunks and lines are cut, and the
-// buffer starting small enough to grow.
+// small enough that matches straddle chunks and lines are cut, the
+// buffer starting small enough to grow, and lines (cut, first, or not
+// UTF-8) matched around their literals from a random length on.
 func TestLineScannerAgreesWithLineByLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 2026))
 	ctx := context.Background()
-	defer func(n int) { scanBufferStart = n }(scanBufferStart)
+	defer func(n, w int) { scanBufferStart, windowedLine = n, w }(scanBufferStart, windowedLine)
 	iterations := 20000
 	if testing.Short() {
 		iterations = 3000
@@ -255,6 +257,7 @@ func TestLineScannerAgreesWithLineByLine(t *testing.T) {
 		got := *want
 		got.out = []toolspec.GrepMatch{}
 		scanBufferStart = 1 + rng.IntN(2*(maxLine+chunk)) // buffers grow as lines need
+		windowedLine = rng.IntN(40)                       // lines matched around their literals
 		sc := newLineScanner(plan, contextLines, maxLine, chunk)
 		var wantDone, gotDone []bool
 		for j, text := range files {
