@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"regexp"
 	"regexp/syntax"
@@ -363,31 +362,20 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 	if err != nil {
 		return failure(err)
 	}
-	match, err := compileQuery(a.Query, a.Regex != nil && *a.Regex, a.IgnoreCase != nil && *a.IgnoreCase)
+	plan, err := compileQuery(a.Query, a.Regex != nil && *a.Regex, a.IgnoreCase != nil && *a.IgnoreCase)
 	if err != nil {
 		return failure(err)
 	}
-	s := &scan{match: match, context: contextLines, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
+	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
+	maxLine := int(toolspec.GrepMaxLineBytesDefault)
 	if loc.Info.IsDir() {
-		var scanErr error
-		err = e.walk(ctx, loc, globOne(a.Include), globList(a.Exclude), func(en walkEntry) bool {
-			if en.typ != vfs.TypeFile {
-				return true
-			}
-			var done bool
-			done, scanErr = e.scanFile(ctx, func() (io.ReadCloser, error) { return en.dir.Open(ctx, en.name, 0) }, en.path, s)
-			if unreadable(scanErr) {
-				scanErr = nil // a file the host will not open is passed over
-			}
-			return !done && scanErr == nil
-		})
-		if err == nil {
-			err = scanErr
-		}
+		err = e.grepTree(ctx, loc, globOne(a.Include), globList(a.Exclude), plan, maxLine, grepScanChunk, s)
 	} else if loc.Info.Type == vfs.TypeOther {
 		err = errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(loc.Path), loc.Path)
 	} else {
-		_, err = e.scanFile(ctx, func() (io.ReadCloser, error) { return e.ws.OpenResolved(ctx, loc.Real, 0) }, loc.Path, s)
+		sc := newLineScanner(plan, contextLines, maxLine, grepScanChunk)
+		defer sc.release()
+		_, err = e.scanFile(ctx, sc, func() (io.ReadCloser, error) { return e.ws.OpenResolved(ctx, loc.Real, 0) }, loc.Path, s)
 	}
 	if err != nil {
 		return failure(err)
@@ -422,16 +410,17 @@ func unreadable(err error) bool {
 
 // scan is the state of one grep across files.
 type scan struct {
-	match    *queryMatcher
 	context  int64
 	offset   int64
 	limit    int64
 	seen     int64
 	accepted int64
 	out      []toolspec.GrepMatch
-	// bytes of line text the page holds so far; full once past the budget.
-	bytes int64
-	full  bool
+	// bytes of line text the page holds so far; full once past budget
+	// (toolspec.GrepMaxResultBytesDefault).
+	bytes  int64
+	budget int64
+	full   bool
 }
 
 type pendingMatch struct {
@@ -439,168 +428,113 @@ type pendingMatch struct {
 	remaining int64
 }
 
-// scanFile searches one file (open opens it) line by line and reports
+// feed takes the next line a file's scanner shows (a match or context,
+// in order) into the page, and reports whether to go on with the file;
+// f.done is set once the search is complete (the page and the context
+// of its last match are full).
+func (s *scan) feed(f *fileScan, l grepLine) bool {
+	if l.n != f.last+1 {
+		f.before = f.before[:0] // lines were passed over: none is context
+	}
+	f.last = l.n
+	text := l.text
+	if l.cut {
+		text = toolspec.MsgReadLineTruncated(text)
+	}
+	cl := toolspec.GrepContextLine{Line: l.n, Text: text, IsMatch: l.isMatch}
+	for _, pm := range f.pending {
+		pm.match.Context = append(pm.match.Context, cl)
+		pm.remaining--
+		s.bytes += int64(len(text))
+	}
+	for len(f.pending) > 0 && f.pending[0].remaining == 0 {
+		s.out = append(s.out, f.pending[0].match)
+		f.pending = f.pending[1:]
+	}
+	if s.accepted >= s.limit && len(f.pending) == 0 {
+		f.done = true
+		return false
+	}
+	if l.isMatch && s.accepted < s.limit && s.accepted > 0 && s.bytes >= s.budget {
+		// The page holds as much text as one answer should; it ends
+		// here and the next page starts at this match.
+		s.full = true
+		f.done = true
+		return false
+	}
+	if l.isMatch {
+		index := s.seen
+		s.seen++
+		if index >= s.offset && s.accepted < s.limit {
+			s.bytes += int64(len(text))
+			for _, b := range f.before {
+				s.bytes += int64(len(b.Text))
+			}
+			m := toolspec.GrepMatch{Path: f.shown, Line: l.n, Text: text}
+			if s.context > 0 {
+				m.Context = append(append([]toolspec.GrepContextLine{}, f.before...), cl)
+				f.pending = append(f.pending, &pendingMatch{m, s.context})
+			} else {
+				s.out = append(s.out, m)
+			}
+			s.accepted++
+		}
+	}
+	if s.context > 0 {
+		f.before = append(f.before, cl)
+		if int64(len(f.before)) > s.context {
+			f.before = f.before[1:]
+		}
+	}
+	if s.accepted >= s.limit && len(f.pending) == 0 {
+		f.done = true
+		return false
+	}
+	return true
+}
+
+// fileScan is the state of the page within one file.
+type fileScan struct {
+	shown   string
+	last    int64 // the number of the last line fed
+	before  []toolspec.GrepContextLine
+	pending []*pendingMatch
+	done    bool
+}
+
+// finish ends a file once its lines are fed (or the page stopped them),
+// and reports whether the search is complete.
+func (s *scan) finish(f *fileScan) bool {
+	if !f.done || s.full {
+		for _, pm := range f.pending {
+			s.out = append(s.out, pm.match)
+		}
+	}
+	return f.done || s.accepted >= s.limit
+}
+
+// scanFile searches one file (open opens it) with sc and reports
 // whether the search is complete (the page and the context of its last
 // match are full).
-func (e *Executor) scanFile(ctx context.Context, open func() (io.ReadCloser, error), shown string, s *scan) (bool, error) {
+func (e *Executor) scanFile(ctx context.Context, sc *lineScanner, open func() (io.ReadCloser, error), shown string, s *scan) (bool, error) {
 	r, err := open()
 	if err != nil {
 		return false, err
 	}
 	defer r.Close()
-	var before []toolspec.GrepContextLine
-	var pending []*pendingMatch
-	done := false
-	var matchErr error
-	err = eachLine(ctx, r, toolspec.GrepMaxLineBytesDefault, func(n int64, text string, cut bool) bool {
-		isMatch, err := s.match.match(ctx, text)
-		if err != nil {
-			matchErr = err
-			return false
-		}
-		if cut {
-			text = toolspec.MsgReadLineTruncated(text)
-		}
-		cl := toolspec.GrepContextLine{Line: n, Text: text, IsMatch: isMatch}
-		for _, pm := range pending {
-			pm.match.Context = append(pm.match.Context, cl)
-			pm.remaining--
-			s.bytes += int64(len(text))
-		}
-		for len(pending) > 0 && pending[0].remaining == 0 {
-			s.out = append(s.out, pending[0].match)
-			pending = pending[1:]
-		}
-		if s.accepted >= s.limit && len(pending) == 0 {
-			done = true
-			return false
-		}
-		if isMatch && s.accepted < s.limit && s.accepted > 0 && s.bytes >= toolspec.GrepMaxResultBytesDefault {
-			// The page holds as much text as one answer should; it ends
-			// here and the next page starts at this match.
-			s.full = true
-			done = true
-			return false
-		}
-		if isMatch {
-			index := s.seen
-			s.seen++
-			if index >= s.offset && s.accepted < s.limit {
-				s.bytes += int64(len(text))
-				for _, b := range before {
-					s.bytes += int64(len(b.Text))
-				}
-				m := toolspec.GrepMatch{Path: shown, Line: n, Text: text}
-				if s.context > 0 {
-					m.Context = append(append([]toolspec.GrepContextLine{}, before...), cl)
-					pending = append(pending, &pendingMatch{m, s.context})
-				} else {
-					s.out = append(s.out, m)
-				}
-				s.accepted++
-			}
-		}
-		before = append(before, cl)
-		if int64(len(before)) > s.context {
-			before = before[1:]
-		}
-		if s.accepted >= s.limit && len(pending) == 0 {
-			done = true
-			return false
-		}
-		return true
-	})
-	if err == nil {
-		err = matchErr
-	}
-	if err != nil {
+	f := &fileScan{shown: shown}
+	if err := sc.scan(ctx, r, func(l grepLine) bool { return s.feed(f, l) }); err != nil {
 		return false, err
 	}
-	if !done || s.full {
-		for _, pm := range pending {
-			s.out = append(s.out, pm.match)
-		}
-	}
-	if !done {
-		done = s.accepted >= s.limit
-	}
-	return done, nil
+	return s.finish(f), nil
 }
 
-// linesPerCheck is how often eachLine looks at its context between
-// reads: a chunk of short lines is tens of thousands of lines, each
-// matched against the query.
-const linesPerCheck = 64
-
-// eachLine calls fn with each line of r (numbered from 1, without its
-// "\n"), decoded as the reference's streaming TextDecoder decodes it: a
-// byte order mark is dropped at the start of the file only, and a last
-// line without "\n" counts when it is not empty. A line longer than
-// maxLine bytes is given in its first maxLine bytes (cut on a character
-// boundary) with cut set, and the rest of it is read past, so memory
-// stays bounded whatever the line's length. A cancelled ctx stops it
-// within linesPerCheck lines, with ctx's error.
-func eachLine(ctx context.Context, r io.Reader, maxLine int64, fn func(n int64, text string, cut bool) bool) error {
-	buf := make([]byte, readChunk)
-	var partial []byte
-	cut := false
-	n := int64(1)
-	keep := func(b []byte) {
-		if room := maxLine - int64(len(partial)); room < int64(len(b)) {
-			b = b[:max(room, 0)]
-			cut = true
-		}
-		partial = append(partial, b...)
-	}
-	text := func() string {
-		if cut {
-			return validPrefix(partial, n == 1)
-		}
-		return DecodeText(partial, n == 1)
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k, err := r.Read(buf)
-		chunk := buf[:k]
-		for len(chunk) > 0 {
-			nl := bytes.IndexByte(chunk, '\n')
-			if nl < 0 {
-				keep(chunk)
-				break
-			}
-			keep(chunk[:nl])
-			if n%linesPerCheck == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if !fn(n, text(), cut) {
-				return nil
-			}
-			partial, cut = partial[:0], false
-			n++
-			chunk = chunk[nl+1:]
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if t := text(); t != "" {
-		fn(n, t, cut)
-	}
-	return nil
-}
-
-// compileQuery builds the line matcher: a literal (the default) or an RE2
-// pattern, optionally ignoring case.
-func compileQuery(query string, isRegex, ignoreCase bool) (*queryMatcher, error) {
+// compileQuery builds the plan a query is searched with: the line
+// matcher, a literal (the default) or an RE2 pattern, optionally
+// ignoring case, and the finder in front of it.
+func compileQuery(query string, isRegex, ignoreCase bool) (*grepPlan, error) {
 	if !isRegex && !ignoreCase {
-		return &queryMatcher{literal: query}, nil
+		return newGrepPlan(&queryMatcher{literal: query}, query, false, false, ""), nil
 	}
 	source, err := querySource(query, isRegex, ignoreCase)
 	if err != nil {
@@ -610,7 +544,7 @@ func compileQuery(query string, isRegex, ignoreCase bool) (*queryMatcher, error)
 	if err != nil {
 		return nil, invalidRegex(err)
 	}
-	return &queryMatcher{re: re, insts: programSize(source)}, nil
+	return newGrepPlan(&queryMatcher{re: re, insts: programSize(source)}, query, isRegex, ignoreCase, source), nil
 }
 
 // matchSlice is how much matching work, in program instructions times
@@ -664,6 +598,24 @@ func (m *queryMatcher) match(ctx context.Context, line string) (bool, error) {
 		return false, r.err
 	}
 	return matched, nil
+}
+
+// matchBytes is match for a line given as its bytes, valid UTF-8.
+func (m *queryMatcher) matchBytes(ctx context.Context, line []byte) (bool, error) {
+	if m.re == nil {
+		return bytes.Contains(line, []byte(m.literal)), nil
+	}
+	cost := (len(line) + 1) * m.insts
+	if cost > matchWhole {
+		return m.match(ctx, string(line))
+	}
+	if m.work += cost; m.work > matchSlice {
+		m.work = 0
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	return m.re.Match(line), nil
 }
 
 // ctxRunes reads the runes of text as regexp reads a string (a byte
