@@ -52,8 +52,10 @@ func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
 
 // Open returns a reader of the regular file at name from byte offset to
 // its end (nothing when offset is at or past the end). The reader
-// fetches the 64 KiB chunks it needs lazily, one query each, so reading
-// the end of a large file touches only its last chunks. It reads the
+// fetches the 64 KiB chunks it needs lazily, so reading the end of a
+// large file touches only its last chunks: the first with the node,
+// then in one query each as many as the caller's buffer needs, or more
+// as it reads on (a window that doubles from one chunk to 16, 1 MiB). It reads the
 // content the file had when opened; when that content is replaced or
 // removed before the reader has fetched all it needs, Read fails with an
 // EAGAIN error saying so (read again): it never returns a mix. The first
@@ -110,6 +112,11 @@ func (f *FS) readTx(ctx context.Context, name string, fn func(tx *tx) error) err
 	return f.fail(ctx, name, err)
 }
 
+// readAhead is how many chunks a reader fetches in one query at most
+// (1 MiB): the reader's window doubles from one chunk with every fetch
+// of a sequential read, up to this.
+const readAhead = 16
+
 // reader reads one content, chunk by chunk.
 type reader struct {
 	f      *FS
@@ -118,18 +125,78 @@ type reader struct {
 	cid    int64
 	size   int64
 	off    int64  // the offset of buf's first byte
-	buf    []byte // the rest of the current chunk
+	buf    []byte // the rest of the chunks fetched last
+	data   []byte // the chunks fetched last, buf's backing array
+	window int64  // how many chunks the next fetch reads at least
 	closed bool
 }
 
-// fetch loads the chunk holding r.off into r.buf.
-func (r *reader) fetch() error {
+// fetch loads the chunks from the one holding r.off into r.buf: at least
+// want bytes' worth (the length of the caller's buffer), and at least
+// the reader's window, which doubles with every fetch (up to readAhead
+// chunks), all in one query.
+func (r *reader) fetch(want int) error {
 	done, err := r.f.fresh(r.ctx)
 	defer done()
 	if err != nil {
 		return r.f.fail(r.ctx, r.name, err)
 	}
-	return r.fetchFrom(r.f.r)
+	first := r.off / chunkSize
+	n := max(r.window, 1)
+	if want > 0 {
+		n = max(n, (r.off+int64(want)-1)/chunkSize-first+1)
+	}
+	n = min(n, readAhead, (r.size-1)/chunkSize-first+1)
+	r.window = min(max(r.window, 1)*2, readAhead)
+	if n == 1 {
+		return r.fetchFrom(r.f.r)
+	}
+	return r.f.fail(r.ctx, r.name, r.fetchRange(first, n))
+}
+
+// fetchRange loads chunks [first, first+n) into r.buf in one query
+// (one snapshot), checking each as fetchFrom does. A chunk after the
+// first that is missing or fails its check ends the range before it: the
+// next fetch starts there and reports it, so the reader returns every
+// byte before it, as one query per chunk would.
+func (r *reader) fetchRange(first, n int64) error {
+	q := r.f.r
+	rows, err := q.QueryContext(r.ctx, qChunkRange, r.cid, first, first+n)
+	if err != nil {
+		return err
+	}
+	data := r.data[:0]
+	idx := first
+	for ; rows.Next(); idx++ {
+		var got int64
+		var chunk sql.RawBytes
+		var sum sql.NullInt64
+		if err = rows.Scan(&got, &chunk, &sum); err != nil {
+			break
+		}
+		if got != idx {
+			break
+		}
+		if err = checkChunk(chunk, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
+			break
+		}
+		data = append(data, chunk...)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	rows.Close()
+	r.f.chunkReads.Add(max(idx-first, 1))
+	r.data = data
+	switch {
+	case idx > first:
+		r.buf = data[r.off-first*chunkSize:]
+		return nil
+	case err != nil:
+		return err
+	}
+	// The first chunk is not there: the content is gone, or damaged.
+	return r.gone(q)
 }
 
 // fetchFrom loads the chunk holding r.off into r.buf through q.
@@ -181,7 +248,7 @@ func (r *reader) Read(p []byte) (int, error) {
 		if r.off >= r.size {
 			return 0, io.EOF
 		}
-		if err := r.fetch(); err != nil {
+		if err := r.fetch(len(p)); err != nil {
 			return 0, err
 		}
 	}
@@ -202,7 +269,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 			if r.off >= r.size {
 				return total, nil
 			}
-			if err := r.fetch(); err != nil {
+			if err := r.fetch(0); err != nil {
 				return total, err
 			}
 		}
@@ -217,7 +284,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (r *reader) Close() error {
-	r.closed, r.buf = true, nil
+	r.closed, r.buf, r.data = true, nil, nil
 	return nil
 }
 

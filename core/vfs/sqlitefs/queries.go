@@ -67,9 +67,11 @@ var (
 	qDelContentBelow = change(`DELETE FROM content WHERE id IN (SELECT cid FROM tree WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
 	qDelNodesBelow   = change(`DELETE FROM tree WHERE path >= ?1 AND path < ?2`)
 
-	qChunk    = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
-	qChunks   = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
-	qAddChunk = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
+	qChunk  = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
+	qChunks = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
+	// The chunks [?2, ?3) of content ?1.
+	qChunkRange = query(`SELECT idx, data, sum FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`)
+	qAddChunk   = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
 	// The next content id, only while the counter is not behind any id in
 	// use (no row: it is, damage).
 	qNextContent  = change(`UPDATE meta SET value = value + 1 WHERE key = 'content' AND value >= (SELECT coalesce(max(id), 0) FROM content) RETURNING value`)

@@ -31,11 +31,12 @@ var (
 		qEntries: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`,
 	}
 	layout1 = map[string]string{
-		qNode:    layout2[qNode],
-		qReadDir: layout2[qReadDir],
-		qEntries: layout2[qEntries],
-		qChunk:   `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
-		qChunks:  `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
+		qNode:       layout2[qNode],
+		qReadDir:    layout2[qReadDir],
+		qEntries:    layout2[qEntries],
+		qChunk:      `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
+		qChunks:     `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
+		qChunkRange: `SELECT idx, data, NULL FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`,
 	}
 )
 
