@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -71,28 +72,66 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	var r *reader
-	err := f.readTx(ctx, name, func(tx *tx) error {
-		n, err := lookup(ctx, tx, name)
-		if err != nil {
-			return err
-		}
-		if n.typ != dbFile {
-			return notFile(n, name)
-		}
-		r = &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
-		// The first chunk comes from the snapshot the node came from: a
-		// file of one chunk (64 KiB) is read whole even when it is
-		// replaced at once.
-		if r.off < r.size {
-			return r.fetchFrom(tx)
-		}
-		return nil
-	})
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	r, err := f.open(ctx, name, offset)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	return r, nil
+}
+
+// open reads the node at name and the chunk holding offset in one
+// statement (one snapshot), and returns a reader of the file from
+// offset holding that chunk.
+func (f *FS) open(ctx context.Context, name string, offset int64) (*reader, error) {
+	dir, base := split(name)
+	idx := max(offset, 0) / chunkSize
+	var data []byte
+	var sum sql.NullInt64
+	s := newRowScanner()
+	n, _, err := s.node(withExtra{f.r.QueryRowContext(ctx, qNodeChunk, name, idx), []any{&data, &sum}}, false, dir, base, name == "", f.r.unsummed())
+	s.free()
+	if err == sql.ErrNoRows {
+		return nil, missing(ctx, f.r, name)
+	}
 	if err != nil {
 		return nil, err
 	}
+	if n.typ != dbFile {
+		return nil, notFile(n, name)
+	}
+	r := &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
+	if r.off >= r.size {
+		return r, nil
+	}
+	// The first chunk comes from the snapshot the node came from: a
+	// file of one chunk (64 KiB) is read whole even when it is replaced
+	// at once. A file that refers to content without that chunk is
+	// damaged.
+	f.chunkReads.Add(1)
+	if data == nil {
+		return nil, errChunkMissing
+	}
+	if err := checkChunk(data, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
+		return nil, err
+	}
+	r.buf = data[r.off-idx*chunkSize:]
 	return r, nil
+}
+
+// withExtra scans a row into the destinations it is given and then into
+// extra: a node row with more columns after the node's.
+type withExtra struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+func (w withExtra) Scan(dest ...any) error {
+	return w.row.Scan(append(dest, w.extra...)...)
 }
 
 // readTx runs fn in one read transaction (a snapshot) of the reading
@@ -355,6 +394,7 @@ func (f *FS) WriteFileIf(ctx context.Context, name string, rev int64, r io.Reade
 // the node at name is at revision rev (anyRev: whatever it is).
 func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint32, rev int64) error {
 	w := &contentWriter{f: f, ctx: ctx, name: name}
+	defer w.release()
 	err := w.stream(r)
 	if err == nil {
 		err = f.write(ctx, name, func(t *wtx) error { return w.commit(t, mode, rev) })
@@ -382,6 +422,37 @@ func checkRev(name string, n node, ok bool, rev int64) error {
 	return errMoved(name)
 }
 
+// chunkBufs keeps the buffers of chunks written: a stored chunk's bytes
+// are copied by SQLite when bound, so its buffer serves the next chunk
+// of any writer (a write of a small file needs one, of 64 KiB).
+var chunkBufs sync.Pool
+
+// getChunk returns an empty buffer of chunkSize bytes' capacity.
+func getChunk() []byte {
+	if p, ok := chunkBufs.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, chunkSize)
+}
+
+// putChunk keeps b, a buffer of getChunk no longer in use, for reuse.
+func putChunk(b []byte) {
+	if cap(b) == chunkSize {
+		chunkBufs.Put(&b)
+	}
+}
+
+// release returns the writer's buffers for reuse; w is done.
+func (w *contentWriter) release() {
+	for _, c := range w.pending {
+		putChunk(c)
+	}
+	if w.tail != nil {
+		putChunk(w.tail)
+	}
+	w.pending, w.tail = nil, nil
+}
+
 // contentWriter is a WriteFile in progress.
 type contentWriter struct {
 	f    *FS
@@ -401,7 +472,7 @@ func (w *contentWriter) stream(r io.Reader) error {
 	w.lastFlush = time.Now()
 	for {
 		if w.tail == nil {
-			w.tail = make([]byte, 0, chunkSize)
+			w.tail = getChunk()
 		}
 		n, err := r.Read(w.tail[len(w.tail):chunkSize])
 		w.tail = w.tail[:len(w.tail)+n]
@@ -441,6 +512,9 @@ func (w *contentWriter) flush() error {
 	}
 	w.cid = cid
 	w.next += int64(len(w.pending))
+	for _, c := range w.pending {
+		putChunk(c)
+	}
 	w.pending = w.pending[:0]
 	w.lastFlush = time.Now()
 	return nil
@@ -513,16 +587,21 @@ func (w *contentWriter) commit(t *wtx, mode uint32, rev int64) error {
 		}
 		cid = sql.NullInt64{Int64: id, Valid: true}
 	}
-	return t.setContent(w.name, cid, w.size, mode, rev <= 0)
+	return t.setContent(w.name, n, ok, cid, w.size, mode, rev <= 0)
 }
 
-// setContent points the regular file at name (created when create is
-// true and there is none) at content cid of size bytes, with permission
-// bits mode, and deletes its old content.
-func (t *wtx) setContent(name string, cid sql.NullInt64, size int64, mode uint32, create bool) error {
-	old, ok, dir, err := writable(t.ctx, t, name)
+// setContent points the regular file at name, old as this transaction
+// read it (ok: there is one; created when create is true and there is
+// none), at content cid of size bytes, with permission bits mode, and
+// deletes its old content. Its parent must be a directory and old a
+// regular file (as writable checks).
+func (t *wtx) setContent(name string, old node, ok bool, cid sql.NullInt64, size int64, mode uint32, create bool) error {
+	dir, _, err := parentDir(t.ctx, t, name)
 	if err != nil {
 		return err
+	}
+	if ok && old.typ != dbFile {
+		return notFile(old, name)
 	}
 	rev, err := t.bump()
 	if err != nil {

@@ -1,6 +1,9 @@
 package sqlitefs
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // The statements of the store. Each is registered with query (or change,
 // for one only a write transaction runs), and every pool prepares them
@@ -25,6 +28,11 @@ func change(s string) string {
 // rowScanner.node.
 const nodeColumns = `type, mode, mtime, size, target, rev, cid, entries, sum`
 
+// nodeColumnsOf are nodeColumns of the table named t.
+func nodeColumnsOf(t string) string {
+	return t + "." + strings.ReplaceAll(nodeColumns, ", ", ", "+t+".")
+}
+
 // sumOf recomputes the stored row's checksum (in an UPDATE, from the
 // values before it).
 const sumOf = sumFunc + `(` + nodeSumArgs + `)`
@@ -35,11 +43,14 @@ const sumOf = sumFunc + `(` + nodeSumArgs + `)`
 // below the new one (so revisions never repeat): an UPDATE that changes
 // no row met damage (see wtx.changed).
 var (
-	qNode     = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
-	qReadDir  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
-	qEntries  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`)
-	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
-	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
+	qNode = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
+	// The node ?1 and chunk ?2 of its content (NULL, NULL when there is
+	// none), in one snapshot.
+	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, c.data, c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
+	qReadDir   = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
+	qEntries   = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`)
+	qHasEntry  = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
+	qBump      = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,
 	// ?8 target, ?9 rev, ?10 cid.
 	qAddNode = change(`INSERT INTO tree (path, parent, name, type, mode, mtime, size, target, rev, cid, entries, sum)

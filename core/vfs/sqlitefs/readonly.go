@@ -26,14 +26,16 @@ func (f *FS) ReadOnly() bool { return f.readOnly != "" }
 // those of layout 1, whose chunks have no checksum either.
 var (
 	layout2 = map[string]string{
-		qNode:    `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
-		qReadDir: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`,
-		qEntries: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`,
+		qNode:      `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
+		qReadDir:   `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`,
+		qEntries:   `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`,
+		qNodeChunk: `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, c.data, c.sum FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
 	}
 	layout1 = map[string]string{
 		qNode:       layout2[qNode],
 		qReadDir:    layout2[qReadDir],
 		qEntries:    layout2[qEntries],
+		qNodeChunk:  `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, c.data, NULL FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
 		qChunk:      `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
 		qChunks:     `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
 		qChunkRange: `SELECT idx, data, NULL FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`,
