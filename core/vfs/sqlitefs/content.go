@@ -156,6 +156,25 @@ func (f *FS) readTx(ctx context.Context, name string, fn func(tx *tx) error) err
 // of a sequential read, up to this.
 const readAhead = 16
 
+// windows keeps the buffers readers fetch chunks into (readAhead chunks
+// each), from a reader's Close to the next reader that reads on.
+var windows sync.Pool
+
+// getWindow returns an empty buffer of readAhead chunks' capacity.
+func getWindow() []byte {
+	if p, ok := windows.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, readAhead*chunkSize)
+}
+
+// putWindow keeps b, a buffer of getWindow no longer in use, for reuse.
+func putWindow(b []byte) {
+	if cap(b) == readAhead*chunkSize {
+		windows.Put(&b)
+	}
+}
+
 // reader reads one content, chunk by chunk.
 type reader struct {
 	f      *FS
@@ -203,6 +222,9 @@ func (r *reader) fetchRange(first, n int64) error {
 	rows, err := q.QueryContext(r.ctx, qChunkRange, r.cid, first, first+n)
 	if err != nil {
 		return err
+	}
+	if r.data == nil {
+		r.data = getWindow()
 	}
 	data := r.data[:0]
 	idx := first
@@ -323,6 +345,9 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (r *reader) Close() error {
+	if r.data != nil {
+		putWindow(r.data)
+	}
 	r.closed, r.buf, r.data = true, nil, nil
 	return nil
 }

@@ -119,9 +119,11 @@ func TestReaderBatchDamage(t *testing.T) {
 	}
 }
 
-// TestWriteBuffers: writers running at once, of files from 1 byte to
-// many chunks, each write what they were given, though the buffers of
-// chunks pass from one writer to the next (see chunkBufs).
+// TestWriteBuffers: writers and readers running at once, of files from
+// 1 byte to many chunks, each write what they were given and read it
+// back, though the buffers of chunks pass from one writer to the next
+// (see chunkBufs), and readers' windows from one reader to the next (see
+// windows).
 func TestWriteBuffers(t *testing.T) {
 	const c = sqlitefs.ChunkSize
 	s, _ := openStore(t)
