@@ -123,8 +123,9 @@ func (p *pool) stmt(c *conns, query string) *sql.Stmt {
 // cancelled costs the driver a goroutine that watches the context (and
 // database/sql another, for its rows); the store's statements are short
 // (a lookup, a page of a listing, at most 16 chunks), so ctx is honoured
-// between them. Statements that may wait for a lock (the writing pool's
-// BEGIN IMMEDIATE, with its busy timeout) keep ctx.
+// between them; a change runs its statements once its transaction holds
+// the write lock, so they never wait for another. Waits for a lock (the
+// writing pool's BEGIN IMMEDIATE, with its busy timeout) keep ctx.
 func quiet(ctx context.Context) context.Context {
 	if ctx.Done() == nil || ctx.Err() != nil {
 		return ctx
@@ -133,6 +134,7 @@ func quiet(ctx context.Context) context.Context {
 }
 
 func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = quiet(ctx)
 	c := p.cur.Load()
 	if s := p.stmt(c, query); s != nil {
 		return s.ExecContext(ctx, args...)
@@ -179,6 +181,7 @@ type tx struct {
 func (t *tx) unsummed() bool { return t.c.unsummed }
 
 func (t *tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = quiet(ctx)
 	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).ExecContext(ctx, args...)
 	}
