@@ -47,10 +47,16 @@ var (
 	// The node ?1 and chunk ?2 of its content (NULL, NULL when there is
 	// none), in one snapshot.
 	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, c.data, c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
-	qReadDir   = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
-	qEntries   = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`)
-	qHasEntry  = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
-	qBump      = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
+	// A directory's listing with the directory, in one statement (one
+	// snapshot): the node ?1 (0 first) and its entries (1 first), a page
+	// of ?2 entries from entry ?3 (qDirPage) or ?3 entries after the name
+	// ?2 (qDirAfter).
+	qDirPage = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
+		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 ORDER BY name LIMIT ?2 OFFSET ?3)`)
+	qDirAfter = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
+		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`)
+	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
+	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,
 	// ?8 target, ?9 rev, ?10 cid.
 	qAddNode = change(`INSERT INTO tree (path, parent, name, type, mode, mtime, size, target, rev, cid, entries, sum)

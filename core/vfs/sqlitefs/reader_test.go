@@ -8,9 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -181,5 +185,91 @@ func TestReadsCancelled(t *testing.T) {
 	cancel2()
 	if _, err := io.ReadAll(r4); !errors.Is(err, context.Canceled) {
 		t.Errorf("reading on after the context ended: %v, want context.Canceled", err)
+	}
+}
+
+// TestListingPages lists directories (the root, nested ones, names that
+// sort by their bytes) by ReadDir pages of many offsets and limits and by
+// Entries pages of many lengths, each one statement that reads the
+// directory with its entries: every page must be the slice of the whole
+// listing, in raw byte order, and a listing of what is no directory must
+// fail as a lookup does.
+func TestListingPages(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := t.Context()
+	dirs := map[string]int{"": 0, "a": 7, "a/b": 40, "a/b/c": 1, "z": 0}
+	for _, d := range []string{"a", "a/b", "a/b/c", "z"} {
+		if err := s.Mkdir(ctx, d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"B", "a", "a.b", "a0", "é", "~", "Z z", "0"}
+	for d, n := range dirs {
+		for i := range n {
+			name := fmt.Sprintf("%s%d", names[i%len(names)], i)
+			if d != "" {
+				name = d + "/" + name
+			}
+			write(t, s, name, []byte(name))
+		}
+	}
+	for d := range dirs {
+		all, err := s.ReadDir(ctx, d, 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(all, func(a, b vfs.Info) int { return strings.Compare(a.Name, b.Name) }) {
+			t.Errorf("%q: not in byte order", d)
+		}
+		for off := 0; off <= len(all)+1; off++ {
+			for _, limit := range []int{-1, 0, 1, 2, 3, 10, 100} {
+				got, err := s.ReadDir(ctx, d, off, limit)
+				want := all[min(off, len(all)):]
+				if limit >= 0 {
+					want = want[:min(limit, len(want))]
+				}
+				if err != nil || !slices.Equal(got, want) {
+					t.Errorf("ReadDir(%q, %d, %d): %d entries, %v; want %d", d, off, limit, len(got), err, len(want))
+				}
+			}
+		}
+		for _, page := range []int{-1, 1, 2, 3, 100} {
+			h, err := s.OpenDir(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			after := ""
+			for {
+				es, err := h.Entries(ctx, after, page)
+				if err != nil {
+					t.Fatalf("Entries(%q, %q, %d): %v", d, after, page, err)
+				}
+				for _, e := range es {
+					got = append(got, e.Name)
+				}
+				if page < 0 || len(es) < page {
+					break
+				}
+				after = es[len(es)-1].Name
+			}
+			h.Close()
+			var want []string
+			for _, e := range all {
+				want = append(want, e.Name)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("Entries(%q) by %d: %q, want %q", d, page, got, want)
+			}
+		}
+	}
+	write(t, s, "f", []byte("x"))
+	for name, code := range map[string]errno.Code{"f": errno.ENOTDIR, "f/g": errno.ENOTDIR, "nothing": errno.ENOENT, "a/nothing/x": errno.ENOENT} {
+		if _, err := s.ReadDir(ctx, name, 0, -1); errno.CodeOf(err) != code {
+			t.Errorf("ReadDir(%q): %v, want %s", name, err, code)
+		}
+		if _, err := s.OpenDir(ctx, name); errno.CodeOf(err) != code {
+			t.Errorf("OpenDir(%q): %v, want %s", name, err, code)
+		}
 	}
 }

@@ -175,12 +175,30 @@ func (s *rowScanner) free() {
 // layout without checksums, read-only), match its checksum computed for
 // the node at base in dir (root: the root). It returns the name.
 func (s *rowScanner) node(src interface{ Scan(...any) error }, named bool, dir, base string, root, unsummed bool) (n node, name string, err error) {
-	vals, dest := s.vals[:nodeCols], s.dest[:nodeCols]
-	if named {
-		vals, dest = s.vals[:], s.dest[:]
-	}
-	if err := src.Scan(dest...); err != nil {
+	if err := s.scan(src, named); err != nil {
 		return n, "", err
+	}
+	return s.check(named, dir, base, root, unsummed)
+}
+
+// scan scans a row of nodeColumns from src, preceded by the entry's
+// name when named is true, and by the values lead points to, into s.
+func (s *rowScanner) scan(src interface{ Scan(...any) error }, named bool, lead ...any) error {
+	dest := s.dest[:nodeCols]
+	if named {
+		dest = s.dest[:]
+	}
+	if len(lead) > 0 {
+		dest = append(lead, dest...)
+	}
+	return src.Scan(dest...)
+}
+
+// check checks the row scan scanned, as node does.
+func (s *rowScanner) check(named bool, dir, base string, root, unsummed bool) (n node, name string, err error) {
+	vals := s.vals[:nodeCols]
+	if named {
+		vals = s.vals[:]
 	}
 	if named {
 		var ok bool
