@@ -207,8 +207,8 @@ func listing(ctx context.Context, q source, name, query string, args []any, add 
 	parent, _ := split(name)
 	found := false
 	for rows.Next() {
-		var entry int64
-		if err := s.scan(rows, true, &entry); err != nil {
+		entry, err := s.scanListing(rows)
+		if err != nil {
 			return d, err
 		}
 		if entry == 0 {
