@@ -56,7 +56,8 @@ func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
 // fetches the 64 KiB chunks it needs lazily, so reading the end of a
 // large file touches only its last chunks: the first with the node,
 // then in one query each as many as the caller's buffer needs, or more
-// as it reads on (a window that doubles from one chunk to 16, 1 MiB). It reads the
+// as it reads on (a window that doubles every second fetch, from one
+// chunk to 16, 1 MiB). It reads the
 // content the file had when opened; when that content is replaced or
 // removed before the reader has fetched all it needs, Read fails with an
 // EAGAIN error saying so (read again): it never returns a mix. The first
@@ -152,47 +153,48 @@ func (f *FS) readTx(ctx context.Context, name string, fn func(tx *tx) error) err
 }
 
 // readAhead is how many chunks a reader fetches in one query at most
-// (1 MiB): the reader's window doubles from one chunk with every fetch
+// (1 MiB): the reader's window doubles from one chunk every second fetch
 // of a sequential read, up to this.
 const readAhead = 16
 
-// windows keeps the buffers readers fetch chunks into (readAhead chunks
-// each), from a reader's Close to the next reader that reads on.
+// windows keeps the buffers readers fetch chunks into (up to readAhead
+// chunks each), from a reader's Close to the next reader that reads on.
 var windows sync.Pool
 
-// getWindow returns an empty buffer of readAhead chunks' capacity.
-func getWindow() []byte {
+// getWindow returns an empty buffer, of n chunks' capacity when no
+// reader left one (then of at most readAhead chunks').
+func getWindow(n int64) []byte {
 	if p, ok := windows.Get().(*[]byte); ok {
 		return (*p)[:0]
 	}
-	return make([]byte, 0, readAhead*chunkSize)
+	return make([]byte, 0, n*chunkSize)
 }
 
 // putWindow keeps b, a buffer of getWindow no longer in use, for reuse.
 func putWindow(b []byte) {
-	if cap(b) == readAhead*chunkSize {
+	if cap(b) <= readAhead*chunkSize {
 		windows.Put(&b)
 	}
 }
 
 // reader reads one content, chunk by chunk.
 type reader struct {
-	f      *FS
-	ctx    context.Context
-	name   string
-	cid    int64
-	size   int64
-	off    int64  // the offset of buf's first byte
-	buf    []byte // the rest of the chunks fetched last
-	data   []byte // the chunks fetched last, buf's backing array
-	window int64  // how many chunks the next fetch reads at least
-	closed bool
+	f       *FS
+	ctx     context.Context
+	name    string
+	cid     int64
+	size    int64
+	off     int64  // the offset of buf's first byte
+	buf     []byte // the rest of the chunks fetched last
+	data    []byte // the chunks fetched last, buf's backing array
+	fetches int    // how many fetches the reader made after Open's
+	closed  bool
 }
 
 // fetch loads the chunks from the one holding r.off into r.buf: at least
 // want bytes' worth (the length of the caller's buffer), and at least
-// the reader's window, which doubles with every fetch (up to readAhead
-// chunks), all in one query.
+// the reader's window, which doubles every second fetch (up to
+// readAhead chunks), all in one query.
 func (r *reader) fetch(want int) error {
 	done, err := r.f.fresh(r.ctx)
 	defer done()
@@ -200,12 +202,14 @@ func (r *reader) fetch(want int) error {
 		return r.f.fail(r.ctx, r.name, err)
 	}
 	first := r.off / chunkSize
-	n := max(r.window, 1)
+	// 1, 1, 2, 2, 4, 4, ...: slow enough that a reader that stops early
+	// (read's first page) fetched few chunks it does not use.
+	n := int64(1) << min(r.fetches/2, 4)
+	r.fetches++
 	if want > 0 {
 		n = max(n, (r.off+int64(want)-1)/chunkSize-first+1)
 	}
 	n = min(n, readAhead, (r.size-1)/chunkSize-first+1)
-	r.window = min(max(r.window, 1)*2, readAhead)
 	if n == 1 {
 		return r.fetchFrom(r.f.r)
 	}
@@ -224,7 +228,7 @@ func (r *reader) fetchRange(first, n int64) error {
 		return err
 	}
 	if r.data == nil {
-		r.data = getWindow()
+		r.data = getWindow(n)
 	}
 	data := r.data[:0]
 	idx := first
