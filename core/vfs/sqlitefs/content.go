@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -52,8 +53,11 @@ func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
 
 // Open returns a reader of the regular file at name from byte offset to
 // its end (nothing when offset is at or past the end). The reader
-// fetches the 64 KiB chunks it needs lazily, one query each, so reading
-// the end of a large file touches only its last chunks. It reads the
+// fetches the 64 KiB chunks it needs lazily, so reading the end of a
+// large file touches only its last chunks: the first with the node,
+// then in one query each as many as the caller's buffer needs, or more
+// as it reads on (a window that doubles every second fetch, from one
+// chunk to 16, 1 MiB). It reads the
 // content the file had when opened; when that content is replaced or
 // removed before the reader has fetched all it needs, Read fails with an
 // EAGAIN error saying so (read again): it never returns a mix. The first
@@ -69,28 +73,66 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	var r *reader
-	err := f.readTx(ctx, name, func(tx *tx) error {
-		n, err := lookup(ctx, tx, name)
-		if err != nil {
-			return err
-		}
-		if n.typ != dbFile {
-			return notFile(n, name)
-		}
-		r = &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
-		// The first chunk comes from the snapshot the node came from: a
-		// file of one chunk (64 KiB) is read whole even when it is
-		// replaced at once.
-		if r.off < r.size {
-			return r.fetchFrom(tx)
-		}
-		return nil
-	})
+	done, err := f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	r, err := f.open(ctx, name, offset)
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	return r, nil
+}
+
+// open reads the node at name and the chunk holding offset in one
+// statement (one snapshot), and returns a reader of the file from
+// offset holding that chunk.
+func (f *FS) open(ctx context.Context, name string, offset int64) (*reader, error) {
+	dir, base := split(name)
+	idx := max(offset, 0) / chunkSize
+	var data []byte
+	var sum sql.NullInt64
+	s := newRowScanner()
+	n, _, err := s.node(withExtra{f.r.QueryRowContext(ctx, qNodeChunk, name, idx), []any{&data, &sum}}, false, dir, base, name == "", f.r.unsummed())
+	s.free()
+	if err == sql.ErrNoRows {
+		return nil, missing(ctx, f.r, name)
+	}
 	if err != nil {
 		return nil, err
 	}
+	if n.typ != dbFile {
+		return nil, notFile(n, name)
+	}
+	r := &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
+	if r.off >= r.size {
+		return r, nil
+	}
+	// The first chunk comes from the snapshot the node came from: a
+	// file of one chunk (64 KiB) is read whole even when it is replaced
+	// at once. A file that refers to content without that chunk is
+	// damaged.
+	f.chunkReads.Add(1)
+	if data == nil {
+		return nil, errChunkMissing
+	}
+	if err := checkChunk(data, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
+		return nil, err
+	}
+	r.buf = data[r.off-idx*chunkSize:]
 	return r, nil
+}
+
+// withExtra scans a row into the destinations it is given and then into
+// extra: a node row with more columns after the node's.
+type withExtra struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+func (w withExtra) Scan(dest ...any) error {
+	return w.row.Scan(append(dest, w.extra...)...)
 }
 
 // readTx runs fn in one read transaction (a snapshot) of the reading
@@ -110,26 +152,116 @@ func (f *FS) readTx(ctx context.Context, name string, fn func(tx *tx) error) err
 	return f.fail(ctx, name, err)
 }
 
-// reader reads one content, chunk by chunk.
-type reader struct {
-	f      *FS
-	ctx    context.Context
-	name   string
-	cid    int64
-	size   int64
-	off    int64  // the offset of buf's first byte
-	buf    []byte // the rest of the current chunk
-	closed bool
+// readAhead is how many chunks a reader fetches in one query at most
+// (1 MiB): the reader's window doubles from one chunk every second fetch
+// of a sequential read, up to this.
+const readAhead = 16
+
+// windows keeps the buffers readers fetch chunks into (up to readAhead
+// chunks each), from a reader's Close to the next reader that reads on.
+var windows sync.Pool
+
+// getWindow returns an empty buffer, of n chunks' capacity when no
+// reader left one (then of at most readAhead chunks').
+func getWindow(n int64) []byte {
+	if p, ok := windows.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n*chunkSize)
 }
 
-// fetch loads the chunk holding r.off into r.buf.
-func (r *reader) fetch() error {
+// putWindow keeps b, a buffer of getWindow no longer in use, for reuse.
+func putWindow(b []byte) {
+	if cap(b) <= readAhead*chunkSize {
+		windows.Put(&b)
+	}
+}
+
+// reader reads one content, chunk by chunk.
+type reader struct {
+	f       *FS
+	ctx     context.Context
+	name    string
+	cid     int64
+	size    int64
+	off     int64  // the offset of buf's first byte
+	buf     []byte // the rest of the chunks fetched last
+	data    []byte // the chunks fetched last, buf's backing array
+	fetches int    // how many fetches the reader made after Open's
+	closed  bool
+}
+
+// fetch loads the chunks from the one holding r.off into r.buf: at least
+// want bytes' worth (the length of the caller's buffer), and at least
+// the reader's window, which doubles every second fetch (up to
+// readAhead chunks), all in one query.
+func (r *reader) fetch(want int) error {
 	done, err := r.f.fresh(r.ctx)
 	defer done()
 	if err != nil {
 		return r.f.fail(r.ctx, r.name, err)
 	}
-	return r.fetchFrom(r.f.r)
+	first := r.off / chunkSize
+	// 1, 1, 2, 2, 4, 4, ...: slow enough that a reader that stops early
+	// (read's first page) fetched few chunks it does not use.
+	n := int64(1) << min(r.fetches/2, 4)
+	r.fetches++
+	if want > 0 {
+		n = max(n, (r.off+int64(want)-1)/chunkSize-first+1)
+	}
+	n = min(n, readAhead, (r.size-1)/chunkSize-first+1)
+	if n == 1 {
+		return r.fetchFrom(r.f.r)
+	}
+	return r.f.fail(r.ctx, r.name, r.fetchRange(first, n))
+}
+
+// fetchRange loads chunks [first, first+n) into r.buf in one query
+// (one snapshot), checking each as fetchFrom does. A chunk after the
+// first that is missing or fails its check ends the range before it: the
+// next fetch starts there and reports it, so the reader returns every
+// byte before it, as one query per chunk would.
+func (r *reader) fetchRange(first, n int64) error {
+	q := r.f.r
+	rows, err := q.QueryContext(r.ctx, qChunkRange, r.cid, first, first+n)
+	if err != nil {
+		return err
+	}
+	if r.data == nil {
+		r.data = getWindow(n)
+	}
+	data := r.data[:0]
+	idx := first
+	for ; rows.Next(); idx++ {
+		var got int64
+		var chunk sql.RawBytes
+		var sum sql.NullInt64
+		if err = rows.Scan(&got, &chunk, &sum); err != nil {
+			break
+		}
+		if got != idx {
+			break
+		}
+		if err = checkChunk(chunk, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
+			break
+		}
+		data = append(data, chunk...)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	rows.Close()
+	r.f.chunkReads.Add(max(idx-first, 1))
+	r.data = data
+	switch {
+	case idx > first:
+		r.buf = data[r.off-first*chunkSize:]
+		return nil
+	case err != nil:
+		return err
+	}
+	// The first chunk is not there: the content is gone, or damaged.
+	return r.gone(q)
 }
 
 // fetchFrom loads the chunk holding r.off into r.buf through q.
@@ -181,7 +313,7 @@ func (r *reader) Read(p []byte) (int, error) {
 		if r.off >= r.size {
 			return 0, io.EOF
 		}
-		if err := r.fetch(); err != nil {
+		if err := r.fetch(len(p)); err != nil {
 			return 0, err
 		}
 	}
@@ -202,7 +334,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 			if r.off >= r.size {
 				return total, nil
 			}
-			if err := r.fetch(); err != nil {
+			if err := r.fetch(0); err != nil {
 				return total, err
 			}
 		}
@@ -217,7 +349,10 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (r *reader) Close() error {
-	r.closed, r.buf = true, nil
+	if r.data != nil {
+		putWindow(r.data)
+	}
+	r.closed, r.buf, r.data = true, nil, nil
 	return nil
 }
 
@@ -288,6 +423,7 @@ func (f *FS) WriteFileIf(ctx context.Context, name string, rev int64, r io.Reade
 // the node at name is at revision rev (anyRev: whatever it is).
 func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint32, rev int64) error {
 	w := &contentWriter{f: f, ctx: ctx, name: name}
+	defer w.release()
 	err := w.stream(r)
 	if err == nil {
 		err = f.write(ctx, name, func(t *wtx) error { return w.commit(t, mode, rev) })
@@ -315,6 +451,37 @@ func checkRev(name string, n node, ok bool, rev int64) error {
 	return errMoved(name)
 }
 
+// chunkBufs keeps the buffers of chunks written: a stored chunk's bytes
+// are copied by SQLite when bound, so its buffer serves the next chunk
+// of any writer (a write of a small file needs one, of 64 KiB).
+var chunkBufs sync.Pool
+
+// getChunk returns an empty buffer of chunkSize bytes' capacity.
+func getChunk() []byte {
+	if p, ok := chunkBufs.Get().(*[]byte); ok {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, chunkSize)
+}
+
+// putChunk keeps b, a buffer of getChunk no longer in use, for reuse.
+func putChunk(b []byte) {
+	if cap(b) == chunkSize {
+		chunkBufs.Put(&b)
+	}
+}
+
+// release returns the writer's buffers for reuse; w is done.
+func (w *contentWriter) release() {
+	for _, c := range w.pending {
+		putChunk(c)
+	}
+	if w.tail != nil {
+		putChunk(w.tail)
+	}
+	w.pending, w.tail = nil, nil
+}
+
 // contentWriter is a WriteFile in progress.
 type contentWriter struct {
 	f    *FS
@@ -334,7 +501,7 @@ func (w *contentWriter) stream(r io.Reader) error {
 	w.lastFlush = time.Now()
 	for {
 		if w.tail == nil {
-			w.tail = make([]byte, 0, chunkSize)
+			w.tail = getChunk()
 		}
 		n, err := r.Read(w.tail[len(w.tail):chunkSize])
 		w.tail = w.tail[:len(w.tail)+n]
@@ -374,6 +541,9 @@ func (w *contentWriter) flush() error {
 	}
 	w.cid = cid
 	w.next += int64(len(w.pending))
+	for _, c := range w.pending {
+		putChunk(c)
+	}
 	w.pending = w.pending[:0]
 	w.lastFlush = time.Now()
 	return nil
@@ -446,16 +616,21 @@ func (w *contentWriter) commit(t *wtx, mode uint32, rev int64) error {
 		}
 		cid = sql.NullInt64{Int64: id, Valid: true}
 	}
-	return t.setContent(w.name, cid, w.size, mode, rev <= 0)
+	return t.setContent(w.name, n, ok, cid, w.size, mode, rev <= 0)
 }
 
-// setContent points the regular file at name (created when create is
-// true and there is none) at content cid of size bytes, with permission
-// bits mode, and deletes its old content.
-func (t *wtx) setContent(name string, cid sql.NullInt64, size int64, mode uint32, create bool) error {
-	old, ok, dir, err := writable(t.ctx, t, name)
+// setContent points the regular file at name, old as this transaction
+// read it (ok: there is one; created when create is true and there is
+// none), at content cid of size bytes, with permission bits mode, and
+// deletes its old content. Its parent must be a directory and old a
+// regular file (as writable checks).
+func (t *wtx) setContent(name string, old node, ok bool, cid sql.NullInt64, size int64, mode uint32, create bool) error {
+	dir, _, err := parentDir(t.ctx, t, name)
 	if err != nil {
 		return err
+	}
+	if ok && old.typ != dbFile {
+		return notFile(old, name)
 	}
 	rev, err := t.bump()
 	if err != nil {

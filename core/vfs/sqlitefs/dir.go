@@ -30,12 +30,14 @@ func (f *FS) OpenDir(ctx context.Context, name string) (vfs.DirHandle, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	err := f.readTx(ctx, name, func(tx *tx) error {
-		_, err := lookupDir(ctx, tx, name)
-		return err
-	})
+	// One lookup: a statement of its own, no transaction.
+	done, err := f.fresh(ctx)
+	defer done()
+	if err == nil {
+		_, err = lookupDir(ctx, f.r, name)
+	}
 	if err != nil {
-		return nil, err
+		return nil, f.fail(ctx, name, err)
 	}
 	return &dir{f: f, name: name, rev: -1}, nil
 }
@@ -58,47 +60,34 @@ func (d *dir) join(name string) string {
 }
 
 // Entries lists the first n entries after after with one indexed query
-// (a range of the index from after on), in one read transaction with
-// the directory's lookup, each entry checked as ReadDir checks it. A
+// (a range of the index from after on) that reads the directory too (one
+// snapshot), each entry checked as ReadDir checks it. A
 // listing that goes from "" to the end while the directory is not
 // changed (its revision stays) is checked against its count of entries.
 func (d *dir) Entries(ctx context.Context, after string, n int) ([]vfs.DirEntry, error) {
+	done, err := d.f.fresh(ctx)
+	defer done()
+	if err != nil {
+		return nil, d.f.fail(ctx, d.name, err)
+	}
 	var out []vfs.DirEntry
-	err := d.f.readTx(ctx, d.name, func(tx *tx) error {
-		dn, err := lookupDir(ctx, tx, d.name)
-		if err != nil {
-			return err
-		}
+	q := d.f.r
+	dn, err := listing(ctx, q, d.name, qDirAfter, []any{d.name, after, max(n, -1)}, func(en node, base string) {
+		out = append(out, vfs.DirEntry{Name: base, Type: en.info(base).Type})
+	})
+	if err == nil {
 		if after == "" {
 			d.rev, d.listed = dn.rev, 0
 		} else if dn.rev != d.rev {
 			d.rev = -1
 		}
-		rows, err := tx.QueryContext(ctx, qEntries, d.name, after, max(n, -1))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		s := newRowScanner()
-		defer s.free()
-		for rows.Next() {
-			en, base, err := s.node(rows, true, d.name, "", false, tx.unsummed())
-			if err != nil {
-				return err
-			}
-			out = append(out, vfs.DirEntry{Name: base, Type: en.info(base).Type})
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
 		d.listed += int64(len(out))
-		if end := n < 0 || len(out) < n; end && d.rev >= 0 && !tx.unsummed() && d.listed != dn.entries {
-			return errEntryCount
+		if end := n < 0 || len(out) < n; end && d.rev >= 0 && !q.unsummed() && d.listed != dn.entries {
+			err = errEntryCount
 		}
-		return nil
-	})
+	}
 	if err != nil {
-		return nil, err
+		return nil, d.f.fail(ctx, d.name, err)
 	}
 	return out, nil
 }

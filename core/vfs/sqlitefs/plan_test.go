@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestQueryPlans checks that listing a directory, reading a chunk,
+// TestQueryPlans checks that listing a directory (with the directory),
+// opening a file (its node and first chunk), reading a chunk or a range,
 // removing a tree, changing a node and handing out a content id are
 // index searches: no table scan, no sort.
 func TestQueryPlans(t *testing.T) {
@@ -21,7 +22,13 @@ func TestQueryPlans(t *testing.T) {
 		args  []any
 		uses  string // the index the plan must name
 	}{
-		{"ReadDir", qReadDir, []any{"d", -1, 0}, "node_parent_name"},
+		{"ReadDir", qDirPage, []any{"d", -1, 0}, "node_parent_name"},
+		{"ReadDir's directory", qDirPage, []any{"d", -1, 0}, "PRIMARY KEY"},
+		{"Entries", qDirAfter, []any{"d", "x", 100}, "node_parent_name"},
+		{"Entries' directory", qDirAfter, []any{"d", "x", 100}, "PRIMARY KEY"},
+		{"Open", qNodeChunk, []any{"d", 0}, "sqlite_autoindex_chunk_1"},
+		{"Open's node", qNodeChunk, []any{"d", 0}, "PRIMARY KEY"},
+		{"chunk range", qChunkRange, []any{1, 2, 18}, "sqlite_autoindex_chunk_1"},
 		{"Remove", qHasEntry, []any{"d"}, "node_parent_name"},
 		{"chunk", qChunk, []any{1, 2}, "sqlite_autoindex_chunk_1"},
 		{"chunks", qChunks, []any{1}, "sqlite_autoindex_chunk_1"},

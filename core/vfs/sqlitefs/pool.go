@@ -118,7 +118,23 @@ func (p *pool) stmt(c *conns, query string) *sql.Stmt {
 	return s
 }
 
+// quiet is the context a statement of the store runs with: ctx without
+// its cancellation once it is checked not done. A statement that can be
+// cancelled costs the driver a goroutine that watches the context (and
+// database/sql another, for its rows); the store's statements are short
+// (a lookup, a page of a listing, at most 16 chunks), so ctx is honoured
+// between them; a change runs its statements once its transaction holds
+// the write lock, so they never wait for another. Waits for a lock (the
+// writing pool's BEGIN IMMEDIATE, with its busy timeout) keep ctx.
+func quiet(ctx context.Context) context.Context {
+	if ctx.Done() == nil || ctx.Err() != nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
 func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = quiet(ctx)
 	c := p.cur.Load()
 	if s := p.stmt(c, query); s != nil {
 		return s.ExecContext(ctx, args...)
@@ -127,6 +143,7 @@ func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.
 }
 
 func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = quiet(ctx)
 	c := p.cur.Load()
 	if s := p.stmt(c, query); s != nil {
 		return s.QueryContext(ctx, args...)
@@ -135,6 +152,7 @@ func (p *pool) QueryContext(ctx context.Context, query string, args ...any) (*sq
 }
 
 func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = quiet(ctx)
 	c := p.cur.Load()
 	if s := p.stmt(c, query); s != nil {
 		return s.QueryRowContext(ctx, args...)
@@ -163,6 +181,7 @@ type tx struct {
 func (t *tx) unsummed() bool { return t.c.unsummed }
 
 func (t *tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = quiet(ctx)
 	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).ExecContext(ctx, args...)
 	}
@@ -170,6 +189,7 @@ func (t *tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 }
 
 func (t *tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = quiet(ctx)
 	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).QueryContext(ctx, args...)
 	}
@@ -177,6 +197,7 @@ func (t *tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 }
 
 func (t *tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = quiet(ctx)
 	if s := t.p.stmt(t.c, query); s != nil {
 		return t.StmtContext(ctx, s).QueryRowContext(ctx, args...)
 	}

@@ -1,6 +1,9 @@
 package sqlitefs
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // The statements of the store. Each is registered with query (or change,
 // for one only a write transaction runs), and every pool prepares them
@@ -25,6 +28,11 @@ func change(s string) string {
 // rowScanner.node.
 const nodeColumns = `type, mode, mtime, size, target, rev, cid, entries, sum`
 
+// nodeColumnsOf are nodeColumns of the table named t.
+func nodeColumnsOf(t string) string {
+	return t + "." + strings.ReplaceAll(nodeColumns, ", ", ", "+t+".")
+}
+
 // sumOf recomputes the stored row's checksum (in an UPDATE, from the
 // values before it).
 const sumOf = sumFunc + `(` + nodeSumArgs + `)`
@@ -35,9 +43,18 @@ const sumOf = sumFunc + `(` + nodeSumArgs + `)`
 // below the new one (so revisions never repeat): an UPDATE that changes
 // no row met damage (see wtx.changed).
 var (
-	qNode     = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
-	qReadDir  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`)
-	qEntries  = query(`SELECT name, ` + nodeColumns + ` FROM tree WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`)
+	qNode = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
+	// The node ?1 and chunk ?2 of its content (NULL, NULL when there is
+	// none), in one snapshot.
+	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, c.data, c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
+	// A directory's listing with the directory, in one statement (one
+	// snapshot): the node ?1 (0 first) and its entries (1 first), a page
+	// of ?2 entries from entry ?3 (qDirPage) or ?3 entries after the name
+	// ?2 (qDirAfter).
+	qDirPage = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
+		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 ORDER BY name LIMIT ?2 OFFSET ?3)`)
+	qDirAfter = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
+		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`)
 	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
 	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,
@@ -67,9 +84,11 @@ var (
 	qDelContentBelow = change(`DELETE FROM content WHERE id IN (SELECT cid FROM tree WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
 	qDelNodesBelow   = change(`DELETE FROM tree WHERE path >= ?1 AND path < ?2`)
 
-	qChunk    = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
-	qChunks   = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
-	qAddChunk = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
+	qChunk  = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
+	qChunks = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
+	// The chunks [?2, ?3) of content ?1.
+	qChunkRange = query(`SELECT idx, data, sum FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`)
+	qAddChunk   = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
 	// The next content id, only while the counter is not behind any id in
 	// use (no row: it is, damage).
 	qNextContent  = change(`UPDATE meta SET value = value + 1 WHERE key = 'content' AND value >= (SELECT coalesce(max(id), 0) FROM content) RETURNING value`)

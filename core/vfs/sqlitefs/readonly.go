@@ -26,16 +26,21 @@ func (f *FS) ReadOnly() bool { return f.readOnly != "" }
 // those of layout 1, whose chunks have no checksum either.
 var (
 	layout2 = map[string]string{
-		qNode:    `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
-		qReadDir: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? ORDER BY name LIMIT ? OFFSET ?`,
-		qEntries: `SELECT name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ? AND name > ? ORDER BY name LIMIT ?`,
+		qNode: `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?`,
+		qDirPage: `SELECT 0, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?1 UNION ALL
+			SELECT * FROM (SELECT 1, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ?1 ORDER BY name LIMIT ?2 OFFSET ?3)`,
+		qDirAfter: `SELECT 0, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?1 UNION ALL
+			SELECT * FROM (SELECT 1, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`,
+		qNodeChunk: `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, c.data, c.sum FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
 	}
 	layout1 = map[string]string{
-		qNode:    layout2[qNode],
-		qReadDir: layout2[qReadDir],
-		qEntries: layout2[qEntries],
-		qChunk:   `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
-		qChunks:  `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
+		qNode:       layout2[qNode],
+		qDirPage:    layout2[qDirPage],
+		qDirAfter:   layout2[qDirAfter],
+		qNodeChunk:  `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, c.data, NULL FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
+		qChunk:      `SELECT data, NULL FROM chunk WHERE cid = ? AND idx = ?`,
+		qChunks:     `SELECT idx, data, NULL FROM chunk WHERE cid = ? ORDER BY idx`,
+		qChunkRange: `SELECT idx, data, NULL FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`,
 	}
 )
 

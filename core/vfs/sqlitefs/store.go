@@ -158,42 +158,25 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	done, err := f.fresh(ctx)
+	defer done()
 	var out []vfs.Info
-	err := f.readTx(ctx, name, func(tx *tx) (err error) {
-		out, err = readDir(ctx, tx, name, offset, limit)
-		return err
-	})
+	if err == nil {
+		out, err = readDir(ctx, f.r, name, offset, limit)
+	}
 	if err != nil {
-		return nil, err
+		return nil, f.fail(ctx, name, err)
 	}
 	return out, nil
 }
 
 func readDir(ctx context.Context, q source, name string, offset, limit int) ([]vfs.Info, error) {
-	d, err := lookup(ctx, q, name)
-	if err != nil {
-		return nil, err
-	}
-	if d.typ != dbDir {
-		return nil, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
-	}
 	offset, limit = max(offset, 0), max(limit, -1)
-	rows, err := q.QueryContext(ctx, qReadDir, name, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := []vfs.Info{}
-	s := newRowScanner()
-	defer s.free()
-	for rows.Next() {
-		n, base, err := s.node(rows, true, name, "", false, q.unsummed())
-		if err != nil {
-			return nil, err
-		}
+	d, err := listing(ctx, q, name, qDirPage, []any{name, limit, offset}, func(n node, base string) {
 		out = append(out, n.info(base))
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !q.unsummed() {
@@ -206,6 +189,53 @@ func readDir(ctx context.Context, q source, name string, offset, limit int) ([]v
 		}
 	}
 	return out, nil
+}
+
+// listing runs query (qDirPage or qDirAfter, with args) for the directory
+// at name, checks the directory's row and every entry's as lookup and
+// ReadDir check them, calls add with each entry, in order, and returns
+// the directory's node. Errors: ENOENT, ENOTDIR (name is no directory),
+// damage.
+func listing(ctx context.Context, q source, name, query string, args []any, add func(n node, base string)) (d node, err error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return d, err
+	}
+	defer rows.Close()
+	s := newRowScanner()
+	defer s.free()
+	parent, _ := split(name)
+	found := false
+	for rows.Next() {
+		entry, err := s.scanListing(rows)
+		if err != nil {
+			return d, err
+		}
+		if entry == 0 {
+			// The directory: its name is the last element of its path.
+			if d, _, err = s.check(true, parent, "", name == "", q.unsummed()); err != nil {
+				return d, err
+			}
+			found = true
+			continue
+		}
+		n, base, err := s.check(true, name, "", false, q.unsummed())
+		if err != nil {
+			return d, err
+		}
+		add(n, base)
+	}
+	if err := rows.Err(); err != nil {
+		return d, err
+	}
+	rows.Close()
+	if !found {
+		return d, missing(ctx, q, name)
+	}
+	if d.typ != dbDir {
+		return d, errno.New(errno.ENOTDIR, toolspec.MsgReasonNotDirectory, name)
+	}
+	return d, nil
 }
 
 // add inserts a new node at name in t: its parent must be a directory

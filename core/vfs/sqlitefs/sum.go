@@ -144,8 +144,12 @@ const nodeCols = 9
 type rowScanner struct {
 	vals [nodeCols + 1]any
 	dest [nodeCols + 1]any
-	buf  []byte    // for the checksums
-	arr  [256]byte // buf's first array: a node's encoding is most often shorter
+	// kind and kdest scan a listing's rows, which start with their kind
+	// (0 the directory, 1 an entry) before the name (see scanListing).
+	kind  int64
+	kdest [nodeCols + 2]any
+	buf   []byte    // for the checksums
+	arr   [256]byte // buf's first array: a node's encoding is most often shorter
 }
 
 // scanners keeps rowScanners for reuse: a lookup needs one.
@@ -153,7 +157,9 @@ var scanners = sync.Pool{New: func() any {
 	s := &rowScanner{}
 	for i := range s.vals {
 		s.dest[i] = &s.vals[i]
+		s.kdest[i+1] = &s.vals[i]
 	}
+	s.kdest[0] = &s.kind
 	s.buf = s.arr[:0]
 	return s
 }}
@@ -175,12 +181,34 @@ func (s *rowScanner) free() {
 // layout without checksums, read-only), match its checksum computed for
 // the node at base in dir (root: the root). It returns the name.
 func (s *rowScanner) node(src interface{ Scan(...any) error }, named bool, dir, base string, root, unsummed bool) (n node, name string, err error) {
-	vals, dest := s.vals[:nodeCols], s.dest[:nodeCols]
-	if named {
-		vals, dest = s.vals[:], s.dest[:]
-	}
-	if err := src.Scan(dest...); err != nil {
+	if err := s.scan(src, named); err != nil {
 		return n, "", err
+	}
+	return s.check(named, dir, base, root, unsummed)
+}
+
+// scan scans a row of nodeColumns from src, preceded by the entry's
+// name when named is true, into s.
+func (s *rowScanner) scan(src interface{ Scan(...any) error }, named bool) error {
+	if named {
+		return src.Scan(s.dest[:]...)
+	}
+	return src.Scan(s.dest[:nodeCols]...)
+}
+
+// scanListing scans a row of a listing (qDirPage, qDirAfter) into s: its
+// kind, 0 for the directory and 1 for an entry, then as scan does a
+// named row.
+func (s *rowScanner) scanListing(src interface{ Scan(...any) error }) (kind int64, err error) {
+	err = src.Scan(s.kdest[:]...)
+	return s.kind, err
+}
+
+// check checks the row scan scanned, as node does.
+func (s *rowScanner) check(named bool, dir, base string, root, unsummed bool) (n node, name string, err error) {
+	vals := s.vals[:nodeCols]
+	if named {
+		vals = s.vals[:]
 	}
 	if named {
 		var ok bool

@@ -3,7 +3,8 @@
 // table: each store's bench_test.go calls Run.
 //
 // The cases: writing, stating and removing 1000 small files (ns/op is
-// for all 1000), writing a 64 MiB file, reading it whole, and reading
+// for all 1000), listing a directory of 1000 files whole and a page of
+// 100 from entry 500, writing a 64 MiB file, reading it whole, and reading
 // its last 256 KiB from an offset (MB/s is reported for the three).
 //
 // This package imports vfs and the standard library (testing); it is
@@ -33,6 +34,8 @@ func Run(b *testing.B, newStore func(b *testing.B) vfs.Store) {
 	b.Run("Create1000", func(b *testing.B) { benchCreate(b, newStore(b)) })
 	b.Run("Stat1000", func(b *testing.B) { benchStat(b, newStore(b)) })
 	b.Run("Remove1000", func(b *testing.B) { benchRemove(b, newStore(b)) })
+	b.Run("ReadDir1000", func(b *testing.B) { benchReadDir(b, newStore(b), 0, -1) })
+	b.Run("ReadDirPage100", func(b *testing.B) { benchReadDir(b, newStore(b), 500, 100) })
 	b.Run("Write64MiB", func(b *testing.B) { benchWrite(b, newStore(b)) })
 	b.Run("Read64MiB", func(b *testing.B) { benchRead(b, newStore(b), 0) })
 	b.Run("ReadTail256KiB", func(b *testing.B) { benchRead(b, newStore(b), bigSize-tailSize) })
@@ -91,6 +94,23 @@ func benchStat(b *testing.B, s vfs.Store) {
 			if _, err := s.Lstat(b.Context(), fmt.Sprintf("d/f%04d", j)); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// benchReadDir lists limit entries (all: -1) from offset of a directory
+// of smallFiles files.
+func benchReadDir(b *testing.B, s vfs.Store, offset, limit int) {
+	fill(b, s, "d", content(smallSize))
+	want := smallFiles - offset
+	if limit >= 0 {
+		want = min(want, limit)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		entries, err := s.ReadDir(b.Context(), "d", offset, limit)
+		if err != nil || len(entries) != want {
+			b.Fatalf("listed %d entries, %v; want %d", len(entries), err, want)
 		}
 	}
 }
