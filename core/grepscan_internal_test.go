@@ -201,7 +201,7 @@ var grepQueries = []struct {
 }
 
 // randomText is a file of random pieces.
-func randomText(rng *rand.Rand) string {
+func randomGrepText(rng *rand.Rand) string {
 	var b strings.Builder
 	for range rng.IntN(40) {
 		b.WriteString(grepPieces[rng.IntN(len(grepPieces))])
@@ -245,7 +245,7 @@ func TestLineScannerAgreesWithLineByLine(t *testing.T) {
 		}
 		files := make([]string, 1+rng.IntN(3))
 		for j := range files {
-			files[j] = randomText(rng)
+			files[j] = randomGrepText(rng)
 		}
 		contextLines := int64(rng.IntN(4))
 		maxLine := 1 + rng.IntN(60)
@@ -362,7 +362,7 @@ func TestTreeGrepAgreesWithLineByLine(t *testing.T) {
 		for f := range 1 + rng.IntN(80) {
 			text := ""
 			if rng.IntN(3) > 0 {
-				text = randomText(rng)
+				text = randomGrepText(rng)
 			}
 			p := fmt.Sprintf("/workspace/d%d/f%02d", rng.IntN(4), f)
 			switch rng.IntN(40) {
