@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/toolspec"
 )

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
 // intern maps equal lines to equal numbers: the reference search ran on

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
 // TestReadContent checks readContent against io.ReadAll on readers that
