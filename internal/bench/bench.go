@@ -17,8 +17,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -225,24 +223,6 @@ func parseScript(rawScript json.RawMessage) (*execbackend.Script, string, error)
 	return &s, string(s.Stdout), nil
 }
 
-// parseMode reads a setup op's mode: a number, or an octal string
-// ("0o755" or "755").
-func parseMode(rawMode json.RawMessage) (*uint32, error) {
-	if len(rawMode) == 0 || string(rawMode) == "null" {
-		return nil, nil
-	}
-	s, base := string(rawMode), 10
-	if strings.HasPrefix(s, `"`) {
-		s, base = strings.TrimPrefix(strings.ToLower(strings.Trim(s, `"`)), "0o"), 8
-	}
-	v, err := strconv.ParseUint(s, base, 32)
-	if err != nil {
-		return nil, fmt.Errorf("bad mode %s", rawMode)
-	}
-	m := uint32(v)
-	return &m, nil
-}
-
 func applyOps(ctx context.Context, ws *vfs.Workspace, ops []Op, iter int) error {
 	for _, o := range ops {
 		if o.Op == "tree" {
@@ -265,7 +245,7 @@ func applyTree(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 	if err != nil {
 		return err
 	}
-	mode, err := parseMode(o.Mode)
+	mode, err := replay.ParseMode(o.Mode)
 	if err != nil {
 		return err
 	}
@@ -287,21 +267,8 @@ func applyTree(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 func parentOf(p string) string { return p[:max(0, strings.LastIndexByte(p, '/'))] }
 
 func applyOp(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
-	mode, err := parseMode(o.Mode)
-	if err != nil {
-		return err
-	}
-	mkParent := func() error {
-		if parent := parentOf(o.Path); parent != "" {
-			return ws.Mkdir(ctx, parent, vfs.MkdirOptions{Recursive: true})
-		}
-		return nil
-	}
-	switch o.Op {
-	case "write":
-		if err := mkParent(); err != nil {
-			return err
-		}
+	var data []byte
+	if o.Op == "write" {
 		text := ""
 		if len(o.Content) > 0 {
 			v, err := parseOrdered(o.Content)
@@ -312,33 +279,12 @@ func applyOp(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 				return err
 			}
 		}
-		data := []byte(text)
-		switch o.Encoding {
-		case "base64":
-			data, err = base64.StdEncoding.DecodeString(text)
-		case "hex":
-			data, err = hex.DecodeString(text)
-		}
-		if err != nil {
+		var err error
+		if data, err = replay.DecodeContent(text, o.Encoding); err != nil {
 			return err
 		}
-		return ws.WriteFile(ctx, o.Path, data, vfs.WriteOptions{Mode: mode})
-	case "mkdir":
-		return ws.Mkdir(ctx, o.Path, vfs.MkdirOptions{Recursive: true, Mode: mode})
-	case "symlink":
-		if err := mkParent(); err != nil {
-			return err
-		}
-		return ws.Symlink(ctx, o.Target, o.Path)
-	case "chmod":
-		if mode == nil {
-			return fmt.Errorf("chmod needs a mode")
-		}
-		return ws.Chmod(ctx, o.Path, *mode)
-	case "rm":
-		return ws.Remove(ctx, o.Path, vfs.RemoveOptions{Recursive: o.Recursive, Force: o.Force})
 	}
-	return fmt.Errorf("unknown setup op %s", o.Op)
+	return replay.Setup(ctx, ws, replay.Op{Op: o.Op, Path: o.Path, Encoding: o.Encoding, Mode: o.Mode, Target: o.Target, Recursive: o.Recursive, Force: o.Force}, data)
 }
 
 func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {

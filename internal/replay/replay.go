@@ -309,7 +309,9 @@ func errorInfo(err error) *ErrorInfo {
 	return info
 }
 
-func parseMode(raw json.RawMessage) (*uint32, error) {
+// ParseMode reads a setup op's mode: absent or null (nil), a number, or
+// an octal string ("0o755" or "755").
+func ParseMode(raw json.RawMessage) (*uint32, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -340,7 +342,13 @@ func contentBytes(op Op) ([]byte, error) {
 			return nil, fmt.Errorf("content of %s is not a string", op.Path)
 		}
 	}
-	switch op.Encoding {
+	return DecodeContent(text, op.Encoding)
+}
+
+// DecodeContent is a write op's bytes: text as it is, or decoded when
+// encoding is "base64" or "hex".
+func DecodeContent(text, encoding string) ([]byte, error) {
+	switch encoding {
 	case "base64":
 		return base64.StdEncoding.DecodeString(text)
 	case "hex":
@@ -354,7 +362,21 @@ func parentOf(p string) string {
 }
 
 func setup(ctx context.Context, ws *vfs.Workspace, op Op) error {
-	mode, err := parseMode(op.Mode)
+	var data []byte
+	if op.Op == "write" {
+		var err error
+		if data, err = contentBytes(op); err != nil {
+			return err
+		}
+	}
+	return Setup(ctx, ws, op, data)
+}
+
+// Setup applies one setup op to ws: write (data, its parents made
+// first), mkdir (with parents), symlink (its parents made first), chmod,
+// rm. The error is the workspace's, a bad mode or an unknown op.
+func Setup(ctx context.Context, ws *vfs.Workspace, op Op, data []byte) error {
+	mode, err := ParseMode(op.Mode)
 	if err != nil {
 		return err
 	}
@@ -364,10 +386,6 @@ func setup(ctx context.Context, ws *vfs.Workspace, op Op) error {
 			if err := ws.Mkdir(ctx, parent, vfs.MkdirOptions{Recursive: true}); err != nil {
 				return err
 			}
-		}
-		data, err := contentBytes(op)
-		if err != nil {
-			return err
 		}
 		return ws.WriteFile(ctx, op.Path, data, vfs.WriteOptions{Mode: mode})
 	case "mkdir":
