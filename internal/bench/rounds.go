@@ -179,18 +179,7 @@ func RunRounds(ctx context.Context, opts RoundsOptions, w io.Writer) error {
 		order := append(slices.Clone(opts.Builds[k:]), opts.Builds[:k]...)
 		for _, st := range opts.Stores {
 			for _, b := range order {
-				args := []string{"bench", "-store", st}
-				if opts.Scale > 0 {
-					args = append(args, "-scale", fmt.Sprint(opts.Scale))
-				}
-				if len(opts.Only) > 0 {
-					args = append(args, "-case", strings.Join(opts.Only, ","))
-				}
-				if opts.Tmp != "" {
-					args = append(args, "-tmp", opts.Tmp)
-				}
-				args = append(args, opts.Cases)
-				if err := step(ctx, opts, r, b.Name+"-"+st, "", b.Path, args); err != nil {
+				if err := step(ctx, opts, r, b.Name+"-"+st, "", b.Path, benchArgs(opts, st)); err != nil {
 					return err
 				}
 			}
@@ -200,18 +189,7 @@ func RunRounds(ctx context.Context, opts RoundsOptions, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			args := []string{"bench", "-store", SystemStore}
-			if opts.Scale > 0 {
-				args = append(args, "-scale", fmt.Sprint(opts.Scale))
-			}
-			if len(opts.Only) > 0 {
-				args = append(args, "-case", strings.Join(opts.Only, ","))
-			}
-			if opts.Tmp != "" {
-				args = append(args, "-tmp", opts.Tmp)
-			}
-			args = append(args, opts.Cases)
-			if err := step(ctx, opts, r, SystemStore, "", self, args); err != nil {
+			if err := step(ctx, opts, r, SystemStore, "", self, benchArgs(opts, SystemStore)); err != nil {
 				return err
 			}
 		}
@@ -222,6 +200,22 @@ func RunRounds(ctx context.Context, opts RoundsOptions, w io.Writer) error {
 		return err
 	}
 	return WriteTable(opts.Out, opts.Goals, w)
+}
+
+// benchArgs is the command line of one build's bench on store: the
+// run's scale, cases and temporary directory.
+func benchArgs(opts RoundsOptions, store string) []string {
+	args := []string{"bench", "-store", store}
+	if opts.Scale > 0 {
+		args = append(args, "-scale", fmt.Sprint(opts.Scale))
+	}
+	if len(opts.Only) > 0 {
+		args = append(args, "-case", strings.Join(opts.Only, ","))
+	}
+	if opts.Tmp != "" {
+		args = append(args, "-tmp", opts.Tmp)
+	}
+	return append(args, opts.Cases)
 }
 
 // step runs one side of a round: stdout to rN-SIDE.jsonl, stderr to
