@@ -209,14 +209,14 @@ func parseScript(rawScript json.RawMessage) (*execbackend.Script, string, error)
 	if len(rawScript) == 0 {
 		return nil, "", nil
 	}
-	v, err := parseOrdered(rawScript)
+	v, err := replay.ParseOrdered(rawScript)
 	if err != nil {
 		return nil, "", err
 	}
-	if v, err = expand(v, 0); err != nil {
+	if v, err = replay.Expand(v, 0); err != nil {
 		return nil, "", err
 	}
-	s, err := replay.ParseScript(encode(v))
+	s, err := replay.ParseScript(replay.EncodeOrdered(v))
 	if err != nil {
 		return nil, "", err
 	}
@@ -271,11 +271,11 @@ func applyOp(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 	if o.Op == "write" {
 		text := ""
 		if len(o.Content) > 0 {
-			v, err := parseOrdered(o.Content)
+			v, err := replay.ParseOrdered(o.Content)
 			if err != nil {
 				return err
 			}
-			if text, err = stringOf(v, iter); err != nil {
+			if text, err = replay.ExpandString(v, iter); err != nil {
 				return err
 			}
 		}
@@ -416,19 +416,19 @@ func iterations(c Case, call Call, opts Options) (repeat, warmup int) {
 func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *execbackend.Scripts, opts Options) (Row, error) {
 	r := Row{Workload: c.Name + "/" + call.Label, Case: c.Name, Label: call.Label, Kind: "tool", Tool: call.Tool}
 	r.Repeat, r.Warmup = iterations(c, call, opts)
-	argsV, err := parseOrdered(call.Args)
+	argsV, err := replay.ParseOrdered(call.Args)
 	if err != nil {
 		return r, err
 	}
 	if argsV == nil {
-		argsV = object{}
+		argsV = replay.Object{}
 	}
 	script, scriptStdout, err := parseScript(call.Script)
 	if err != nil {
 		return r, err
 	}
-	iterArgs := usesIter(argsV)
-	fixed, err := expand(argsV, 0)
+	iterArgs := replay.UsesIter(argsV)
+	fixed, err := replay.Expand(argsV, 0)
 	if err != nil {
 		return r, err
 	}
@@ -446,14 +446,14 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 		}
 		args := fixed
 		if iterArgs {
-			if args, err = expand(argsV, it); err != nil {
+			if args, err = replay.Expand(argsV, it); err != nil {
 				return r, err
 			}
 		}
 		timed := it >= r.Warmup
 		chainUs, calls, mb := 0.0, 0, 0
 		for step := args; step != nil && calls < maxFollow; {
-			res, err := timedCall(ctx, ex, call.Tool, encode(step), script, scripts, first == nil, timed)
+			res, err := timedCall(ctx, ex, call.Tool, replay.EncodeOrdered(step), script, scripts, first == nil, timed)
 			if err != nil {
 				return r, err
 			}
@@ -471,7 +471,7 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 			if !call.Follow {
 				break
 			}
-			step = nextArgs(step.(object), res.out)
+			step = nextArgs(step.(replay.Object), res.out)
 		}
 		if timed {
 			totals = append(totals, chainUs)
@@ -503,7 +503,7 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 
 // nextArgs continues a paged call: offset / byteOffset from the output's
 // nextOffset / nextByteOffset, nil when it has neither.
-func nextArgs(args object, out toolspec.Output) any {
+func nextArgs(args replay.Object, out toolspec.Output) any {
 	if out.Kind != toolspec.OutputJSON {
 		return nil
 	}
@@ -515,10 +515,10 @@ func nextArgs(args object, out toolspec.Output) any {
 		return nil
 	}
 	if next.NextOffset != nil {
-		args = args.with("offset", *next.NextOffset)
+		args = args.With("offset", *next.NextOffset)
 	}
 	if next.NextByteOffset != nil {
-		args = args.with("byteOffset", *next.NextByteOffset)
+		args = args.With("byteOffset", *next.NextByteOffset)
 	}
 	return args
 }
@@ -536,34 +536,34 @@ func checkExpect(rawExpect json.RawMessage, first *callResult) (bool, string) {
 	if first.rec.Output == nil {
 		return false, "no result object; model sees " + string(first.out.Kind) + ": " + first.out.Text
 	}
-	want, err := parseOrdered(rawExpect)
+	want, err := replay.ParseOrdered(rawExpect)
 	if err != nil {
 		return false, "bad expect: " + err.Error()
 	}
-	wantObj, ok := want.(object)
+	wantObj, ok := want.(replay.Object)
 	if !ok {
 		return false, "expect is not an object"
 	}
-	gotV, _ := parseOrdered(first.rec.Output)
-	got, ok := gotV.(object)
+	gotV, _ := replay.ParseOrdered(first.rec.Output)
+	got, ok := gotV.(replay.Object)
 	if !ok {
 		return false, "output is not an object"
 	}
 	for _, m := range wantObj {
-		g, present := got.get(m.key)
-		spec, _ := m.val.(object)
-		if has, ok := spec.get("$has"); ok {
+		g, present := got.Get(m.Key)
+		spec, _ := m.Val.(replay.Object)
+		if has, ok := spec.Get("$has"); ok {
 			if present != (has == true) {
-				return false, fmt.Sprintf("%s presence != %v", m.key, has)
+				return false, fmt.Sprintf("%s presence != %v", m.Key, has)
 			}
-		} else if sub, ok := spec.get("$contains"); ok {
+		} else if sub, ok := spec.Get("$contains"); ok {
 			s, _ := g.(string)
 			subS, _ := sub.(string)
 			if !strings.Contains(s, subS) {
-				return false, fmt.Sprintf("%s lacks %q", m.key, subS)
+				return false, fmt.Sprintf("%s lacks %q", m.Key, subS)
 			}
-		} else if !present || !bytes.Equal(encode(g), encode(m.val)) {
-			return false, fmt.Sprintf("%s: got %.80s, want %s", m.key, encode(g), encode(m.val))
+		} else if !present || !bytes.Equal(replay.EncodeOrdered(g), replay.EncodeOrdered(m.Val)) {
+			return false, fmt.Sprintf("%s: got %.80s, want %s", m.Key, replay.EncodeOrdered(g), replay.EncodeOrdered(m.Val))
 		}
 	}
 	return true, ""
@@ -576,15 +576,15 @@ func resultSummary(first *callResult) json.RawMessage {
 	case first == nil || first.rec == nil:
 		return nil
 	case first.rec.Thrown != nil:
-		return encode(object{{"thrown", first.rec.Thrown.Error()}})
+		return replay.EncodeOrdered(replay.Object{{Key: "thrown", Val: first.rec.Thrown.Error()}})
 	case first.rec.Output == nil:
 		return nil
 	}
-	v, err := parseOrdered(first.rec.Output)
+	v, err := replay.ParseOrdered(first.rec.Output)
 	if err != nil {
 		return nil
 	}
-	return encode(summarize(v, 0))
+	return replay.EncodeOrdered(summarize(v, 0))
 }
 
 func resolveBytes(ctx context.Context, ws *vfs.Workspace, spec json.RawMessage, args any, scriptStdout string) (*int64, error) {
@@ -612,8 +612,8 @@ func resolveBytes(ctx context.Context, ws *vfs.Workspace, spec json.RawMessage, 
 			return nil, err
 		}
 	case s.Arg != "":
-		obj, _ := args.(object)
-		v, _ := obj.get(s.Arg)
+		obj, _ := args.(replay.Object)
+		v, _ := obj.Get(s.Arg)
 		str, _ := v.(string)
 		n = int64(len(str))
 	case s.Script != "":

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -50,22 +51,26 @@ func hostPath(dir, p string) (string, error) {
 
 // systemCall does with plain system calls what one call of the tool
 // does with args; it returns the calls a paged listing took.
-func systemCall(tool, target string, args object) (int, error) {
+func systemCall(tool, target string, args replay.Object) (int, error) {
 	switch tool {
 	case toolspec.ToolLs:
 		limit := int(toolspec.LsPageDefault)
-		if v, ok := args.get("limit"); ok {
-			limit = intOf(v, limit)
+		if v, ok := args.Get("limit"); ok {
+			if n, err := replay.Int(v, limit); err == nil {
+				limit = n
+			}
 		}
 		offset := 0
-		if v, ok := args.get("offset"); ok {
-			offset = intOf(v, 0)
+		if v, ok := args.Get("offset"); ok {
+			if n, err := replay.Int(v, 0); err == nil {
+				offset = n
+			}
 		}
 		return systemList(target, offset, limit, false)
 	case toolspec.ToolDelete:
 		return 1, os.RemoveAll(target)
 	case toolspec.ToolWrite:
-		v, _ := args.get("content")
+		v, _ := args.Get("content")
 		content, _ := v.(string)
 		f, err := os.CreateTemp(filepath.Dir(target), ".bench-*")
 		if err != nil {
@@ -126,7 +131,7 @@ func runSystemRow(ctx context.Context, c Case, call Call, dir string, run func(o
 		return r, false, nil
 	}
 	r.Repeat, r.Warmup = iterations(c, call, opts)
-	argsV, err := parseOrdered(call.Args)
+	argsV, err := replay.ParseOrdered(call.Args)
 	if err != nil {
 		return r, true, err
 	}
@@ -138,12 +143,12 @@ func runSystemRow(ctx context.Context, c Case, call Call, dir string, run func(o
 		if err := run(call.Each, it); err != nil {
 			return r, true, fmt.Errorf("each: %w", err)
 		}
-		v, err := expand(argsV, it)
+		v, err := replay.Expand(argsV, it)
 		if err != nil {
 			return r, true, err
 		}
-		args, _ := v.(object)
-		p, _ := args.get("path")
+		args, _ := v.(replay.Object)
+		p, _ := args.Get("path")
 		ps, _ := p.(string)
 		target, err := hostPath(dir, ps)
 		if err != nil {

@@ -1,5 +1,9 @@
 package replay
 
+// Case files keep JSON in an ordered form where key order reaches a tool
+// (its arguments), so the text we validate is the text the reference
+// validates; {"$gen": ...} values stand for generated strings.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -10,57 +14,212 @@ import (
 	"github.com/agenttools/agenttools/core"
 )
 
+// Member is one member of an ordered JSON object.
+type Member struct {
+	Key string
+	Val any
+}
+
+// Object is a JSON object with its members in document order. Values in
+// an ordered document are Object, []any, string, json.Number, bool or nil.
+type Object []Member
+
+// Get returns the value of key and whether o has it.
+func (o Object) Get(key string) (any, bool) {
+	for _, m := range o {
+		if m.Key == key {
+			return m.Val, true
+		}
+	}
+	return nil, false
+}
+
+// With returns a copy of o with key set: replaced in place, or appended
+// (as JavaScript's {...o, key: v} does).
+func (o Object) With(key string, v any) Object {
+	out := append(Object{}, o...)
+	for i := range out {
+		if out[i].Key == key {
+			out[i].Val = v
+			return out
+		}
+	}
+	return append(out, Member{key, v})
+}
+
+// ParseOrdered decodes a JSON document into its ordered form; empty
+// input is nil.
+func ParseOrdered(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("JSON document followed by more data")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := Object{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, Member{k.(string), v})
+		}
+		_, err = dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return tok, nil
+}
+
+// EncodeOrdered writes an ordered value as JSON.stringify would: members
+// in their order, numbers as written.
+func EncodeOrdered(v any) []byte {
+	var b bytes.Buffer
+	encodeTo(&b, v)
+	return b.Bytes()
+}
+
+func encodeTo(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case Object:
+		b.WriteByte('{')
+		for i, m := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			encodeTo(b, m.Key)
+			b.WriteByte(':')
+			encodeTo(b, m.Val)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			encodeTo(b, e)
+		}
+		b.WriteByte(']')
+	case json.Number:
+		b.WriteString(string(x))
+	default:
+		s, err := core.MarshalJSON(x)
+		if err != nil {
+			// Only the ordered forms' own scalars reach here.
+			panic(err)
+		}
+		b.Write(s)
+	}
+}
+
 // expandJSON replaces every {"$gen": ...} value in a JSON document with
-// the string it describes, as the harness does:
+// the string it describes (Expand, iteration 0), keeping key order.
+func expandJSON(raw json.RawMessage) ([]byte, error) {
+	v, err := ParseOrdered(raw)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = Expand(v, 0); err != nil {
+		return nil, err
+	}
+	return EncodeOrdered(v), nil
+}
+
+// Expand replaces every {"$gen": ...} object in an ordered value with the
+// string it describes, as the oracle's harness and bench.mjs do:
 //
 //	{"$gen":"repeat","text":T,"times":N}                T repeated N times
 //	{"$gen":"lines","count":N,"template":"line {n}",     N lines joined by eol,
 //	  "eol":"\n","final":true,"start":1}                 with a final eol unless final is false
 //	{"$gen":"concat","parts":[...]}                      the parts joined
-func expandJSON(raw json.RawMessage) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	x, err := expand(v)
-	if err != nil {
-		return nil, err
-	}
-	return core.MarshalJSON(x)
-}
-
-func expand(v any) (any, error) {
+//	{"$gen":"iter"}                                      iter in decimal (bench.mjs's
+//	                                                     iteration number, warm-ups counted)
+//
+// An unknown kind or a value of the wrong type is an error.
+func Expand(v any, iter int) (any, error) {
 	switch x := v.(type) {
 	case []any:
 		out := make([]any, len(x))
-		for i, item := range x {
-			e, err := expand(item)
-			if err != nil {
+		for i, e := range x {
+			var err error
+			if out[i], err = Expand(e, iter); err != nil {
 				return nil, err
 			}
-			out[i] = e
 		}
 		return out, nil
-	case map[string]any:
-		if kind, ok := x["$gen"].(string); ok {
-			return generate(kind, x)
+	case Object:
+		if kind, ok := x.Get("$gen"); ok {
+			return generate(kind, x, iter)
 		}
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			e, err := expand(item)
+		out := make(Object, len(x))
+		for i, m := range x {
+			e, err := Expand(m.Val, iter)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = e
+			out[i] = Member{m.Key, e}
 		}
 		return out, nil
 	}
 	return v, nil
 }
 
-func num(v any, def int) (int, error) {
+// UsesIter reports whether v has a {"$gen":"iter"} anywhere, that is
+// whether Expand's result depends on the iteration.
+func UsesIter(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if UsesIter(e) {
+				return true
+			}
+		}
+	case Object:
+		if kind, _ := x.Get("$gen"); kind == "iter" {
+			return true
+		}
+		for _, m := range x {
+			if UsesIter(m.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Int is the integer an ordered value holds, def when v is nil.
+func Int(v any, def int) (int, error) {
 	if v == nil {
 		return def, nil
 	}
@@ -68,12 +227,13 @@ func num(v any, def int) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("$gen: %v is not a number", v)
 	}
-	i, err := strconv.Atoi(string(n))
-	return i, err
+	return strconv.Atoi(string(n))
 }
 
-func str(v any) (string, error) {
-	e, err := expand(v)
+// ExpandString expands v and requires a string (or a number, as its
+// decimal text) of it.
+func ExpandString(v any, iter int) (string, error) {
+	e, err := Expand(v, iter)
 	if err != nil {
 		return "", err
 	}
@@ -86,56 +246,65 @@ func str(v any) (string, error) {
 	return "", fmt.Errorf("$gen: %v is not a string", v)
 }
 
-func generate(kind string, spec map[string]any) (string, error) {
+func generate(kind any, spec Object, iter int) (string, error) {
+	get := func(k string) any { v, _ := spec.Get(k); return v }
 	switch kind {
 	case "repeat":
-		text, err := str(spec["text"])
+		text, err := ExpandString(get("text"), iter)
 		if err != nil {
 			return "", err
 		}
-		times, err := num(spec["times"], 0)
+		times, err := Int(get("times"), 0)
 		if err != nil {
 			return "", err
 		}
 		return strings.Repeat(text, times), nil
 	case "lines":
-		count, err := num(spec["count"], 0)
+		count, err := Int(get("count"), 0)
 		if err != nil {
 			return "", err
 		}
-		start, err := num(spec["start"], 1)
+		start, err := Int(get("start"), 1)
 		if err != nil {
 			return "", err
 		}
 		template, eol := "line {n}", "\n"
-		if t, ok := spec["template"].(string); ok {
+		if t, ok := get("template").(string); ok {
 			template = t
 		}
-		if e, ok := spec["eol"].(string); ok {
+		if e, ok := get("eol").(string); ok {
 			eol = e
 		}
-		var b strings.Builder
-		for i := 0; i < count; i++ {
-			if i > 0 {
-				b.WriteString(eol)
-			}
-			b.WriteString(strings.ReplaceAll(template, "{n}", strconv.Itoa(start+i)))
-		}
-		if final, ok := spec["final"].(bool); !ok || final {
-			b.WriteString(eol)
-		}
-		return b.String(), nil
+		return Lines(count, start, template, eol, get("final") != false), nil
 	case "concat":
-		parts, _ := spec["parts"].([]any)
+		parts, _ := get("parts").([]any)
 		var b strings.Builder
 		for _, p := range parts {
-			s, err := str(p)
+			s, err := ExpandString(p, iter)
 			if err != nil {
 				return "", err
 			}
 			b.WriteString(s)
 		}
 		return b.String(), nil
+	case "iter":
+		return strconv.Itoa(iter), nil
 	}
-	return "", fmt.Errorf("unknown $gen %s", kind)
+	return "", fmt.Errorf("unknown $gen %v", kind)
+}
+
+// Lines is count lines of template with {n} replaced by start, start+1,
+// ..., joined by eol, with a final eol when final is true.
+func Lines(count, start int, template, eol string, final bool) string {
+	var b strings.Builder
+	for i := range count {
+		if i > 0 {
+			b.WriteString(eol)
+		}
+		b.WriteString(strings.ReplaceAll(template, "{n}", strconv.Itoa(start+i)))
+	}
+	if final {
+		b.WriteString(eol)
+	}
+	return b.String()
 }
