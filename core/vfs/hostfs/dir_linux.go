@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +34,10 @@ import (
 type sysDir struct {
 	fd   int
 	read bool
+	// refs counts the holders of fd once a file is to be opened later
+	// (see dir.OpenLater): the handle and each such opening; the last
+	// one closes it. nil before.
+	refs *atomic.Int32
 }
 
 // rootFD is a descriptor of the store's directory, from which sysDirs
@@ -283,7 +288,31 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-func (d *sysDir) close() error { return unix.Close(d.fd) }
+func (d *sysDir) close() error {
+	if d.refs != nil && d.refs.Add(-1) > 0 {
+		return nil // a file is still to be opened in it
+	}
+	return unix.Close(d.fd)
+}
+
+var _ vfs.LaterOpener = (*dir)(nil)
+
+// OpenLater keeps the directory's descriptor for a file opened later
+// (see vfs.Dir.OpenLater): openat relative to it is safe from any
+// goroutine, while the handle lists it or after it is closed.
+func (d *dir) OpenLater(_ context.Context, name string, offset int64) func() (io.ReadCloser, error) {
+	if d.sys.refs == nil {
+		d.sys.refs = new(atomic.Int32)
+		d.sys.refs.Store(1)
+	}
+	d.sys.refs.Add(1)
+	held := sysDir{fd: d.sys.fd, refs: d.sys.refs}
+	shown := d.join(name)
+	return func() (io.ReadCloser, error) {
+		defer held.close()
+		return held.open(name, shown, offset)
+	}
+}
 
 // ownTemp reports whether the node name in d is a temporary file of this
 // package's (named and marked so, see the package doc), which listings

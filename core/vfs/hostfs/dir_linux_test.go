@@ -1,10 +1,12 @@
 package hostfs
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -87,15 +89,55 @@ func TestHandleOpensNoFIFO(t *testing.T) {
 // handle, both closed when the test ends.
 func rootHandle(t *testing.T, dir string) vfs.DirHandle {
 	t.Helper()
-	f, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	d, err := f.OpenDir(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d := openRoot(t, dir)
 	t.Cleanup(func() { d.Close() })
 	return d
+}
+
+// TestOpenLaterOutlivesTheHandle checks that a file prepared with
+// OpenLater opens from another goroutine after its directory's handle
+// was closed and listed meanwhile, and that the directory's descriptor
+// is released once every prepared file was opened.
+func TestOpenLaterOutlivesTheHandle(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, d := openRoot(t, dir)
+	var opens []func() (io.ReadCloser, error)
+	for i := range 20 {
+		opens = append(opens, d.OpenLater(t.Context(), fmt.Sprintf("f%02d", i), 0))
+	}
+	fd := d.sys.fd
+	got := make([]string, 20)
+	var wg sync.WaitGroup
+	for i, open := range opens {
+		wg.Go(func() {
+			r, err := open()
+			if err != nil {
+				got[i] = err.Error()
+				return
+			}
+			defer r.Close()
+			b, err := io.ReadAll(r)
+			got[i] = fmt.Sprintf("%s %v", b, err)
+		})
+		if i == 10 {
+			if _, err := d.Entries(t.Context(), "", -1); err != nil {
+				t.Error(err)
+			}
+			d.Close()
+		}
+	}
+	wg.Wait()
+	for i, g := range got {
+		if want := fmt.Sprint(i, nil); g != want {
+			t.Errorf("file %d read %q, want %q", i, g, want)
+		}
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != unix.EBADF {
+		t.Errorf("the directory's descriptor is still open (%v)", err)
+	}
 }
