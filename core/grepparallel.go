@@ -12,7 +12,9 @@ import (
 
 // A grep of a tree reads and searches its files on all cores while the
 // page is filled in walk order: the walk (in the calling goroutine)
-// opens each file and queues it; workers search the queued files, each
+// lists the directories and queues each file; workers open the queued
+// files (through the directory's handle, see vfs.Dir.OpenLater, so that
+// the walk does no more than list) and search them, each
 // keeping the lines it would show (matches and their context) up to
 // what a page can take; the caller takes the files' lines into the page
 // in walk order, exactly as if it had searched them one after another.
@@ -34,8 +36,8 @@ const grepHeldMax = 32 << 20
 // grepJob is one file of a tree grep.
 type grepJob struct {
 	shown string
-	r     io.ReadCloser // nil once the worker has it
-	err   error         // opening or searching failed
+	open  func() (io.ReadCloser, error) // nil once the worker has it
+	err   error                         // opening or searching failed
 
 	lines []grepLine    // what the search showed, in order
 	held  int64         // bytes of text in lines
@@ -93,8 +95,14 @@ func (p *grepPool) work() {
 
 // search searches one queued file.
 func (p *grepPool) search(sc *lineScanner, j *grepJob) {
-	r := j.r
-	j.r = nil
+	open := j.open
+	j.open = nil
+	r, err := open()
+	if err != nil {
+		j.err = err
+		close(j.ready)
+		return
+	}
 	defer r.Close()
 	matches := int64(0)
 	j.err = sc.scan(p.ctx, r, func(l grepLine) bool {
@@ -126,9 +134,10 @@ func (p *grepPool) search(sc *lineScanner, j *grepJob) {
 	}
 }
 
-// submit queues a file the walk opened.
-func (p *grepPool) submit(shown string, r io.ReadCloser) *grepJob {
-	j := &grepJob{shown: shown, r: r, ready: make(chan struct{})}
+// submit queues a file for a worker to open (open is called once,
+// whatever happens) and search.
+func (p *grepPool) submit(shown string, open func() (io.ReadCloser, error)) *grepJob {
+	j := &grepJob{shown: shown, open: open, ready: make(chan struct{})}
 	p.jobs <- j
 	return j
 }
@@ -193,11 +202,7 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 		pending = pending[1:]
 		before := s.accepted
 		var err error
-		if j.ready == nil {
-			err = j.err // it could not be opened
-		} else {
-			done, err = pool.take(s, j)
-		}
+		done, err = pool.take(s, j)
 		if unreadable(err) {
 			err = nil // a file the host will not open or read is passed over
 		}
@@ -232,12 +237,7 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 		if pool == nil {
 			pool = newGrepPool(ctx, plan, s.context, maxLine, chunk, s.offset+s.limit)
 		}
-		r, err := open()
-		if err != nil {
-			pending = append(pending, &grepJob{shown: en.path, err: err})
-		} else {
-			pending = append(pending, pool.submit(en.path, r))
-		}
+		pending = append(pending, pool.submit(en.path, en.dir.OpenLater(ctx, en.name, 0)))
 		for len(pending) > 0 && !done && scanErr == nil && (len(pending) > ahead || isReady(pending[0])) {
 			takeHead()
 		}
@@ -254,9 +254,6 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 
 // isReady reports whether a pending file can be taken without waiting.
 func isReady(j *grepJob) bool {
-	if j.ready == nil {
-		return true
-	}
 	select {
 	case <-j.ready:
 		return true

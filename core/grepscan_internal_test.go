@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -352,18 +355,10 @@ func (c cancellingReader) Read(p []byte) (int, error) {
 // there.
 func TestTreeGrepAgreesWithLineByLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 14))
-	ctx := t.Context()
-	iterations := 300
-	if testing.Short() {
-		iterations = 60
-	}
-	for i := range iterations {
+	for i := range shortOr(300, 60) {
 		ws := vfs.New(failingReads{memfs.New()})
 		for f := range 1 + rng.IntN(80) {
-			text := ""
-			if rng.IntN(3) > 0 {
-				text = randomGrepText(rng)
-			}
+			text := maybeGrepText(rng)
 			p := fmt.Sprintf("/workspace/d%d/f%02d", rng.IntN(4), f)
 			switch rng.IntN(40) {
 			case 0:
@@ -371,59 +366,120 @@ func TestTreeGrepAgreesWithLineByLine(t *testing.T) {
 			case 1:
 				p += "eacces"
 			}
-			if err := ws.WriteFile(ctx, p, []byte(text), vfs.WriteOptions{CreateParents: true}); err != nil {
-				t.Fatal(err)
-			}
+			writeTreeFile(t, ws, p, text)
 		}
-		e, err := New(ws, Options{})
+		compareTreeGrep(t, rng, i, ws)
+	}
+}
+
+// compareTreeGrep checks, in case i, a tree grep of ws's /workspace
+// against the former search, file after file and line by line, with a
+// random query, page and scanner (see TestTreeGrepAgreesWithLineByLine).
+func compareTreeGrep(t *testing.T, rng *rand.Rand, i int, ws *vfs.Workspace) {
+	t.Helper()
+	ctx := t.Context()
+	e, err := New(ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := ws.Resolve(ctx, "/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := grepQueries[rng.IntN(len(grepQueries))]
+	plan, err := compileQuery(q.query, q.regex, q.ignoreCase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxLine, chunk := 1+rng.IntN(60), 1+rng.IntN(80)
+	want := &scan{context: int64(rng.IntN(3)), budget: int64(1 + rng.IntN(400)), offset: int64(rng.IntN(6)), limit: int64(1 + rng.IntN(30)), out: []toolspec.GrepMatch{}}
+	got := *want
+	got.out = []toolspec.GrepMatch{}
+	var scanErr error
+	err = e.walk(ctx, loc, "", nil, func(en walkEntry) bool {
+		if en.typ != vfs.TypeFile {
+			return true
+		}
+		r, err := en.dir.Open(ctx, en.name, 0)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		defer r.Close()
+		m := plan.m
+		var done bool
+		done, scanErr = refScanFile(ctx, &m, r, int64(maxLine), en.path, want)
+		if unreadable(scanErr) {
+			scanErr = nil
+		}
+		return !done && scanErr == nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotErr := e.grepTree(ctx, loc, "", nil, plan, maxLine, chunk, &got)
+	if errno.CodeOf(scanErr) != errno.CodeOf(gotErr) || (scanErr == nil) != (gotErr == nil) {
+		t.Fatalf("case %d: line by line %v, tree %v", i, scanErr, gotErr)
+	}
+	if scanErr != nil {
+		return // the page of a failed search is not shown
+	}
+	if !reflect.DeepEqual(want, &got) {
+		t.Fatalf("case %d: query %+v, maxLine %d, chunk %d:\nline by line %+v\ntree        %+v", i, q, maxLine, chunk, *want, got)
+	}
+}
+
+// TestTreeGrepOverHostAgreesWithLineByLine is
+// TestTreeGrepAgreesWithLineByLine over host trees, whose files the
+// workers open themselves (vfs.Dir.OpenLater), some of them refused
+// (mode 0, EACCES, when the tests do not run as root): the same page,
+// in walk order.
+func TestTreeGrepOverHostAgreesWithLineByLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 15))
+	for i := range shortOr(40, 10) {
+		dir := t.TempDir()
+		h, err := hostfs.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		loc, err := ws.Resolve(ctx, "/workspace")
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := grepQueries[rng.IntN(len(grepQueries))]
-		plan, err := compileQuery(q.query, q.regex, q.ignoreCase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		maxLine, chunk := 1+rng.IntN(60), 1+rng.IntN(80)
-		want := &scan{context: int64(rng.IntN(3)), budget: int64(1 + rng.IntN(400)), offset: int64(rng.IntN(6)), limit: int64(1 + rng.IntN(30)), out: []toolspec.GrepMatch{}}
-		got := *want
-		got.out = []toolspec.GrepMatch{}
-		var scanErr error
-		err = e.walk(ctx, loc, "", nil, func(en walkEntry) bool {
-			if en.typ != vfs.TypeFile {
-				return true
+		ws := vfs.New(h)
+		for f := range 1 + rng.IntN(120) {
+			text := maybeGrepText(rng)
+			rel := fmt.Sprintf("d%d/f%03d", rng.IntN(4), f)
+			writeTreeFile(t, ws, "/workspace/"+rel, text)
+			if rng.IntN(20) == 0 && os.Geteuid() != 0 {
+				if err := os.Chmod(filepath.Join(dir, rel), 0); err != nil {
+					t.Fatal(err)
+				}
 			}
-			r, err := en.dir.Open(ctx, en.name, 0)
-			if err != nil {
-				scanErr = err
-				return false
-			}
-			defer r.Close()
-			m := plan.m
-			var done bool
-			done, scanErr = refScanFile(ctx, &m, r, int64(maxLine), en.path, want)
-			if unreadable(scanErr) {
-				scanErr = nil
-			}
-			return !done && scanErr == nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		gotErr := e.grepTree(ctx, loc, "", nil, plan, maxLine, chunk, &got)
-		if errno.CodeOf(scanErr) != errno.CodeOf(gotErr) || (scanErr == nil) != (gotErr == nil) {
-			t.Fatalf("case %d: line by line %v, tree %v", i, scanErr, gotErr)
-		}
-		if scanErr != nil {
-			continue // the page of a failed search is not shown
-		}
-		if !reflect.DeepEqual(want, &got) {
-			t.Fatalf("case %d: query %+v, maxLine %d, chunk %d:\nline by line %+v\ntree        %+v", i, q, maxLine, chunk, *want, got)
-		}
+		compareTreeGrep(t, rng, i, ws)
+		h.Close()
+	}
+}
+
+// shortOr is full, or short with -short.
+func shortOr(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// maybeGrepText is a random text for grep (randomGrepText), or, one
+// time in three, an empty file's.
+func maybeGrepText(rng *rand.Rand) string {
+	if rng.IntN(3) > 0 {
+		return randomGrepText(rng)
+	}
+	return ""
+}
+
+// writeTreeFile writes text to the file at p in ws, making its parents.
+func writeTreeFile(t *testing.T, ws *vfs.Workspace, p, text string) {
+	t.Helper()
+	if err := ws.WriteFile(t.Context(), p, []byte(text), vfs.WriteOptions{CreateParents: true}); err != nil {
+		t.Fatal(err)
 	}
 }
 

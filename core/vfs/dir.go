@@ -51,6 +51,15 @@ type DirHandle interface {
 	Close() error
 }
 
+// LaterOpener is a DirHandle that can open a file of its directory
+// later, from another goroutine (see Dir.OpenLater).
+type LaterOpener interface {
+	// OpenLater returns a function that opens the regular file name
+	// from offset as Open does; it is called exactly once, from any
+	// goroutine, possibly after the handle is closed.
+	OpenLater(ctx context.Context, name string, offset int64) func() (io.ReadCloser, error)
+}
+
 // Smallest keeps, of the entries offered to it, the n whose names sort
 // first (raw byte order) after a bound: a store answers
 // DirHandle.Entries with it over a directory it reads in any order,
@@ -236,6 +245,29 @@ func (d *Dir) Open(ctx context.Context, name string, offset int64) (io.ReadClose
 		return nil, hostError(toolspec.MsgOpRead, real, err)
 	}
 	return wordedReader{r, real}, nil
+}
+
+// OpenLater prepares to read the regular file name in d from byte
+// offset: the function it returns opens it, as Open does, from any
+// goroutine, even after d is closed or has moved on, so that a walk can
+// hand the opening to the goroutine that reads the file. The function
+// must be called exactly once: until then it may hold the directory
+// open. A store whose handle cannot open later (no LaterOpener) opens
+// the file now.
+func (d *Dir) OpenLater(ctx context.Context, name string, offset int64) func() (io.ReadCloser, error) {
+	real := Join(d.real, name)
+	word := func(r io.ReadCloser, err error) (io.ReadCloser, error) {
+		if err != nil {
+			return nil, hostError(toolspec.MsgOpRead, real, err)
+		}
+		return wordedReader{r, real}, nil
+	}
+	if l, ok := d.h.(LaterOpener); ok {
+		open := l.OpenLater(ctx, name, offset)
+		return func() (io.ReadCloser, error) { return word(open()) }
+	}
+	r, err := word(d.h.Open(ctx, name, offset))
+	return func() (io.ReadCloser, error) { return r, err }
 }
 
 // Close releases the directory.

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/toolspec"
 )
 
 var _ vfs.DirOpener = (*FS)(nil)
@@ -21,15 +18,16 @@ var _ vfs.DirOpener = (*FS)(nil)
 // windowMin entries is read once, not once per chunk.
 const windowMin = 1024
 
-// dir is an open directory of the store: an os.Root of its own, so that
-// each step of a walk below it names one entry relative to it (one
-// openat or fstatat) instead of resolving the path from the store's
-// root again, and so that nothing reached through it leaves it. It was
-// inside the store when opened; a host process that moves it elsewhere
-// meanwhile takes the walk with it, below the directory only, as a host
-// walker with directory descriptors (fts) does.
+// dir is an open directory of the store: a descriptor of its own (see
+// sysDir), so that each step of a walk below it names one entry
+// relative to it (one openat or fstatat) instead of resolving the path
+// from the store's root again, and so that nothing reached through it
+// leaves it. It was inside the store when opened; a host process that
+// moves it elsewhere meanwhile takes the walk with it, below the
+// directory only, as a host walker with directory descriptors (fts)
+// does.
 type dir struct {
-	root *os.Root
+	sys  sysDir
 	name string // in the store
 	// win is the window of the directory's entries kept from its last
 	// reading: all the names after winAfter up to win's last, in raw byte
@@ -49,40 +47,11 @@ func (f *FS) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
 }
 
 func (f *FS) openDir(name string) (*dir, error) {
-	r, err := openSub(f.root, rel(name), name)
+	sys, err := f.openSysDir(name)
 	if err != nil {
 		return nil, err
 	}
-	return &dir{root: r, name: name}, nil
-}
-
-// openSub opens the directory rname in the directory r as a root of its
-// own. A node that is no directory is ENOTDIR, and so is a symbolic link:
-// os.Root follows a link in the last component (inside r), so the
-// directory opened must be the one Lstat saw, or it was replaced
-// meanwhile (ENOENT, as a node that vanished).
-func openSub(r *os.Root, rname, name string) (*os.Root, error) {
-	fi, err := r.Lstat(rname)
-	if err != nil {
-		return nil, hostErr(name, err)
-	}
-	if !fi.IsDir() {
-		return nil, &errno.Error{Code: errno.ENOTDIR, Message: toolspec.MsgReasonNotDirectory, Path: name}
-	}
-	sub, err := r.OpenRoot(rname)
-	if err != nil {
-		return nil, hostErr(name, err)
-	}
-	cur, err := sub.Stat(".")
-	if err != nil {
-		sub.Close()
-		return nil, hostErr(name, err)
-	}
-	if !os.SameFile(cur, fi) {
-		sub.Close()
-		return nil, &errno.Error{Code: errno.ENOENT, Message: toolspec.MsgReasonReplaced, Path: name}
-	}
-	return sub, nil
+	return &dir{sys: sys, name: name}, nil
 }
 
 func (d *dir) join(name string) string {
@@ -135,15 +104,10 @@ func (d *dir) Entries(ctx context.Context, after string, n int) ([]vfs.DirEntry,
 // among the n first so far, so memory grows with n, not with the
 // directory.
 func (d *dir) scan(ctx context.Context, after string, n int, kinds bool) ([]vfs.DirEntry, bool, error) {
-	file, err := d.root.Open(".")
-	if err != nil {
-		return nil, false, hostErr(d.name, err)
-	}
-	defer file.Close()
 	keep := vfs.NewSmallest(after, n)
 	seen := 0
-	err = eachName(ctx, file, kinds, func(name string, typ vfs.FileType) {
-		if name <= after || tempToken(name) != "" && ownTemp(d.root, name) {
+	err := d.sys.eachName(ctx, kinds, func(name string, typ vfs.FileType) {
+		if name <= after || tempToken(name) != "" && d.sys.ownTemp(name) {
 			return
 		}
 		seen++
@@ -162,17 +126,17 @@ func (d *dir) scan(ctx context.Context, after string, n int, kinds bool) ([]vfs.
 
 // OpenDir opens the directory name in d (one openat, confined to d).
 func (d *dir) OpenDir(_ context.Context, name string) (vfs.DirHandle, error) {
-	r, err := openSub(d.root, name, d.join(name))
+	sub, err := d.sys.openSub(name, d.join(name))
 	if err != nil {
 		return nil, err
 	}
-	return &dir{root: r, name: d.join(name)}, nil
+	return &dir{sys: sub, name: d.join(name)}, nil
 }
 
 // Open reads the regular file name in d from offset, as FS.Open.
 func (d *dir) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
-	return openFile(d.root, name, d.join(name), offset)
+	return d.sys.open(name, d.join(name), offset)
 }
 
 // Close releases the directory's descriptor.
-func (d *dir) Close() error { return d.root.Close() }
+func (d *dir) Close() error { return d.sys.close() }

@@ -32,15 +32,7 @@ func TestEntriesWindowIsAReading(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	f, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := f.openDir("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, d := openRoot(t, dir)
 	defer d.Close()
 	// First at the window's edges: windowMin+1 names and then windowMin
 	// follow the bound of the first reading.
@@ -89,3 +81,19 @@ func TestEntriesWindowIsAReading(t *testing.T) {
 }
 
 func head(e []vfs.DirEntry) []vfs.DirEntry { return e[:min(len(e), 3)] }
+
+// openRoot opens the host directory dir as a store (closed when the test
+// ends) and its root as a handle (the caller closes it).
+func openRoot(t *testing.T, dir string) (*FS, *dir) {
+	t.Helper()
+	f, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	d, err := f.openDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, d
+}

@@ -29,19 +29,15 @@ const (
 )
 
 // eachName calls fn with the name and kind of each entry of the
-// directory open as file ("." and ".." left out), reading the names with
-// getdents(2) and their kinds from its d_type: no entry is stat'ed,
-// except, with kinds set, one whose file system does not give its kind
-// (d_type DT_UNKNOWN; without kinds its kind is given as TypeFile).
-// os.File.ReadDir stats every entry of a directory opened through an
-// os.Root, which is what this avoids. The name fn gets is valid during
-// the call only (strings.Clone it to keep it). An entry that vanishes
-// before its stat is left out.
-func eachName(ctx context.Context, file *os.File, kinds bool, fn func(name string, typ vfs.FileType)) error {
-	rc, err := file.SyscallConn()
-	if err != nil {
-		return err
-	}
+// directory open as fd ("." and ".." left out), reading on from the
+// descriptor's offset, the names with getdents(2) and their kinds from
+// its d_type: no entry is stat'ed, except, with kinds set, one whose
+// file system does not give its kind (d_type DT_UNKNOWN; without kinds
+// its kind is given as TypeFile). os.File.ReadDir stats every entry of a
+// directory opened through an os.Root, which is what this avoids. The
+// name fn gets is valid during the call only (strings.Clone it to keep
+// it). An entry that vanishes before its stat is left out.
+func eachName(ctx context.Context, fd int, kinds bool, fn func(name string, typ vfs.FileType)) error {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
@@ -49,29 +45,17 @@ func eachName(ctx context.Context, file *os.File, kinds bool, fn func(name strin
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var n int
-		var readErr, entryErr error
-		ctrlErr := rc.Control(func(fd uintptr) {
-			for {
-				n, readErr = unix.Getdents(int(fd), buf)
-				if readErr != unix.EINTR {
-					break
-				}
-			}
-			if readErr != nil || n <= 0 {
-				return
-			}
-			entryErr = parseDirents(int(fd), buf[:n], kinds, fn)
-		})
+		n, err := unix.Getdents(fd, buf)
 		switch {
-		case ctrlErr != nil:
-			return ctrlErr
-		case readErr != nil:
-			return &os.PathError{Op: "getdents", Path: file.Name(), Err: readErr}
-		case entryErr != nil:
-			return entryErr
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return &os.PathError{Op: "getdents", Path: ".", Err: err}
 		case n <= 0:
 			return nil
+		}
+		if err := parseDirents(fd, buf[:n], kinds, fn); err != nil {
+			return err
 		}
 	}
 }

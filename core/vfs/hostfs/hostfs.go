@@ -66,6 +66,7 @@ import (
 // FS is a host directory seen as a store.
 type FS struct {
 	root *os.Root
+	fd   rootFD // the directory again, for walks (see sysDir)
 	dir  string
 	dirs []string
 }
@@ -85,7 +86,12 @@ func Open(dir string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FS{root: root, dir: abs, dirs: []string{filepath.ToSlash(abs)}}
+	fd, err := openRootFD(abs)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	f := &FS{root: root, fd: fd, dir: abs, dirs: []string{filepath.ToSlash(abs)}}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		f.dirs = append(f.dirs, filepath.ToSlash(real))
 	}
@@ -119,7 +125,10 @@ func tempToken(name string) string {
 func (f *FS) Dir() string { return f.dir }
 
 // Close releases the directory.
-func (f *FS) Close() error { return f.root.Close() }
+func (f *FS) Close() error {
+	err := f.fd.close()
+	return errors.Join(f.root.Close(), err)
+}
 
 func rel(name string) string {
 	if name == "" {
@@ -257,10 +266,13 @@ func (f *FS) Lstat(_ context.Context, name string) (vfs.Info, error) {
 // directory: memory and stat calls grow with the page, not with the
 // directory.
 func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
-	if err := f.refuseLink(name); err != nil {
-		return nil, err
-	}
 	d, err := f.openDir(name)
+	if errno.CodeOf(err) == errno.ENOTDIR {
+		// A link is refused as such (ELOOP), as every call refuses it.
+		if err := f.refuseLink(name); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -272,16 +284,9 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	entries = entries[min(max(offset, 0), len(entries)):]
 	out := make([]vfs.Info, 0, len(entries))
 	for _, e := range entries {
-		fi, err := d.root.Lstat(e.Name)
+		i, err := d.sys.lstat(e.Name, path.Join(name, e.Name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
-		}
-		if err != nil {
-			return nil, hostErr(name, err)
-		}
-		i, err := info(d.root, e.Name, path.Join(name, e.Name), fi)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
 		}
 		if err != nil {
 			return nil, err
@@ -614,33 +619,6 @@ func (s *staged) copyInto(name string, old *os.File, mode uint32) error {
 		return hostErr(name, err)
 	}
 	return hostErr(name, old.Sync())
-}
-
-// ownTemp reports whether the node name in the directory r is a
-// temporary file of this package's (named and marked so, see the
-// package doc), which listings leave out; when its writer is gone (it is
-// not locked), it is removed.
-func ownTemp(r *os.Root, name string) bool {
-	token := tempToken(name)
-	if token == "" {
-		return false
-	}
-	file, err := r.OpenFile(name, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil || !fi.Mode().IsRegular() || !marked(file, token) {
-		return false
-	}
-	if tryLock(file) {
-		// Its writer is gone, killed before it could remove it.
-		if cur, err := r.Lstat(name); err == nil && os.SameFile(cur, fi) {
-			_ = r.Remove(name)
-		}
-	}
-	return true
 }
 
 // Create creates an empty file with exactly mode, only if nothing is at
