@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -86,7 +87,8 @@ func TestPathStatterSameAnswers(t *testing.T) {
 		"/tomount/up/m/inside/deep", "/loop1", "/loop1/a/b", "/m/inside/deep/f/g",
 	}
 	build := func(ps bool) (*vfs.Workspace, *pathStore, *pathStore) {
-		root, mounted := &pathStore{FS: memfs.New()}, &pathStore{FS: memfs.New()}
+		clock := memfs.WithClock(func() time.Time { return time.UnixMilli(1e12) })
+		root, mounted := &pathStore{FS: memfs.New(clock)}, &pathStore{FS: memfs.New(clock)}
 		var ws *vfs.Workspace
 		if ps {
 			ws = vfs.New(root)

@@ -74,6 +74,9 @@ var (
 		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 ORDER BY name LIMIT ?2 OFFSET ?3)`)
 	qDirAfter = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
 		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`)
+	// The change counter, which every change to the tree moves (see
+	// listings).
+	qRev      = query(`SELECT value FROM meta WHERE key = 'rev'`)
 	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
 	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,

@@ -323,6 +323,9 @@ type FS struct {
 
 	// chunkReads counts the chunks readers fetched (for tests).
 	chunkReads atomic.Int64
+
+	// listings keeps directory listings for OpenDir.
+	listings listings
 }
 
 var (
