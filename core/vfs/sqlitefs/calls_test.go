@@ -52,7 +52,13 @@ func TestStatementsPerToolCall(t *testing.T) {
 		max  int64
 	}{
 		{"read small", func() (toolspec.Output, error) { return e.Read(ctx, toolspec.ReadArgs{Path: "/workspace/small.txt"}) }, 3},
-		{"ls first page", func() (toolspec.Output, error) { return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat"}) }, 2},
+		// Resolve, the change counter, the page (kept); the page again
+		// from what was kept; the next one reading what follows it.
+		{"ls first page", func() (toolspec.Output, error) { return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat"}) }, 3},
+		{"ls first page again", func() (toolspec.Output, error) { return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat"}) }, 2},
+		{"ls next page", func() (toolspec.Output, error) {
+			return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat", Offset: new(int64(200))})
+		}, 3},
 		// The first walk reads the counter, then each directory's listing
 		// with the directory (1 + 1 + 20 for src and its 20 directories);
 		// the walks after it, of the unchanged tree, read the counter only.
@@ -146,7 +152,7 @@ func TestKeptListingsFollowChanges(t *testing.T) {
 	defer b.Close()
 	wsA := vfs.New(a)
 	rng := rand.New(rand.NewPCG(1, 2))
-	names := []string{"d", "d/e", "d/e/f", "d/g", "h", "d/e/i", "d-e", "d/e-f"}
+	names := []string{"d", "d/e", "d/e/f", "d/g", "h", "d/e/i", "d-e", "d/e-f", "d/a", "d/b", "d/c", "a", "b"}
 	for step := range 60 {
 		s := a
 		if rng.IntN(2) == 0 {
@@ -163,11 +169,22 @@ func TestKeptListingsFollowChanges(t *testing.T) {
 		case 3:
 			_ = s.Symlink(ctx, "d", name)
 		}
-		got := walkAll(t, wsA, "/workspace")
 		fresh, err := sqlitefs.Open(file)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// ReadDir pages, each starting within what the ones before read
+		// (which a kept listing then serves, or extends).
+		for _, p := range [][2]int{{0, 2}, {1, 2}, {2, 3}, {0, 1}, {4, -1}, {0, -1}, {9, 1}} {
+			for _, dir := range []string{"workspace", "workspace/d"} {
+				got, gotErr := a.ReadDir(ctx, dir, p[0], p[1])
+				want, wantErr := fresh.ReadDir(ctx, dir, p[0], p[1])
+				if fmt.Sprint(got, gotErr) != fmt.Sprint(want, wantErr) {
+					t.Fatalf("step %d: ReadDir(%s, %d, %d) = %v, %v; a new FS: %v, %v", step, dir, p[0], p[1], got, gotErr, want, wantErr)
+				}
+			}
+		}
+		got := walkAll(t, wsA, "/workspace")
 		want := walkAll(t, vfs.New(fresh), "/workspace")
 		fresh.Close()
 		if !slices.Equal(got, want) {

@@ -21,13 +21,14 @@ var _ vfs.DirOpener = (*FS)(nil)
 const dirMax = 1024
 
 // listingsMax is how many entries the kept listings hold, at most.
-const listingsMax = 64 << 10
+const listingsMax = 32 << 10
 
-// listings keeps whole directory listings, names and kinds, between
-// calls, for as long as the tree does not change: every change to the
-// tree, by any process, moves the change counter (meta 'rev'), and the
-// listings are of one value of it. A walk of a tree that did not change
-// since the last one (find, then grep) lists it without reading a row.
+// listings keeps directory listings between calls, for as long as the
+// tree does not change: every change to the tree, by any process, moves
+// the change counter (meta 'rev'), and the listings are of one value of
+// it. A walk of a tree that did not change since the last one (find,
+// then grep) lists it without reading a row, and ls pages through a
+// directory reading each entry once.
 //
 // A listing is kept under a value of the counter read before the
 // listing was: it is as new as that value or newer, never older, so it
@@ -35,38 +36,53 @@ const listingsMax = 64 << 10
 type listings struct {
 	mu   sync.Mutex
 	rev  int64 // the counter's value they are of; 0: none kept
-	dirs map[string][]vfs.DirEntry
+	dirs map[string]kept
 	held int // entries in dirs
 }
 
+// kept is a directory's listing: its first entries in name order, all
+// of them when whole.
+type kept struct {
+	infos []vfs.Info
+	whole bool
+}
+
 // get returns the listing of the directory name kept at rev.
-func (l *listings) get(rev int64, name string) ([]vfs.DirEntry, bool) {
+func (l *listings) get(rev int64, name string) (kept, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if rev != l.rev || rev <= 0 {
-		return nil, false
+		return kept{}, false
 	}
-	list, ok := l.dirs[name]
-	return list, ok
+	k, ok := l.dirs[name]
+	return k, ok
 }
 
-// put keeps list, the whole listing of name read after the counter was
-// rev. Listings of an earlier value are dropped; one of an earlier value
-// than those kept is not kept.
-func (l *listings) put(rev int64, name string, list []vfs.DirEntry) {
+// put keeps k, the listing of name read after the counter was rev.
+// Listings of an earlier value are dropped; one of an earlier value than
+// those kept is not kept.
+func (l *listings) put(rev int64, name string, k kept) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
 	case rev <= 0 || rev < l.rev:
 		return
-	case rev > l.rev || l.held+len(list) > listingsMax:
-		l.rev, l.dirs, l.held = rev, map[string][]vfs.DirEntry{}, 0
+	case rev > l.rev || l.held+len(k.infos) > listingsMax:
+		l.rev, l.dirs, l.held = rev, map[string]kept{}, 0
 	}
 	if old, ok := l.dirs[name]; ok {
-		l.held -= len(old)
+		l.held -= len(old.infos)
 	}
-	l.dirs[name] = list
-	l.held += len(list)
+	l.dirs[name] = k
+	l.held += len(k.infos)
+}
+
+// rev reads the change counter; 0 when it is not kept (a database of
+// layout 1 or 2, read-only).
+func (f *FS) rev(ctx context.Context) (int64, error) {
+	var rev int64
+	err := f.r.QueryRowContext(ctx, qRev).Scan(&rev)
+	return max(rev, 0), err
 }
 
 // dir is an open directory of the store (see vfs.DirOpener): its path,
@@ -84,7 +100,7 @@ type dir struct {
 	// listings), nil when it is listed in chunks; at is the value of the
 	// change counter read before it, which the handles opened through
 	// this one use too (-1: none).
-	list []vfs.DirEntry
+	list []vfs.Info
 	at   int64
 }
 
@@ -103,7 +119,7 @@ func (f *FS) OpenDir(ctx context.Context, name string) (vfs.DirHandle, error) {
 	var d *dir
 	if err == nil {
 		var rev int64
-		if err = f.r.QueryRowContext(ctx, qRev).Scan(&rev); err == nil {
+		if rev, err = f.rev(ctx); err == nil {
 			d, err = f.openDir(ctx, name, rev)
 		}
 	}
@@ -117,13 +133,13 @@ func (f *FS) OpenDir(ctx context.Context, name string) (vfs.DirHandle, error) {
 // the change counter's value at: from the listing kept at that value,
 // or with one statement (see OpenDir).
 func (f *FS) openDir(ctx context.Context, name string, at int64) (*dir, error) {
-	if list, ok := f.listings.get(at, name); ok {
-		return &dir{f: f, name: name, rev: -1, list: list, at: at}, nil
+	if k, ok := f.listings.get(at, name); ok && k.whole {
+		return &dir{f: f, name: name, rev: -1, list: k.infos, at: at}, nil
 	}
 	q := f.r
-	var list []vfs.DirEntry
+	list := []vfs.Info{}
 	dn, err := listing(ctx, q, name, qDirAfter, []any{name, "", dirMax + 1}, func(en node, base string) {
-		list = append(list, vfs.DirEntry{Name: base, Type: en.info(base).Type})
+		list = append(list, en.info(base))
 	})
 	if err != nil {
 		return nil, err
@@ -136,10 +152,7 @@ func (f *FS) openDir(ctx context.Context, name string, at int64) (*dir, error) {
 	if int64(len(list)) != dn.entries {
 		return nil, errEntryCount
 	}
-	if list == nil {
-		list = []vfs.DirEntry{}
-	}
-	f.listings.put(at, name, list)
+	f.listings.put(at, name, kept{infos: list, whole: true})
 	return &dir{f: f, name: name, rev: -1, list: list, at: at}, nil
 }
 
@@ -167,7 +180,11 @@ func (d *dir) Entries(ctx context.Context, after string, n int) ([]vfs.DirEntry,
 		if n >= 0 && n < len(list) {
 			list = list[:n]
 		}
-		return slices.Clone(list), nil
+		out := make([]vfs.DirEntry, len(list))
+		for i, info := range list {
+			out[i] = vfs.DirEntry{Name: info.Name, Type: info.Type}
+		}
+		return out, nil
 	}
 	done, err := d.f.fresh(ctx)
 	defer done()
@@ -227,7 +244,7 @@ func (d *dir) OpenDir(ctx context.Context, name string) (vfs.DirHandle, error) {
 }
 
 // compareEntry orders entries by name, raw bytes.
-func compareEntry(e vfs.DirEntry, name string) int { return strings.Compare(e.Name, name) }
+func compareEntry(e vfs.Info, name string) int { return strings.Compare(e.Name, name) }
 
 // Open reads the regular file name in d, as FS.Open.
 func (d *dir) Open(ctx context.Context, name string, offset int64) (io.ReadCloser, error) {

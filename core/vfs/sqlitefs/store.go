@@ -163,12 +163,61 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	defer done()
 	var out []vfs.Info
 	if err == nil {
-		out, err = readDir(ctx, f.r, name, offset, limit)
+		out, err = f.readDirKept(ctx, name, max(offset, 0), max(limit, -1))
 	}
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
 	}
 	return out, nil
+}
+
+// readDirKept is ReadDir through the listings kept (see listings): it
+// reads the change counter, serves a page the listing kept at its value
+// holds, reads only the entries after what it holds when it holds the
+// page's start, and keeps what it read from the directory's first entry
+// on. A listing kept is served as it was read: a page read in two parts
+// may see a change made between them in its second part only.
+func (f *FS) readDirKept(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	if f.r.unsummed() {
+		return readDir(ctx, f.r, name, offset, limit)
+	}
+	rev, err := f.rev(ctx)
+	if err != nil {
+		return nil, err
+	}
+	end := vfs.PageEnd(offset, limit)
+	k, ok := f.listings.get(rev, name)
+	switch {
+	case ok && (k.whole || end >= 0 && end <= len(k.infos)):
+		return page(k.infos, offset, limit), nil
+	case !ok || offset > len(k.infos):
+		out, err := readDir(ctx, f.r, name, offset, limit)
+		if err == nil && offset == 0 {
+			f.listings.put(rev, name, kept{infos: slices.Clone(out), whole: limit < 0 || len(out) < limit})
+		}
+		return out, err
+	}
+	from, n := len(k.infos), -1
+	if end >= 0 {
+		n = end - len(k.infos)
+	}
+	more, err := readDir(ctx, f.r, name, from, n)
+	if err != nil {
+		return nil, err
+	}
+	all := append(slices.Clip(k.infos), more...)
+	f.listings.put(rev, name, kept{infos: all, whole: n < 0 || len(more) < n})
+	return page(all, offset, limit), nil
+}
+
+// page is a copy of the entries of list a page of limit entries at
+// offset holds (all from offset on when limit < 0).
+func page(list []vfs.Info, offset, limit int) []vfs.Info {
+	list = list[min(offset, len(list)):]
+	if limit >= 0 && limit < len(list) {
+		list = list[:limit]
+	}
+	return slices.Clone(list)
 }
 
 func readDir(ctx context.Context, q source, name string, offset, limit int) ([]vfs.Info, error) {
