@@ -44,6 +44,11 @@ func (w *Workspace) linkTarget(target string) string {
 // lstatReal describes the node at a link-free path.
 func (w *Workspace) lstatReal(ctx context.Context, real string) (Info, error) {
 	m, name := w.locate(real)
+	return lstatIn(ctx, m, name, real)
+}
+
+// lstatIn describes the node at name in m, whose workspace path is real.
+func lstatIn(ctx context.Context, m *mount, name, real string) (Info, error) {
 	info, err := m.store.Lstat(ctx, name)
 	if err != nil {
 		return Info{}, err
@@ -51,6 +56,74 @@ func (w *Workspace) lstatReal(ctx context.Context, real string) (Info, error) {
 	info.Name = Base(real)
 	normalize(&info)
 	return info, nil
+}
+
+// lookahead describes the nodes one lookup meets. Of a store that is a
+// PathStatter it asks, with the first node it needs, for those of the
+// elements the lookup will go through next, so a path costs the store
+// one call however deep it is (and one more after each link or mount
+// point on the way); of any other store, one Lstat per node.
+type lookahead struct {
+	w *Workspace
+	// The nodes the last LstatPath described, by link-free path, and the
+	// path it found nothing at ("" when none).
+	paths  []string
+	infos  []Info
+	absent string
+}
+
+// plainElem reports whether elem names an entry (not "", "." or "..").
+func plainElem(elem string) bool { return elem != "" && elem != "." && elem != ".." }
+
+// lstat describes the node at the link-free path p as lstatReal does
+// (a missing node is errno.ENOENT). next are the elements the lookup
+// goes through below p if p is a directory, the rest of its path.
+func (a *lookahead) lstat(ctx context.Context, p string, next []string) (Info, error) {
+	for i, q := range a.paths {
+		if q == p {
+			return a.infos[i], nil
+		}
+	}
+	if p == a.absent {
+		return Info{}, errno.ENOENT
+	}
+	m, name := a.w.locate(p)
+	ps, ok := m.store.(PathStatter)
+	if !ok {
+		return lstatIn(ctx, m, name, p)
+	}
+	// The elements ahead that lie in this store: up to a link's "." or
+	// "..", or a mount point.
+	run, q := 0, p
+	for run < len(next) && plainElem(next[run]) {
+		q = Join(q, next[run])
+		if a.w.mountAt(q) != nil {
+			break
+		}
+		run++
+	}
+	infos, err := ps.LstatPath(ctx, name, next[:run])
+	if err != nil {
+		return Info{}, err
+	}
+	a.paths, a.infos, a.absent = a.paths[:0], a.infos[:0], ""
+	q = p
+	for i, info := range infos {
+		if i > 0 {
+			q = Join(q, next[i-1])
+		}
+		info.Name = Base(q)
+		normalize(&info)
+		a.paths = append(a.paths, q)
+		a.infos = append(a.infos, info)
+	}
+	switch {
+	case len(infos) == 0:
+		return Info{}, errno.ENOENT
+	case len(infos) <= run && infos[len(infos)-1].Type == TypeDir:
+		a.absent = Join(q, next[len(infos)-1])
+	}
+	return a.infos[0], nil
 }
 
 func normalize(info *Info) {
@@ -75,7 +148,8 @@ type node struct {
 // when a component is missing, or when a component other than the last
 // is not a directory.
 func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) (node, bool, error) {
-	root, err := w.lstatReal(ctx, "/")
+	a := lookahead{w: w}
+	root, err := a.lstat(ctx, "/", parts)
 	if err != nil {
 		return node{}, false, err
 	}
@@ -102,7 +176,7 @@ func (w *Workspace) walk(ctx context.Context, parts []string, followFinal bool) 
 			continue
 		}
 		p := Join(cur.path, name)
-		info, err := w.lstatReal(ctx, p)
+		info, err := a.lstat(ctx, p, pending)
 		if isNotExist(err) {
 			return node{}, false, nil
 		}
@@ -205,6 +279,8 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 		pending[i] = segment{name: p}
 	}
 	follows := 0
+	a := lookahead{w: w}
+	var next []string
 	for len(pending) > 0 {
 		if err := ctx.Err(); err != nil {
 			return "", nil, err
@@ -225,7 +301,11 @@ func (w *Workspace) planDir(ctx context.Context, parts []string, create bool, er
 			continue
 		}
 		p := "/" + strings.Join(append(slices.Clone(stack), seg.name), "/")
-		info, err := w.lstatReal(ctx, p)
+		next = next[:0]
+		for _, s := range pending {
+			next = append(next, s.name)
+		}
+		info, err := a.lstat(ctx, p, next)
 		switch {
 		case isNotExist(err):
 			if !create || seg.fromLink {

@@ -156,6 +156,22 @@ type RevWriter interface {
 	RemoveIf(ctx context.Context, name string, rev int64) error
 }
 
+// PathStatter is a Store that describes the nodes along a path in one
+// call: a store that answers each Lstat with a round trip (a query)
+// answers a whole lookup with one. The Workspace uses it when a store
+// has it, and one Lstat per element otherwise.
+type PathStatter interface {
+	// LstatPath describes the node at name and then those at
+	// name/elems[0], name/elems[0]/elems[1], ... in that order, as Lstat
+	// describes them (no link followed). It stops after the first that
+	// is not a directory and before the first that does not exist, so
+	// the result is shorter than 1+len(elems) then, and empty when
+	// nothing is at name. Each elems[i] is one element (no "/", ".",
+	// "..", NUL, not empty). Errors: EINVAL (a malformed name or
+	// element), the store's own.
+	LstatPath(ctx context.Context, name string, elems []string) ([]Info, error)
+}
+
 // HostDirStore is a Store over a directory of the host. A symbolic link
 // whose absolute target names a place inside that directory, as the host
 // spells it, is read as the same place inside the mount, so links a host

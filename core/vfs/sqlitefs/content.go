@@ -161,18 +161,21 @@ const readAhead = 16
 // chunks each), from a reader's Close to the next reader that reads on.
 var windows sync.Pool
 
-// getWindow returns an empty buffer, of n chunks' capacity when no
-// reader left one (then of at most readAhead chunks').
-func getWindow(n int64) []byte {
+// getWindow returns an empty buffer of readAhead chunks' capacity, the
+// most a reader fetches at once: a reader whose window grows never
+// grows the buffer (copying what it holds each time), and the pool,
+// which a garbage collection empties, is refilled with buffers that
+// serve any reader.
+func getWindow() []byte {
 	if p, ok := windows.Get().(*[]byte); ok {
 		return (*p)[:0]
 	}
-	return make([]byte, 0, n*chunkSize)
+	return make([]byte, 0, readAhead*chunkSize)
 }
 
 // putWindow keeps b, a buffer of getWindow no longer in use, for reuse.
 func putWindow(b []byte) {
-	if cap(b) <= readAhead*chunkSize {
+	if cap(b) == readAhead*chunkSize {
 		windows.Put(&b)
 	}
 }
@@ -228,7 +231,7 @@ func (r *reader) fetchRange(first, n int64) error {
 		return err
 	}
 	if r.data == nil {
-		r.data = getWindow(n)
+		r.data = getWindow()
 	}
 	data := r.data[:0]
 	idx := first

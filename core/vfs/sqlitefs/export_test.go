@@ -28,6 +28,17 @@ func (f *FS) Unprepared() int64 {
 	return n
 }
 
+// Statements is how many of the store's statements f ran, and how many
+// transactions it began (each a BEGIN and a COMMIT or ROLLBACK more).
+func (f *FS) Statements() (stmts, txs int64) {
+	stmts, txs = f.r.statements.Load(), f.r.txs.Load()
+	if f.w != nil {
+		stmts += f.w.statements.Load()
+		txs += f.w.txs.Load()
+	}
+	return stmts, txs
+}
+
 // NoSharedLock makes read-only FSs opened until the test ends read the
 // immutable file without holding SQLite's shared lock.
 func NoSharedLock(t *testing.T) {

@@ -36,6 +36,8 @@ type source interface {
 type pool struct {
 	cur        atomic.Pointer[conns]
 	unprepared atomic.Int64 // statements run unprepared (tests)
+	statements atomic.Int64 // statements run (tests)
+	txs        atomic.Int64 // transactions begun (tests)
 
 	mu      sync.Mutex
 	retired []*conns
@@ -111,6 +113,7 @@ func (p *pool) unsummed() bool { return p.cur.Load().unsummed }
 func (p *pool) db() *sql.DB { return p.cur.Load().db }
 
 func (p *pool) stmt(c *conns, query string) *sql.Stmt {
+	p.statements.Add(1)
 	s := c.stmts[query]
 	if s == nil {
 		p.unprepared.Add(1)
@@ -164,6 +167,7 @@ func (p *pool) QueryRowContext(ctx context.Context, query string, args ...any) *
 // BEGIN (deferred) on the reading one.
 func (p *pool) begin(ctx context.Context) (*tx, error) {
 	c := p.cur.Load()
+	p.txs.Add(1)
 	t, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,22 @@ func query(s string) string {
 	return s
 }
 
+// slots is the parameter list ?1, ?2, ... ?n.
+func slots(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("?" + strconv.Itoa(i+1))
+	}
+	return b.String()
+}
+
+// pathSlots is how many paths qPath looks up at once: a path as deep as
+// most are in one statement.
+const pathSlots = 16
+
 func change(s string) string {
 	changes[s] = true
 	return query(s)
@@ -44,6 +60,9 @@ const sumOf = sumFunc + `(` + nodeSumArgs + `)`
 // no row met damage (see wtx.changed).
 var (
 	qNode = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
+	// The nodes at up to pathSlots paths (?1 to ?16, NULL for none), with
+	// their paths, in one snapshot (see FS.LstatPath).
+	qPath = query(`SELECT path, ` + nodeColumns + ` FROM tree WHERE path IN (` + slots(pathSlots) + `)`)
 	// The node ?1 and chunk ?2 of its content (NULL, NULL when there is
 	// none), in one snapshot.
 	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, c.data, c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
@@ -55,6 +74,9 @@ var (
 		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 ORDER BY name LIMIT ?2 OFFSET ?3)`)
 	qDirAfter = query(`SELECT 0, name, ` + nodeColumns + ` FROM tree WHERE path = ?1 UNION ALL
 		SELECT * FROM (SELECT 1, name, ` + nodeColumns + ` FROM tree WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`)
+	// The change counter, which every change to the tree moves (see
+	// listings).
+	qRev      = query(`SELECT value FROM meta WHERE key = 'rev'`)
 	qHasEntry = change(`SELECT 1 FROM tree WHERE parent = ? LIMIT 1`)
 	qBump     = change(`UPDATE meta SET value = value + 1 WHERE key = 'rev' RETURNING value`)
 	// ?1 path, ?2 parent, ?3 name, ?4 type, ?5 mode, ?6 mtime, ?7 size,

@@ -47,6 +47,12 @@
 //     not above the revision of the node it changes, or of the directory
 //     it adds to) or a content id in use is refused as damage.
 //
+// Listings of directories are kept between calls, as they were read and
+// checked, while the change counter does not move (see listings): a walk
+// or a page of an unchanged tree is served from memory, and damage done
+// to the file since, without a change, is found by the next read of the
+// rows, not by a listing served so.
+//
 // An operation that meets damage fails with an error that says the
 // database is damaged and why and names it (toolspec.MsgDatabaseDamaged,
 // errors.Is ErrCorrupt), and the FS then refuses every change.
@@ -323,6 +329,9 @@ type FS struct {
 
 	// chunkReads counts the chunks readers fetched (for tests).
 	chunkReads atomic.Int64
+
+	// listings keeps directory listings for OpenDir.
+	listings listings
 }
 
 var (

@@ -3,6 +3,7 @@ package sqlitefs
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -162,12 +163,61 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 	defer done()
 	var out []vfs.Info
 	if err == nil {
-		out, err = readDir(ctx, f.r, name, offset, limit)
+		out, err = f.readDirKept(ctx, name, max(offset, 0), max(limit, -1))
 	}
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
 	}
 	return out, nil
+}
+
+// readDirKept is ReadDir through the listings kept (see listings): it
+// reads the change counter, serves a page the listing kept at its value
+// holds, reads only the entries after what it holds when it holds the
+// page's start, and keeps what it read from the directory's first entry
+// on. A listing kept is served as it was read: a page read in two parts
+// may see a change made between them in its second part only.
+func (f *FS) readDirKept(ctx context.Context, name string, offset, limit int) ([]vfs.Info, error) {
+	if f.r.unsummed() {
+		return readDir(ctx, f.r, name, offset, limit)
+	}
+	rev, err := f.rev(ctx)
+	if err != nil {
+		return nil, err
+	}
+	end := vfs.PageEnd(offset, limit)
+	k, ok := f.listings.get(rev, name)
+	switch {
+	case ok && (k.whole || end >= 0 && end <= len(k.infos)):
+		return page(k.infos, offset, limit), nil
+	case !ok || offset > len(k.infos):
+		out, err := readDir(ctx, f.r, name, offset, limit)
+		if err == nil && offset == 0 {
+			f.listings.put(rev, name, kept{infos: slices.Clone(out), whole: limit < 0 || len(out) < limit})
+		}
+		return out, err
+	}
+	from, n := len(k.infos), -1
+	if end >= 0 {
+		n = end - len(k.infos)
+	}
+	more, err := readDir(ctx, f.r, name, from, n)
+	if err != nil {
+		return nil, err
+	}
+	all := append(slices.Clip(k.infos), more...)
+	f.listings.put(rev, name, kept{infos: all, whole: n < 0 || len(more) < n})
+	return page(all, offset, limit), nil
+}
+
+// page is a copy of the entries of list a page of limit entries at
+// offset holds (all from offset on when limit < 0).
+func page(list []vfs.Info, offset, limit int) []vfs.Info {
+	list = list[min(offset, len(list)):]
+	if limit >= 0 && limit < len(list) {
+		list = list[:limit]
+	}
+	return slices.Clone(list)
 }
 
 func readDir(ctx context.Context, q source, name string, offset, limit int) ([]vfs.Info, error) {
@@ -437,4 +487,115 @@ func (f *FS) Chmod(ctx context.Context, name string, mode uint32) error {
 		res, err := t.ExecContext(t.ctx, qChmod, mode&0o7777, rev, name)
 		return t.changed(res, err, name, 0)
 	})
+}
+
+var _ vfs.PathStatter = (*FS)(nil)
+
+// LstatPath describes the node at name and those at name/elems[0],
+// name/elems[0]/elems[1], ..., stopping after the first that is no
+// directory and before the first that is missing (see vfs.PathStatter):
+// one indexed statement for each 16 of them, every row checked as
+// lookup checks it. Errors: EINVAL (a malformed name or element), EIO.
+func (f *FS) LstatPath(ctx context.Context, name string, elems []string) ([]vfs.Info, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	for _, e := range elems {
+		if strings.IndexByte(e, '/') >= 0 || checkName(e) != nil || e == "" {
+			return nil, errno.New(errno.EINVAL, toolspec.MsgReasonInvalidName, name)
+		}
+	}
+	done, err := f.fresh(ctx)
+	defer done()
+	var out []vfs.Info
+	if err == nil {
+		out, err = lstatPath(ctx, f.r, name, elems)
+	}
+	if err != nil {
+		return nil, f.fail(ctx, name, err)
+	}
+	return out, nil
+}
+
+// lstatPath is LstatPath's work, through q.
+func lstatPath(ctx context.Context, q source, name string, elems []string) ([]vfs.Info, error) {
+	paths := make([]string, 0, min(1+len(elems), pathSlots))
+	out := make([]vfs.Info, 0, 1+len(elems))
+	cur := name
+	for i := -1; i < len(elems); {
+		// The next paths, up to pathSlots of them.
+		paths = paths[:0]
+		first := i
+		for ; i < len(elems) && len(paths) < pathSlots; i++ {
+			if i >= 0 {
+				cur = join(cur, elems[i])
+			}
+			paths = append(paths, cur)
+		}
+		nodes, err := nodesAt(ctx, q, paths)
+		if err != nil {
+			return nil, err
+		}
+		for j, n := range nodes {
+			if n == nil {
+				return out, nil
+			}
+			base := name
+			if first+j >= 0 {
+				base = elems[first+j]
+			} else {
+				_, base = split(name)
+			}
+			out = append(out, n.info(base))
+			if n.typ != dbDir {
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+// join is dir/base in store names ("" the root).
+func join(dir, base string) string {
+	if dir == "" {
+		return base
+	}
+	return dir + "/" + base
+}
+
+// nodesAt reads the nodes at paths (at most pathSlots) in one statement,
+// each checked as getNode checks it: nil for a path with none.
+func nodesAt(ctx context.Context, q source, paths []string) ([]*node, error) {
+	var args [pathSlots]any
+	for i, p := range paths {
+		args[i] = p
+	}
+	rows, err := q.QueryContext(ctx, qPath, args[:]...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*node, len(paths))
+	found := make([]node, len(paths))
+	s := newRowScanner()
+	defer s.free()
+	var path string
+	dest := append([]any{&path}, s.dest[:nodeCols]...)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		i := slices.Index(paths, path)
+		if i < 0 || out[i] != nil {
+			return nil, errNodeInvalid
+		}
+		dir, base := split(path)
+		n, _, err := s.check(false, dir, base, path == "", q.unsummed())
+		if err != nil {
+			return nil, err
+		}
+		found[i] = n
+		out[i] = &found[i]
+	}
+	return out, rows.Err()
 }

@@ -122,6 +122,14 @@ func Run(t *testing.T, newStore func(t *testing.T) vfs.Store, opts ...Option) {
 		}
 		testRevWriter(t, s, rw)
 	})
+	t.Run("PathStatter", func(t *testing.T) {
+		s := newStore(t)
+		ps, ok := s.(vfs.PathStatter)
+		if !ok {
+			t.Skip("not a vfs.PathStatter")
+		}
+		testPathStatter(t, s, ps)
+	})
 	t.Run("DirOpener", func(t *testing.T) {
 		s := newStore(t)
 		o, ok := s.(vfs.DirOpener)

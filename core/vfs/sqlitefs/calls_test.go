@@ -1,0 +1,198 @@
+package sqlitefs_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+// TestStatementsPerToolCall counts the SQL statements (and read
+// transactions) a tool call costs over sqlitefs: a store call is a
+// statement through the driver, so each one the Workspace saves is time
+// saved. The bounds are what the store's path and subtree lookups
+// allow; the generic path (one statement per path element, and a lookup
+// per directory walked) needs several times more.
+func TestStatementsPerToolCall(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlitefs.Open(filepath.Join(t.TempDir(), "ws.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws := vfs.New(s)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(ws.WriteFile(ctx, "/workspace/small.txt", []byte(strings.Repeat("a line\n", 10)), vfs.WriteOptions{}))
+	for i := range 300 {
+		must(ws.WriteFile(ctx, fmt.Sprintf("/workspace/flat/e%03d.txt", i), []byte("x\n"), vfs.WriteOptions{CreateParents: true}))
+	}
+	for d := range 20 {
+		for i := range 10 {
+			must(ws.WriteFile(ctx, fmt.Sprintf("/workspace/src/pkg%d/f%d.go", d, i), []byte("package p\n"), vfs.WriteOptions{CreateParents: true}))
+		}
+	}
+	e, err := core.New(ws, core.Options{})
+	must(err)
+	cases := []struct {
+		name string
+		call func() (toolspec.Output, error)
+		max  int64
+	}{
+		{"read small", func() (toolspec.Output, error) { return e.Read(ctx, toolspec.ReadArgs{Path: "/workspace/small.txt"}) }, 3},
+		// Resolve, the change counter, the page (kept); the page again
+		// from what was kept; the next one reading what follows it.
+		{"ls first page", func() (toolspec.Output, error) { return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat"}) }, 3},
+		{"ls first page again", func() (toolspec.Output, error) { return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat"}) }, 2},
+		{"ls next page", func() (toolspec.Output, error) {
+			return e.Ls(ctx, toolspec.LsArgs{Path: "/workspace/flat", Offset: new(int64(200))})
+		}, 3},
+		// The first walk reads the counter, then each directory's listing
+		// with the directory (1 + 1 + 20 for src and its 20 directories);
+		// the walks after it, of the unchanged tree, read the counter only.
+		{"find first page", func() (toolspec.Output, error) {
+			return e.Find(ctx, toolspec.FindArgs{Path: "/workspace/src", Pattern: "**/*.go"})
+		}, 23},
+		{"find no match, unchanged tree", func() (toolspec.Output, error) {
+			return e.Find(ctx, toolspec.FindArgs{Path: "/workspace/src", Pattern: "**/*.none"})
+		}, 2},
+		{"grep, unchanged tree", func() (toolspec.Output, error) {
+			return e.Grep(ctx, toolspec.GrepArgs{Path: "/workspace/src", Query: "nothing like this"})
+		}, 2 + 200},
+		{"change", func() (toolspec.Output, error) {
+			return e.Write(ctx, toolspec.WriteArgs{Path: "/workspace/src/pkg3/new.go", Content: "x"})
+		}, 100},
+		{"find after a change", func() (toolspec.Output, error) {
+			return e.Find(ctx, toolspec.FindArgs{Path: "/workspace/src", Pattern: "**/*.none"})
+		}, 23},
+	}
+	for _, c := range cases {
+		before, txBefore := s.Statements()
+		out, err := c.call()
+		must(err)
+		if strings.Contains(out.Text, `"error"`) {
+			t.Fatalf("%s: %s", c.name, out.Text)
+		}
+		after, txAfter := s.Statements()
+		t.Logf("%s: %d statements, %d transactions", c.name, after-before, txAfter-txBefore)
+		if n := after - before + 2*(txAfter-txBefore); n > c.max {
+			t.Errorf("%s: %d statements (BEGIN and COMMIT counted), want at most %d", c.name, n, c.max)
+		}
+	}
+}
+
+// walkAll lists every path below the directory real of ws through
+// directory handles, as find and grep walk, with the kind of each.
+func walkAll(t *testing.T, ws *vfs.Workspace, real string) []string {
+	t.Helper()
+	ctx := t.Context()
+	top, err := ws.OpenDirReal(ctx, real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(d *vfs.Dir, shown string)
+	walk = func(d *vfs.Dir, shown string) {
+		defer d.Close()
+		for after := ""; ; {
+			entries, err := d.Entries(ctx, after, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, en := range entries {
+				p := shown + "/" + en.Name
+				out = append(out, fmt.Sprintf("%s %v", p, en.Type))
+				if en.Type == vfs.TypeDir {
+					sub, err := d.OpenDir(ctx, en.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					walk(sub, p)
+				}
+			}
+			if len(entries) < 3 {
+				return
+			}
+			after = entries[len(entries)-1].Name
+		}
+	}
+	walk(top, real)
+	return out
+}
+
+// TestKeptListingsFollowChanges walks a tree through one FS between
+// random changes made through it and through another FS of the same
+// file (another process), and checks each walk against one through an
+// FS opened afresh: a listing kept from before a change is never
+// served after it.
+func TestKeptListingsFollowChanges(t *testing.T) {
+	ctx := t.Context()
+	file := filepath.Join(t.TempDir(), "ws.db")
+	a, err := sqlitefs.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlitefs.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	wsA := vfs.New(a)
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"d", "d/e", "d/e/f", "d/g", "h", "d/e/i", "d-e", "d/e-f", "d/a", "d/b", "d/c", "a", "b"}
+	for step := range 60 {
+		s := a
+		if rng.IntN(2) == 0 {
+			s = b
+		}
+		name := "workspace/" + names[rng.IntN(len(names))]
+		switch rng.IntN(4) {
+		case 0:
+			_ = s.Mkdir(ctx, name, 0o755)
+		case 1:
+			_ = s.Create(ctx, name, 0o644)
+		case 2:
+			_ = s.RemoveAll(ctx, name)
+		case 3:
+			_ = s.Symlink(ctx, "d", name)
+		}
+		fresh, err := sqlitefs.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ReadDir pages, each starting within what the ones before read
+		// (which a kept listing then serves, or extends).
+		for _, p := range [][2]int{{0, 2}, {1, 2}, {2, 3}, {0, 1}, {4, -1}, {0, -1}, {9, 1}} {
+			for _, dir := range []string{"workspace", "workspace/d"} {
+				got, gotErr := a.ReadDir(ctx, dir, p[0], p[1])
+				want, wantErr := fresh.ReadDir(ctx, dir, p[0], p[1])
+				if fmt.Sprint(got, gotErr) != fmt.Sprint(want, wantErr) {
+					t.Fatalf("step %d: ReadDir(%s, %d, %d) = %v, %v; a new FS: %v, %v", step, dir, p[0], p[1], got, gotErr, want, wantErr)
+				}
+			}
+		}
+		got := walkAll(t, wsA, "/workspace")
+		want := walkAll(t, vfs.New(fresh), "/workspace")
+		fresh.Close()
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: walk through the FS that walked before:\n%q\nthrough a new one:\n%q", step, got, want)
+		}
+		// Walked twice, the second from the listings kept.
+		if again := walkAll(t, wsA, "/workspace"); !slices.Equal(again, want) {
+			t.Fatalf("step %d: second walk:\n%q\nwant:\n%q", step, again, want)
+		}
+	}
+}
