@@ -110,6 +110,9 @@ type jsonParser struct {
 	skim bool
 	// spaced says whether whitespace came before a token.
 	spaced bool
+	// separators says whether a string held the escape \u2028, \u2029 or
+	// \ufffd, which MarshalJSON writes as the character.
+	separators bool
 	// scratch takes every value skimmed.
 	scratch jsonValue
 }
@@ -320,6 +323,10 @@ func (p *jsonParser) string() (escaped, ok bool) {
 						return false, p.unexpected()
 					}
 					p.pos++
+				}
+				switch string(text[p.pos-4 : p.pos]) {
+				case "2028", "2029", "fffd":
+					p.separators = true
 				}
 			default:
 				return false, p.unexpected()

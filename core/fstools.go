@@ -2,8 +2,10 @@ package core
 
 import (
 	"context"
+	"io"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/toolspec"
@@ -69,8 +71,10 @@ func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Ou
 	// as the reference does: with the root option, "a.txt" names none,
 	// so a root that does not exist is not created.
 	parents := strings.LastIndexByte(a.Path, '/') > 0
-	// The content goes to the store as it is, not copied first.
-	if err := e.ws.WriteFrom(ctx, p, strings.NewReader(a.Content), vfs.WriteOptions{CreateParents: parents}); err != nil {
+	// The content goes to the store as it is, not copied first: a store
+	// in memory keeps the string's bytes (a string is never changed, and
+	// the arguments' strings are this call's own).
+	if err := e.ws.WriteFrom(ctx, p, contentReader(a.Content), vfs.WriteOptions{CreateParents: parents}); err != nil {
 		return failure(err)
 	}
 	return jsonOutput(toolspec.WriteResult{Path: a.Path, BytesWritten: size}), nil
@@ -117,4 +121,13 @@ func pageOf(limit, offset *int64, def int64) (int64, int64) {
 		off = *offset
 	}
 	return page, off
+}
+
+// contentReader reads s; a store that keeps contents in memory may keep
+// s's bytes, which no one changes.
+func contentReader(s string) io.Reader {
+	if s == "" {
+		return strings.NewReader(s)
+	}
+	return vfs.NewOwnedReader(unsafe.Slice(unsafe.StringData(s), len(s)))
 }

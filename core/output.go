@@ -3,7 +3,9 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/toolspec"
@@ -14,6 +16,32 @@ import (
 // in declaration order, no spaces, no HTML escaping, U+2028 and U+2029
 // written as themselves.
 func MarshalJSON(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
+			// Written into a reused buffer, then copied once at its
+			// size: appending to a new slice would grow it many times.
+			bp := jsonBuffers.Get().(*[]byte)
+			b := a.AppendJSON((*bp)[:0])
+			out := bytes.Clone(b)
+			if cap(b) <= maxPooledJSON {
+				*bp = b
+				jsonBuffers.Put(bp)
+			}
+			return out, nil
+		}
+	}
+	return marshalReflect(v)
+}
+
+// jsonBuffers holds MarshalJSON's buffers (*[]byte) up to maxPooledJSON
+// bytes of capacity.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledJSON = 1 << 20
+
+// marshalReflect is MarshalJSON through encoding/json, for a value that
+// does not write its own JSON.
+func marshalReflect(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -21,6 +49,13 @@ func MarshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return unescapeLineSeparators(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// jsonAppender is a result struct of package toolspec, which writes its
+// own JSON (the generated AppendJSON) without reflection, in the spelling
+// MarshalJSON gives any value.
+type jsonAppender interface {
+	AppendJSON(b []byte) []byte
 }
 
 // CompactJSON is the JSON text b as MarshalJSON writes a json.RawMessage
@@ -39,12 +74,9 @@ func CompactJSON(b []byte) ([]byte, error) {
 // isCompactJSON says whether b is one JSON value, without whitespace
 // between tokens and without an escape unescapeLineSeparators rewrites.
 func isCompactJSON(b []byte) bool {
-	if bytes.Contains(b, []byte(`\u202`)) || bytes.Contains(b, []byte(`\ufffd`)) {
-		return false
-	}
 	p := jsonParser{text: b, skim: true}
 	var v jsonValue
-	return p.value(&v) && p.pos == len(b) && !p.spaced
+	return p.value(&v) && p.pos == len(b) && !p.spaced && !p.separators
 }
 
 // unescapeLineSeparators undoes encoding/json's \u2028 and \u2029, which

@@ -32,3 +32,11 @@ type DeleteArgs struct {
 type DeleteResult struct {
 	Deleted string `json:"deleted"`
 }
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r DeleteResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"deleted\""), r.Deleted)
+	return append(b, '}')
+}

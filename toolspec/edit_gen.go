@@ -164,3 +164,23 @@ type EditResult struct {
 	// editFuzzyMatch).
 	FuzzyMatch bool `json:"fuzzyMatch,omitempty"`
 }
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r EditResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = strconv.AppendInt(appendKey(b, "\"editsApplied\""), r.EditsApplied, 10)
+	b = AppendJSONString(appendKey(b, "\"diff\""), r.Diff)
+	b = AppendJSONString(appendKey(b, "\"patch\""), r.Patch)
+	if r.FirstChangedLine != nil {
+		b = strconv.AppendInt(appendKey(b, "\"firstChangedLine\""), *r.FirstChangedLine, 10)
+	}
+	if r.DiffTruncated {
+		b = strconv.AppendBool(appendKey(b, "\"diffTruncated\""), r.DiffTruncated)
+	}
+	if r.FuzzyMatch {
+		b = strconv.AppendBool(appendKey(b, "\"fuzzyMatch\""), r.FuzzyMatch)
+	}
+	return append(b, '}')
+}

@@ -470,3 +470,18 @@ type ExecErrorResult struct {
 	Backend string  `json:"backend"`
 	Error   string  `json:"error"`
 }
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r ExecErrorResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"command\""), r.Command)
+	if r.Cwd == nil {
+		b = append(appendKey(b, "\"cwd\""), "null"...)
+	} else {
+		b = AppendJSONString(appendKey(b, "\"cwd\""), *r.Cwd)
+	}
+	b = AppendJSONString(appendKey(b, "\"backend\""), r.Backend)
+	b = AppendJSONString(appendKey(b, "\"error\""), r.Error)
+	return append(b, '}')
+}

@@ -2,6 +2,8 @@
 
 package toolspec
 
+import "strconv"
+
 // FindDescription is what the model is told the find tool does.
 const FindDescription = "Find files and directories matching a glob. * stays within one path segment, ** crosses directories, and ? matches one character."
 
@@ -66,10 +68,33 @@ type FindResult struct {
 	NextOffset *int64      `json:"nextOffset,omitempty"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r FindResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = AppendJSONString(appendKey(b, "\"pattern\""), r.Pattern)
+	b = strconv.AppendInt(appendKey(b, "\"count\""), r.Count, 10)
+	b = appendList(b, "\"entries\"", r.Entries)
+	if r.NextOffset != nil {
+		b = strconv.AppendInt(appendKey(b, "\"nextOffset\""), *r.NextOffset, 10)
+	}
+	return append(b, '}')
+}
+
 // FindEntry is a match: its absolute path and its type (typeFile, typeDir,
 // typeSymlink or typeOther). Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type FindEntry struct {
 	Path string `json:"path"`
 	Type string `json:"type"`
+}
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r FindEntry) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = AppendJSONString(appendKey(b, "\"type\""), r.Type)
+	return append(b, '}')
 }

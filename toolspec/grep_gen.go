@@ -2,6 +2,8 @@
 
 package toolspec
 
+import "strconv"
+
 // GrepDescription is what the model is told the grep tool does.
 const GrepDescription = "Search workspace text with a literal string or regular expression. Results include paths and line numbers and can include surrounding lines."
 
@@ -99,6 +101,20 @@ type GrepResult struct {
 	NextOffset *int64      `json:"nextOffset,omitempty"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r GrepResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = AppendJSONString(appendKey(b, "\"query\""), r.Query)
+	b = strconv.AppendInt(appendKey(b, "\"count\""), r.Count, 10)
+	b = appendList(b, "\"matches\"", r.Matches)
+	if r.NextOffset != nil {
+		b = strconv.AppendInt(appendKey(b, "\"nextOffset\""), *r.NextOffset, 10)
+	}
+	return append(b, '}')
+}
+
 // GrepMatch is a matching line. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type GrepMatch struct {
@@ -109,6 +125,19 @@ type GrepMatch struct {
 	Context []GrepContextLine `json:"context,omitempty"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r GrepMatch) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = strconv.AppendInt(appendKey(b, "\"line\""), r.Line, 10)
+	b = AppendJSONString(appendKey(b, "\"text\""), r.Text)
+	if len(r.Context) > 0 {
+		b = appendList(b, "\"context\"", r.Context)
+	}
+	return append(b, '}')
+}
+
 // GrepContextLine is a line around a match (the match itself included). Its
 // fields serialize in the reference's key order; a nil list must be made empty
 // before serializing.
@@ -116,4 +145,14 @@ type GrepContextLine struct {
 	Line    int64  `json:"line"`
 	Text    string `json:"text"`
 	IsMatch bool   `json:"isMatch"`
+}
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r GrepContextLine) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = strconv.AppendInt(appendKey(b, "\"line\""), r.Line, 10)
+	b = AppendJSONString(appendKey(b, "\"text\""), r.Text)
+	b = strconv.AppendBool(appendKey(b, "\"isMatch\""), r.IsMatch)
+	return append(b, '}')
 }

@@ -2,6 +2,8 @@ package toolspec
 
 import (
 	"encoding/json"
+	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,22 +19,37 @@ func QuoteJSON(s string) string {
 	return string(AppendJSONString(b, s))
 }
 
-// AppendJSONString appends QuoteJSON(s) to b.
+// AppendJSONString appends QuoteJSON(s) to b. It grows b at most once.
 func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
+	if free := cap(b) - len(b); free < len(s)+2 {
+		// Room for s, its quotes and a few escapes: most text has some
+		// newlines or quotes.
+		b = slices.Grow(b, len(s)+len(s)/32+16)
+	}
 	b = append(b, '"')
+	// s[run:i] is copied as it is once a byte that needs a change (or the
+	// end) is found.
+	run := 0
 	for i := 0; i < len(s); {
+		i = plainRun(s, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, "\uFFFD"...)
-			} else {
-				b = append(b, s[i:i+size]...)
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
 			}
-			i += size
+			b = append(b, s[run:i]...)
+			b = append(b, "\uFFFD"...)
+			i++
+			run = i
 			continue
 		}
+		b = append(b, s[run:i]...)
 		switch c {
 		case '"', '\\':
 			b = append(b, '\\', c)
@@ -47,15 +64,69 @@ func AppendJSONString(b []byte, s string) []byte {
 		case '\t':
 			b = append(b, '\\', 't')
 		default:
-			if c < 32 {
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			} else {
-				b = append(b, c)
-			}
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
 		}
 		i++
+		run = i
 	}
+	b = append(b, s[run:]...)
 	return append(b, '"')
+}
+
+// appendKey appends an object member's key (quoted) and colon, after a
+// comma unless the member is the object's first (b ends with the brace).
+func appendKey(b []byte, key string) []byte {
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = append(b, key...)
+	return append(b, ':')
+}
+
+// appendList appends a member whose value is a list of results (null
+// for a nil list, as encoding/json writes it).
+func appendList[T interface{ AppendJSON([]byte) []byte }](b []byte, key string, l []T) []byte {
+	b = appendKey(b, key)
+	if l == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = l[i].AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun is the offset of the first byte at or after i that
+// AppendJSONString must look at (a quote, a backslash, a control
+// character or a byte of a multi-byte sequence), or len(s); it reads
+// eight bytes at a time.
+func plainRun(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, equal to a quote or a backslash, or with its
+		// high bit set marks its own high bit here. A borrow can mark a
+		// byte above a marked one, never the lowest marked byte.
+		if m := ((x - ones*0x20) | (q - ones) | (bs - ones) | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // FormatSize prints a byte count the way the reference prints output sizes:

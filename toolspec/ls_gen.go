@@ -2,6 +2,8 @@
 
 package toolspec
 
+import "strconv"
+
 // LsDescription is what the model is told the ls tool does.
 const LsDescription = "List entries in a workspace directory with file sizes and modification times. The result defaults to 200 entries; use limit and offset to page through large directories."
 
@@ -47,6 +49,19 @@ type LsResult struct {
 	NextOffset *int64    `json:"nextOffset,omitempty"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r LsResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = strconv.AppendInt(appendKey(b, "\"count\""), r.Count, 10)
+	b = appendList(b, "\"entries\"", r.Entries)
+	if r.NextOffset != nil {
+		b = strconv.AppendInt(appendKey(b, "\"nextOffset\""), *r.NextOffset, 10)
+	}
+	return append(b, '}')
+}
+
 // LsEntry is one directory entry. A symbolic link is not followed: its size is
 // the length of its target. Its fields serialize in the reference's key order;
 // a nil list must be made empty before serializing.
@@ -58,4 +73,17 @@ type LsEntry struct {
 	IsFile         bool  `json:"isFile"`
 	IsDirectory    bool  `json:"isDirectory"`
 	IsSymbolicLink bool  `json:"isSymbolicLink"`
+}
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r LsEntry) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"name\""), r.Name)
+	b = strconv.AppendInt(appendKey(b, "\"size\""), r.Size, 10)
+	b = strconv.AppendInt(appendKey(b, "\"mtime\""), r.Mtime, 10)
+	b = strconv.AppendBool(appendKey(b, "\"isFile\""), r.IsFile)
+	b = strconv.AppendBool(appendKey(b, "\"isDirectory\""), r.IsDirectory)
+	b = strconv.AppendBool(appendKey(b, "\"isSymbolicLink\""), r.IsSymbolicLink)
+	return append(b, '}')
 }

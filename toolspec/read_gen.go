@@ -165,6 +165,29 @@ type ReadResult struct {
 	NextByteOffset *int64 `json:"nextByteOffset,omitempty"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r ReadResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = AppendJSONString(appendKey(b, "\"content\""), r.Content)
+	b = strconv.AppendInt(appendKey(b, "\"startLine\""), r.StartLine, 10)
+	b = strconv.AppendInt(appendKey(b, "\"endLine\""), r.EndLine, 10)
+	if r.TotalLines == nil {
+		b = append(appendKey(b, "\"totalLines\""), "null"...)
+	} else {
+		b = strconv.AppendInt(appendKey(b, "\"totalLines\""), *r.TotalLines, 10)
+	}
+	b = strconv.AppendBool(appendKey(b, "\"truncated\""), r.Truncated)
+	if r.NextOffset != nil {
+		b = strconv.AppendInt(appendKey(b, "\"nextOffset\""), *r.NextOffset, 10)
+	}
+	if r.NextByteOffset != nil {
+		b = strconv.AppendInt(appendKey(b, "\"nextByteOffset\""), *r.NextByteOffset, 10)
+	}
+	return append(b, '}')
+}
+
 // ReadMediaResult is an image, a PDF, or a file refused as binary. Its fields
 // serialize in the reference's key order; a nil list must be made empty before
 // serializing.
@@ -178,4 +201,22 @@ type ReadMediaResult struct {
 	// base64
 	Data        *string `json:"data,omitempty"`
 	Unsupported bool    `json:"unsupported,omitempty"`
+}
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r ReadMediaResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"kind\""), r.Kind)
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = AppendJSONString(appendKey(b, "\"name\""), r.Name)
+	b = AppendJSONString(appendKey(b, "\"mediaType\""), r.MediaType)
+	b = strconv.AppendInt(appendKey(b, "\"sizeBytes\""), r.SizeBytes, 10)
+	if r.Data != nil {
+		b = AppendJSONString(appendKey(b, "\"data\""), *r.Data)
+	}
+	if r.Unsupported {
+		b = strconv.AppendBool(appendKey(b, "\"unsupported\""), r.Unsupported)
+	}
+	return append(b, '}')
 }

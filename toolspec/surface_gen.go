@@ -646,6 +646,14 @@ type ErrorResult struct {
 	Error string `json:"error"`
 }
 
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r ErrorResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"error\""), r.Error)
+	return append(b, '}')
+}
+
 // Catalog lists every message a model can see, in spec order.
 var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsInvalid", Template: "Invalid input for tool {tool}: {problems}", Sample: MsgArgumentsInvalid("<tool>", "<problems>")},

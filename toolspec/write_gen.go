@@ -47,3 +47,12 @@ type WriteResult struct {
 	Path         string `json:"path"`
 	BytesWritten int64  `json:"bytesWritten"`
 }
+
+// AppendJSON appends r as JSON.stringify writes it (encoding/json's
+// output for the struct, without HTML escaping) and returns the extended slice.
+func (r WriteResult) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
+	b = strconv.AppendInt(appendKey(b, "\"bytesWritten\""), r.BytesWritten, 10)
+	return append(b, '}')
+}

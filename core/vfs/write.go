@@ -37,6 +37,29 @@ func (w *Workspace) WriteFile(ctx context.Context, path string, data []byte, opt
 	return w.WriteFrom(ctx, path, bytes.NewReader(data), opts)
 }
 
+// OwnedReader reads bytes its maker hands over with it: a store that
+// keeps contents in memory may keep the slice as the file's content
+// rather than copy it. Neither the maker nor the store changes the bytes
+// afterwards. Any other store reads it as the bytes.Reader it is.
+type OwnedReader struct {
+	*bytes.Reader
+	data []byte
+}
+
+// NewOwnedReader reads data, which the caller will not change again.
+func NewOwnedReader(data []byte) *OwnedReader {
+	return &OwnedReader{Reader: bytes.NewReader(data), data: data}
+}
+
+// Owned is the whole content and true while nothing has been read from
+// r, or nil and false.
+func (r *OwnedReader) Owned() ([]byte, bool) {
+	if r.Len() != len(r.data) {
+		return nil, false
+	}
+	return r.data, true
+}
+
 // WriteFrom is WriteFile with the content read from r, so a large file
 // never has to be held in memory (by a store that does not keep it there).
 // When r fails, nothing changes and its error is returned.

@@ -393,4 +393,52 @@ func resultDecl(f *jen.File, r Result) {
 	}
 	f.Add(comment(r.Name + " is " + strings.ToLower(r.Doc[:1]) + r.Doc[1:] + " Its fields serialize in the reference's key order; a nil list must be made empty before serializing."))
 	f.Type().Id(r.Name).Struct(fields...)
+	appendJSONDecl(f, r)
+}
+
+// appendJSONDecl declares r's AppendJSON, which writes what encoding/json
+// writes for r's struct (key order, omitempty, null for a nil pointer or
+// list) with the runtime's string writer, without reflection. A result
+// with a json field (a json.RawMessage that has to be checked and
+// compacted) has none: it goes through encoding/json.
+func appendJSONDecl(f *jen.File, r Result) {
+	for _, fd := range r.Fields {
+		if fd.Type == "json" {
+			return
+		}
+	}
+	body := []jen.Code{jen.Id("b").Op("=").Append(jen.Id("b"), jen.LitRune('{'))}
+	for _, fd := range r.Fields {
+		field := jen.Id("r").Dot(goName(fd.Name))
+		key := jen.Id("appendKey").Call(jen.Id("b"), jen.Lit(quote(fd.Name)))
+		pointer := (fd.Optional || fd.Nullable) && (fd.Type == "string" || fd.Type == "int" || fd.Type == "bool")
+		value := func(v *jen.Statement) jen.Code {
+			switch fd.Type {
+			case "string":
+				return jen.Id("b").Op("=").Id("AppendJSONString").Call(key, v)
+			case "int":
+				return jen.Id("b").Op("=").Qual("strconv", "AppendInt").Call(key, v, jen.Lit(10))
+			case "bool", "true":
+				return jen.Id("b").Op("=").Qual("strconv", "AppendBool").Call(key, v)
+			}
+			return jen.Id("b").Op("=").Id("appendList").Call(jen.Id("b"), jen.Lit(quote(fd.Name)), v)
+		}
+		switch {
+		case pointer && fd.Optional:
+			body = append(body, jen.If(jen.Add(field).Op("!=").Nil()).Block(value(jen.Op("*").Add(field))))
+		case pointer:
+			null := jen.Id("b").Op("=").Append(key, jen.Lit("null").Op("..."))
+			body = append(body, jen.If(jen.Add(field).Op("==").Nil()).Block(null).Else().Block(value(jen.Op("*").Add(field))))
+		case fd.Optional && fd.Type == "true":
+			body = append(body, jen.If(field).Block(value(field)))
+		case fd.Optional && strings.HasPrefix(fd.Type, "[]"):
+			body = append(body, jen.If(jen.Len(field).Op(">").Lit(0)).Block(value(field)))
+		default:
+			body = append(body, value(field))
+		}
+	}
+	body = append(body, jen.Return(jen.Append(jen.Id("b"), jen.LitRune('}'))))
+	f.Comment("AppendJSON appends r as JSON.stringify writes it (encoding/json's")
+	f.Comment("output for the struct, without HTML escaping) and returns the extended slice.")
+	f.Func().Params(jen.Id("r").Id(r.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(body...)
 }

@@ -349,11 +349,19 @@ func (f *FS) WriteFileIf(_ context.Context, name string, rev int64, r io.Reader,
 	return f.write(name, content, mode, rev)
 }
 
-// readContent reads r to its end into a slice of exactly its length.
+// readContent reads r to its end into a slice of exactly its length, or
+// takes the bytes of a vfs.OwnedReader as they are.
 // Unlike io.ReadAll, which doubles one slice and copies it as it grows,
 // it reads into a list of buffers and joins them once: a stream of
 // megabytes (exec's saved output) is copied twice in all.
 func readContent(r io.Reader) ([]byte, error) {
+	if o, ok := r.(*vfs.OwnedReader); ok {
+		// Contents are never changed in place: the bytes handed over
+		// can be the file's.
+		if data, ok := o.Owned(); ok {
+			return data[:len(data):len(data)], nil
+		}
+	}
 	var parts [][]byte
 	total, size := 0, 32<<10
 	if l, ok := r.(interface{ Len() int }); ok {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/agenttools/agenttools/core/vfs"
+
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
@@ -60,4 +62,33 @@ func pipeOf(data []byte, size int) io.Reader {
 		_ = pw.Close()
 	}()
 	return pr
+}
+
+// TestWriteFileKeepsOwnedBytes: content handed over with a
+// vfs.OwnedReader becomes the file's without a copy; once part of it was
+// read, the rest is read (and copied) as from any reader.
+func TestWriteFileKeepsOwnedBytes(t *testing.T) {
+	f := New()
+	data := []byte("handed over\n")
+	if err := f.WriteFile(t.Context(), "a.txt", vfs.NewOwnedReader(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := f.lookup("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(n.data) != string(data) || &n.data[0] != &data[0] || cap(n.data) != len(data) {
+		t.Errorf("stored %q (cap %d), a copy or more than the bytes handed over %q", n.data, cap(n.data), data)
+	}
+
+	r := vfs.NewOwnedReader(data)
+	if _, err := r.Read(make([]byte, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(t.Context(), "b.txt", r, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ = f.lookup("b.txt"); string(n.data) != "ded over\n" {
+		t.Errorf("after 3 bytes read: stored %q, want %q", n.data, "ded over\n")
+	}
 }
