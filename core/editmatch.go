@@ -119,8 +119,8 @@ func prepareFuzzy(content string) *fuzzyContent {
 	fc := &fuzzyContent{content: content, aligned: true, lineMaps: map[int]*lineMap{}}
 	lines := strings.Count(content, "\n") + 1
 	fc.lineStarts, fc.normStarts = make([]int, 0, lines), make([]int, 0, lines)
-	var b strings.Builder
-	b.Grow(len(content))
+	buf := make([]byte, 0, len(content))
+	var inert inertRunes
 	for at := 0; ; {
 		line := content[at:]
 		nl := strings.IndexByte(line, '\n')
@@ -128,26 +128,70 @@ func prepareFuzzy(content string) *fuzzyContent {
 			line = line[:nl]
 		}
 		fc.lineStarts = append(fc.lineStarts, at)
-		fc.normStarts = append(fc.normStarts, b.Len())
-		switch {
-		case isASCII(line):
+		fc.normStarts = append(fc.normStarts, len(buf))
+		if isASCII(line) {
 			// NFKC and folding leave ASCII alone.
-			b.WriteString(strings.TrimRightFunc(line, isJSSpace))
-		case norm.NFKC.IsNormalString(line):
-			foldTo(&b, strings.TrimRightFunc(line, isJSSpace))
-		default:
+			buf = append(buf, strings.TrimRightFunc(line, isJSSpace)...)
+		} else if folded, ok := inert.foldPlain(buf, strings.TrimRightFunc(line, isJSSpace)); ok {
+			buf = folded
+		} else {
 			n := fuzzyAfterNFKC(norm.NFKC.String(line))
 			fc.aligned = fc.aligned && !strings.Contains(n, "\n")
-			b.WriteString(n)
+			buf = append(buf, n...)
 		}
 		if nl < 0 {
 			break
 		}
-		b.WriteByte('\n')
+		buf = append(buf, '\n')
 		at += nl + 1
 	}
-	fc.text = b.String()
+	fc.text = viewString(buf) // buf is not written again
 	return fc
+}
+
+// inertRunes says, for the runes below U+3000, which NFKC leaves alone
+// and which combine with nothing before or after them (norm's boundaries
+// on both sides, no decomposition): a text of such runes and ASCII is its
+// own NFKC form. It is filled as runes are met: 0 unknown, 1 inert, 2 not.
+type inertRunes [0x3000]uint8
+
+func (t *inertRunes) inert(r rune) bool {
+	if r >= rune(len(t)) || r == utf8.RuneError {
+		return false
+	}
+	if t[r] == 1 {
+		return true
+	}
+	if t[r] == 0 {
+		p := norm.NFKC.PropertiesString(string(r))
+		t[r] = 2
+		if p.BoundaryBefore() && p.BoundaryAfter() && len(p.Decomposition()) == 0 {
+			t[r] = 1
+		}
+	}
+	return t[r] == 1
+}
+
+// foldPlain appends fold(s) to buf when s is ASCII and inert runes (so
+// NFKC leaves it alone); otherwise it returns buf as it was and false.
+func (t *inertRunes) foldPlain(buf []byte, s string) ([]byte, bool) {
+	mark, done := len(buf), 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !t.inert(r) {
+			return buf[:mark], false
+		}
+		if f := foldRune(r); f != r {
+			buf = utf8.AppendRune(append(buf, s[done:i]...), f)
+			done = i + size
+		}
+		i += size
+	}
+	return append(buf, s[done:]...), true
 }
 
 // isASCII says whether s is all ASCII, a word at a time.

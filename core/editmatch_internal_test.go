@@ -108,9 +108,11 @@ func checkFuzzyContent(t *testing.T, content string) {
 // fuzzyPieces are bits of text normalization changes, combines or
 // leaves alone: ASCII, combining marks, ligatures, full-width and
 // circled forms, Hangul jamo that compose, typographic quotes, dashes and
-// spaces, trailing whitespace of every kind, invalid bytes.
+// spaces, trailing whitespace of every kind, invalid bytes, runes on
+// both sides of the inertRunes table's end, singletons.
 var fuzzyPieces = []string{"a", "e", "x ", "\n", "\n", " ", "\t", "\u0301", "\u0308", "ﬁ", "①", "Ａ", "“", "”", "’", "–", "\u2212",
-	"\u00a0", "\u3000", "\u2003", "\ufeff", "\u1100", "\u1161", "한", "ｶ", "\uff9e", "é", "😀", "\u200b", "\u2028", "\xff", "\u0345"}
+	"\u00a0", "\u3000", "\u2003", "\ufeff", "\u1100", "\u1161", "한", "ｶ", "\uff9e", "é", "😀", "\u200b", "\u2028", "\xff", "\u0345",
+	"日", "\u2126", "\u00e4", "\u2fff", "\u2e80", "\ufffd"}
 
 func randomFuzzyText(rng *rand.Rand, n int) string {
 	var b strings.Builder
