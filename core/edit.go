@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agenttools/agenttools/core/textdiff"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -63,7 +64,9 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	// Read, match and write without losing a change another writer (a
 	// process too) makes meanwhile: when the file changed after it was
 	// read, the edits are matched again on the new content.
-	var res edited
+	// The result is made inside fn: applyEdits reads raw in place (see
+	// parseText), so nothing of it may be used once fn returned.
+	var result toolspec.EditResult
 	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) ([]byte, error) {
 		r, err := applyEdits(ctx, raw, a.Edits, a.Path)
 		if err != nil {
@@ -72,7 +75,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 		if writeErr != nil {
 			return nil, writeErr
 		}
-		res = r
+		result = e.editResult(a, r)
 		return r.out, nil
 	})
 	var tooLarge *vfs.TooLargeError
@@ -84,7 +87,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	case err != nil:
 		return failure(err)
 	}
-	return jsonOutput(e.editResult(a, res)), nil
+	return jsonOutput(result), nil
 }
 
 // editResult builds the reference's result: the diff and the patch of
@@ -127,12 +130,15 @@ func cutUTF8(s string, max int64) (string, bool) {
 
 // edited is an applied edit: the bytes to write, and the LF-normalized
 // text before with the spans that change it, which the diff and the patch
-// show.
+// show. before may be the file's bytes themselves (see parseText).
 type edited struct {
 	out    []byte
 	before string
-	spans  []span
-	fuzzy  bool
+	// after is the LF-normalized text after the edit when it is out
+	// itself (from the BOM on), else nil.
+	after []byte
+	spans []span
+	fuzzy bool
 	// replaced are the spans of the original bytes that changed, in
 	// order, with their replacement bytes.
 	replaced []replacement
@@ -144,47 +150,50 @@ type replacement struct {
 }
 
 // diff is the line diff of the LF-normalized text before and after the
-// edit (textdiff.Lines of the two), with the number of line breaks of
-// each. The text after is not put together: its lines are those of the
-// text before, but for the lines the spans touch.
-func (r edited) diff() (parts []textdiff.Part, oldBreaks, newBreaks int) {
-	oldLines := textdiff.SplitLines(r.before)
-	oldBreaks = strings.Count(r.before, "\n")
-	newBreaks = oldBreaks
-	for _, s := range r.spans {
-		newBreaks += strings.Count(s.newText, "\n") - strings.Count(r.before[s.index:s.index+s.length], "\n")
-	}
-	if len(r.spans) == 0 {
-		return textdiff.LinesOf(oldLines, oldLines), oldBreaks, newBreaks
-	}
-	// The lines from the one the first span starts in to the one the last
-	// span ends in (with its "\n") are made anew; the lines before and
-	// after them are shared. Both ends are line starts in either text.
-	first, last := r.spans[0], r.spans[len(r.spans)-1]
-	from := strings.LastIndexByte(r.before[:first.index], '\n') + 1
-	to := len(r.before)
-	if end := last.index + last.length; end < len(r.before) {
-		if nl := strings.IndexByte(r.before[end:], '\n'); nl >= 0 {
-			to = end + nl + 1
+// edit (textdiff.Diff of the two), with the number of line breaks of
+// each.
+func (r edited) diff() (runs []textdiff.Run, oldBreaks, newBreaks int) {
+	after := r.afterText()
+	runs = textdiff.Diff(r.before, after)
+	for _, run := range runs {
+		if !run.Added {
+			oldBreaks += run.Lines
+		}
+		if !run.Removed {
+			newBreaks += run.Lines
 		}
 	}
+	// Every line ends in a break but a last one without.
+	if r.before != "" && r.before[len(r.before)-1] != '\n' {
+		oldBreaks--
+	}
+	if after != "" && after[len(after)-1] != '\n' {
+		newBreaks--
+	}
+	return runs, oldBreaks, newBreaks
+}
+
+// afterText is the LF-normalized text after the edit: the bytes written
+// themselves when the file is plain LF text (after is set), else put
+// together from the text before and the spans.
+func (r edited) afterText() string {
+	if r.after != nil {
+		return viewString(r.after)
+	}
 	var b strings.Builder
-	at := from
+	n := len(r.before)
+	for _, s := range r.spans {
+		n += len(s.newText) - s.length
+	}
+	b.Grow(n)
+	at := 0
 	for _, s := range r.spans {
 		b.WriteString(r.before[at:s.index])
 		b.WriteString(s.newText)
 		at = s.index + s.length
 	}
-	b.WriteString(r.before[at:to])
-	head := strings.Count(r.before[:from], "\n")
-	tail := len(oldLines)
-	if to < len(r.before) {
-		tail = strings.Count(r.before[:to], "\n")
-	}
-	middle := textdiff.SplitLines(b.String())
-	newLines := make([]string, 0, head+len(middle)+len(oldLines)-tail)
-	newLines = append(append(append(newLines, oldLines[:head]...), middle...), oldLines[tail:]...)
-	return textdiff.LinesOf(oldLines, newLines), oldBreaks, newBreaks
+	b.WriteString(r.before[at:])
+	return b.String()
 }
 
 // textLine is one line of the file: its bytes, its decoded text, its
@@ -209,13 +218,23 @@ type parsedText struct {
 }
 
 // parsedText of a valid text with no "\r" holds no lines (plainLF): each
-// line is then where it is in the text, and ends in "\n".
+// line is then where it is in the text, and ends in "\n". Its texts are
+// raw itself, not a copy (see viewString): raw must stay unchanged while
+// they are used.
 func parseText(raw []byte) parsedText {
 	if plainLFEdits && utf8.Valid(raw) && bytes.IndexByte(raw, '\r') < 0 {
-		return parsedText{normalized: string(raw), firstEnding: "\n", plainLF: true}
+		return parsedText{normalized: viewString(raw), firstEnding: "\n", plainLF: true}
 	}
 	return parseLines(raw)
 }
+
+// viewString is b as a string, without copying it: an edit reads a file
+// of up to edit.maxBytes (64 MiB and more) and a copy would double what
+// it holds. The caller keeps b unchanged while the string or a part of it
+// is in use; edit's texts are used only inside vfs.Workspace.Update's fn,
+// where the store does not touch the bytes it handed over, and what the
+// tool returns is built anew from them.
+func viewString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // plainLFEdits turns on parsedText.plainLF; tests turn it off to compare
 // with the general path.
@@ -227,7 +246,7 @@ func parseLines(raw []byte) parsedText {
 	// Valid text is converted once; lines are substrings of it.
 	whole, valid := "", utf8.Valid(raw)
 	if valid {
-		whole = string(raw)
+		whole = viewString(raw)
 	}
 	textAt := 0
 	for at := 0; ; {
@@ -330,6 +349,9 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 	}
 	out.Write(body[at:])
 	res.out = out.Bytes()
+	if parsed.plainLF {
+		res.after = res.out[len(raw)-len(body):]
+	}
 	return res, nil
 }
 
@@ -382,7 +404,7 @@ func withEndings(s span, lines []textLine, firstEnding string) string {
 // them, and "..." where unchanged lines are left out. It also returns the
 // first changed line of the new text (0 when nothing changed).
 // oldBreaks and newBreaks are the numbers of "\n" in the two texts.
-func numberedDiff(parts []textdiff.Part, oldBreaks, newBreaks int, context int) (string, int) {
+func numberedDiff(runs []textdiff.Run, oldBreaks, newBreaks int, context int) (string, int) {
 	width := len(strconv.Itoa(max(oldBreaks, newBreaks) + 1))
 	num := func(n int) string {
 		s := strconv.Itoa(n)
@@ -392,25 +414,33 @@ func numberedDiff(parts []textdiff.Part, oldBreaks, newBreaks int, context int) 
 	var out []string
 	oldLine, newLine, first := 1, 1, 0
 	lastWasChange := false
-	for i, part := range parts {
-		// Lines without their "\n", made only for the lines shown.
-		raw := part.Lines
-		line := func(j int) string { return strings.TrimSuffix(raw[j], "\n") }
-		if part.Added || part.Removed {
+	for i, run := range runs {
+		if run.Added || run.Removed {
 			if first == 0 {
 				first = newLine
 			}
-			for j := range raw {
-				if part.Added {
-					out = append(out, "+"+num(newLine)+" "+line(j))
+			for _, l := range textdiff.SplitLines(run.Text) {
+				l = strings.TrimSuffix(l, "\n")
+				if run.Added {
+					out = append(out, "+"+num(newLine)+" "+l)
 					newLine++
 				} else {
-					out = append(out, "-"+num(oldLine)+" "+line(j))
+					out = append(out, "-"+num(oldLine)+" "+l)
 					oldLine++
 				}
 			}
 			lastWasChange = true
 			continue
+		}
+		// Of a shared run only up to context lines at each end are shown:
+		// those alone are cut out of it.
+		n := run.Lines
+		head, tail := run.Head(context), run.Tail(context)
+		line := func(j int) string {
+			if j < len(head) {
+				return strings.TrimSuffix(head[j], "\n")
+			}
+			return strings.TrimSuffix(tail[j-(n-len(tail))], "\n")
 		}
 		emit := func(from, to int) {
 			for j := from; j < to; j++ {
@@ -419,36 +449,36 @@ func numberedDiff(parts []textdiff.Part, oldBreaks, newBreaks int, context int) 
 				newLine++
 			}
 		}
-		skip := func(n int) {
+		skip := func(k int) {
 			out = append(out, gap)
-			oldLine += n
-			newLine += n
+			oldLine += k
+			newLine += k
 		}
 		leading := lastWasChange
-		trailing := i < len(parts)-1 && (parts[i+1].Added || parts[i+1].Removed)
+		trailing := i < len(runs)-1 && (runs[i+1].Added || runs[i+1].Removed)
 		switch {
 		case leading && trailing:
-			if len(raw) <= context*2 {
-				emit(0, len(raw))
+			if n <= context*2 {
+				emit(0, n)
 			} else {
 				emit(0, context)
-				skip(len(raw) - context*2)
-				emit(len(raw)-context, len(raw))
+				skip(n - context*2)
+				emit(n-context, n)
 			}
 		case leading:
-			emit(0, min(context, len(raw)))
-			if n := len(raw) - context; n > 0 {
-				skip(n)
+			emit(0, min(context, n))
+			if k := n - context; k > 0 {
+				skip(k)
 			}
 		case trailing:
-			n := max(0, len(raw)-context)
-			if n > 0 {
-				skip(n)
+			k := max(0, n-context)
+			if k > 0 {
+				skip(k)
 			}
-			emit(n, len(raw))
+			emit(k, n)
 		default:
-			oldLine += len(raw)
-			newLine += len(raw)
+			oldLine += n
+			newLine += n
 		}
 		lastWasChange = false
 	}

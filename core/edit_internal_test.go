@@ -190,17 +190,16 @@ func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
 	}
 }
 
-// afterText is the LF-normalized text after the edit, put together.
+// afterText is the LF-normalized text after the edit, put together
+// piece by piece.
 func afterText(r edited) string {
-	var b strings.Builder
+	var pieces []string
 	at := 0
 	for _, s := range r.spans {
-		b.WriteString(r.before[at:s.index])
-		b.WriteString(s.newText)
+		pieces = append(pieces, r.before[at:s.index], s.newText)
 		at = s.index + s.length
 	}
-	b.WriteString(r.before[at:])
-	return b.String()
+	return strings.Join(append(pieces, r.before[at:]), "")
 }
 
 // TestEditDiffMatchesWholeTexts: the diff of an applied edit, made from
@@ -235,7 +234,7 @@ func TestEditDiffMatchesWholeTexts(t *testing.T) {
 		tried++
 		after := afterText(res)
 		parts, oldBreaks, newBreaks := res.diff()
-		if want := textdiff.Lines(res.before, after); !reflect.DeepEqual(parts, want) {
+		if want := textdiff.Diff(res.before, after); !reflect.DeepEqual(parts, want) {
 			t.Fatalf("%q %q: diff\n%v\nof the whole texts\n%v", content, edits, parts, want)
 		}
 		if oldBreaks != strings.Count(res.before, "\n") || newBreaks != strings.Count(after, "\n") {

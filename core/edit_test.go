@@ -136,8 +136,9 @@ func twoMiB() string {
 	return b.String()
 }
 
-func benchmarkEdit(b *testing.B, oldText string) {
-	content := twoMiB()
+func benchmarkEdit(b *testing.B, oldText string) { benchmarkEditOf(b, twoMiB(), oldText) }
+
+func benchmarkEditOf(b *testing.B, content, oldText string) {
 	ex, _ := memTools(b)
 	args := []byte(`{"path":"/workspace/big.go","edits":[{"oldText":` + toolspec.QuoteJSON(oldText) + `,"newText":"// changed"}]}`)
 	b.ReportAllocs()
@@ -160,3 +161,14 @@ func BenchmarkEditExact2MiB(b *testing.B) { benchmarkEdit(b, "// it’s the “l
 // BenchmarkEditFuzzy2MiB replaces the same line given with ASCII quotes,
 // found by the normalized search over the whole file.
 func BenchmarkEditFuzzy2MiB(b *testing.B) { benchmarkEdit(b, `// it's the "last" line`) }
+
+// BenchmarkEditFuzzyCurly2MB is the bench driver's row
+// edit-fuzzy-curly-quotes-2MB: 30000 lines, each with typographic quotes
+// and a dash, one of them given with ASCII ones.
+func BenchmarkEditFuzzyCurly2MB(b *testing.B) {
+	var text strings.Builder
+	for n := 1; n <= 30000; n++ {
+		fmt.Fprintf(&text, "%d: he said “hello” and ‘bye’ – lorem ipsum dolor sit\n", n)
+	}
+	benchmarkEditOf(b, text.String(), `20000: he said "hello" and 'bye' - lorem`)
+}

@@ -34,37 +34,56 @@ func foldRune(r rune) rune {
 	return r
 }
 
-// fold is strings.Map(foldRune, s) for valid text, with runs of ASCII
-// (which folding leaves alone) copied whole rather than rune by rune.
-func fold(s string) string {
-	var b strings.Builder
-	done := 0 // s[:done] is in b, or, while b is empty, unchanged
+// nextFold finds the first rune of s that folding changes (an invalid
+// byte too, which becomes U+FFFD): its offset, size and folded form; at
+// is len(s) when there is none. Runs of ASCII, which folding leaves
+// alone, are skipped a byte at a time without decoding.
+func nextFold(s string) (at, size int, f rune) {
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if f := foldRune(r); f != r || r == utf8.RuneError {
-			if b.Cap() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[done:i])
-			b.WriteRune(f)
-			done = i + size
+			return i, n, f
 		}
-		i += size
+		i += n
 	}
-	if b.Cap() == 0 {
+	return len(s), 0, 0
+}
+
+// foldTo writes fold(s) to b.
+func foldTo(b *strings.Builder, s string) {
+	for {
+		at, size, f := nextFold(s)
+		b.WriteString(s[:at])
+		if size == 0 {
+			return
+		}
+		b.WriteRune(f)
+		s = s[at+size:]
+	}
+}
+
+// fold is strings.Map(foldRune, s); s itself when folding changes
+// nothing.
+func fold(s string) string {
+	if at, _, _ := nextFold(s); at == len(s) {
 		return s
 	}
-	b.WriteString(s[done:])
+	var b strings.Builder
+	b.Grow(len(s))
+	foldTo(&b, s)
 	return b.String()
 }
 
 // fuzzyAfterNFKC trims each line's trailing whitespace (JavaScript's
 // trimEnd) and folds what is left.
 func fuzzyAfterNFKC(s string) string {
+	if !strings.Contains(s, "\n") {
+		return fold(strings.TrimRightFunc(s, isJSSpace))
+	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRightFunc(l, isJSSpace)
@@ -75,14 +94,20 @@ func fuzzyAfterNFKC(s string) string {
 // fuzzy is the normalized form fuzzy matching compares.
 func fuzzy(s string) string { return fuzzyAfterNFKC(norm.NFKC.String(s)) }
 
-// fuzzyContent is the normalized content with what mapping back needs.
+// fuzzyContent is the normalized content (fuzzy(content)) with what
+// mapping back needs. It is made line by line, which gives fuzzy(content)
+// because NFKC never joins across "\n" (a starter that combines with
+// nothing): the normalized text is the lines' own normalized forms, each
+// followed by "\n" but the last.
 type fuzzyContent struct {
-	text                 string
-	originalLines        []string
-	normalizedLines      []string
-	originalLineStarts   []int
-	normalizedLineStarts []int
-	lineMaps             map[int]*lineMap
+	content, text string
+	// lineStarts and normStarts are where each line of the content and
+	// of the normalized text starts.
+	lineStarts, normStarts []int
+	// aligned: the n-th normalized line comes from the n-th line (no
+	// line's normal form holds a "\n"); only then do offsets map back.
+	aligned  bool
+	lineMaps map[int]*lineMap
 }
 
 type lineMap struct {
@@ -90,24 +115,108 @@ type lineMap struct {
 	columns     map[int]int // normalized column -> original column; -1 when none
 }
 
-func lineStarts(lines []string) []int {
-	starts := make([]int, len(lines))
-	at := 0
-	for i, l := range lines {
-		starts[i] = at
-		at += len(l) + 1
+func prepareFuzzy(content string) *fuzzyContent {
+	fc := &fuzzyContent{content: content, aligned: true, lineMaps: map[int]*lineMap{}}
+	lines := strings.Count(content, "\n") + 1
+	fc.lineStarts, fc.normStarts = make([]int, 0, lines), make([]int, 0, lines)
+	buf := make([]byte, 0, len(content))
+	var inert inertRunes
+	for at := 0; ; {
+		line := content[at:]
+		nl := strings.IndexByte(line, '\n')
+		if nl >= 0 {
+			line = line[:nl]
+		}
+		fc.lineStarts = append(fc.lineStarts, at)
+		fc.normStarts = append(fc.normStarts, len(buf))
+		if isASCII(line) {
+			// NFKC and folding leave ASCII alone.
+			buf = append(buf, strings.TrimRightFunc(line, isJSSpace)...)
+		} else if folded, ok := inert.foldPlain(buf, strings.TrimRightFunc(line, isJSSpace)); ok {
+			buf = folded
+		} else {
+			n := fuzzyAfterNFKC(norm.NFKC.String(line))
+			fc.aligned = fc.aligned && !strings.Contains(n, "\n")
+			buf = append(buf, n...)
+		}
+		if nl < 0 {
+			break
+		}
+		buf = append(buf, '\n')
+		at += nl + 1
 	}
-	return starts
+	fc.text = viewString(buf) // buf is not written again
+	return fc
 }
 
-func prepareFuzzy(content string) *fuzzyContent {
-	text := fuzzy(content)
-	orig, normd := strings.Split(content, "\n"), strings.Split(text, "\n")
-	return &fuzzyContent{
-		text: text, originalLines: orig, normalizedLines: normd,
-		originalLineStarts: lineStarts(orig), normalizedLineStarts: lineStarts(normd),
-		lineMaps: map[int]*lineMap{},
+// inertRunes says, for the runes below U+3000, which NFKC leaves alone
+// and which combine with nothing before or after them (norm's boundaries
+// on both sides, no decomposition): a text of such runes and ASCII is its
+// own NFKC form. It is filled as runes are met: 0 unknown, 1 inert, 2 not.
+type inertRunes [0x3000]uint8
+
+func (t *inertRunes) inert(r rune) bool {
+	if r >= rune(len(t)) || r == utf8.RuneError {
+		return false
 	}
+	if t[r] == 1 {
+		return true
+	}
+	if t[r] == 0 {
+		p := norm.NFKC.PropertiesString(string(r))
+		t[r] = 2
+		if p.BoundaryBefore() && p.BoundaryAfter() && len(p.Decomposition()) == 0 {
+			t[r] = 1
+		}
+	}
+	return t[r] == 1
+}
+
+// foldPlain appends fold(s) to buf when s is ASCII and inert runes (so
+// NFKC leaves it alone); otherwise it returns buf as it was and false.
+func (t *inertRunes) foldPlain(buf []byte, s string) ([]byte, bool) {
+	mark, done := len(buf), 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !t.inert(r) {
+			return buf[:mark], false
+		}
+		if f := foldRune(r); f != r {
+			buf = utf8.AppendRune(append(buf, s[done:i]...), f)
+			done = i + size
+		}
+		i += size
+	}
+	return append(buf, s[done:]...), true
+}
+
+// isASCII says whether s is all ASCII, a word at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// line is the i-th line of text, whose lines start at starts, without
+// its "\n".
+func line(text string, starts []int, i int) string {
+	if i+1 < len(starts) {
+		return text[starts[i] : starts[i+1]-1]
+	}
+	return text[starts[i]:]
 }
 
 // boundary locates an offset of the normalized text: its line and column.
@@ -115,22 +224,25 @@ func (fc *fuzzyContent) boundary(offset int) (line, column int, ok bool) {
 	if offset < 0 {
 		return 0, 0, false
 	}
-	i, found := slices.BinarySearch(fc.normalizedLineStarts, offset)
+	i, found := slices.BinarySearch(fc.normStarts, offset)
 	if !found {
 		i--
 	}
 	if i < 0 {
 		return 0, 0, false
 	}
-	column = offset - fc.normalizedLineStarts[i]
-	return i, column, column <= len(fc.normalizedLines[i])
+	column = offset - fc.normStarts[i]
+	return i, column, column <= len(fc.normalizedLine(i))
 }
+
+func (fc *fuzzyContent) originalLine(i int) string   { return line(fc.content, fc.lineStarts, i) }
+func (fc *fuzzyContent) normalizedLine(i int) string { return line(fc.text, fc.normStarts, i) }
 
 func (fc *fuzzyContent) lineMap(i int) *lineMap {
 	if m, ok := fc.lineMaps[i]; ok {
 		return m
 	}
-	nfkc := norm.NFKC.String(fc.originalLines[i])
+	nfkc := norm.NFKC.String(fc.originalLine(i))
 	m := &lineMap{nfkc: nfkc, fuzzy: fuzzyAfterNFKC(nfkc), columns: map[int]int{}}
 	fc.lineMaps[i] = m
 	return m
@@ -191,55 +303,60 @@ func mapLineColumn(original string, m *lineMap, column int) int {
 // content: a start sits after a line's trailing whitespace when it is at
 // the normalized line's end, an end before it. -1 when it does not map.
 func (fc *fuzzyContent) mapBoundary(offset int, start bool) int {
-	if len(fc.originalLines) != len(fc.normalizedLines) {
+	if !fc.aligned {
 		return -1
 	}
 	line, column, ok := fc.boundary(offset)
 	if !ok {
 		return -1
 	}
-	original, normalized := fc.originalLines[line], fc.normalizedLines[line]
+	original, normalized := fc.originalLine(line), fc.normalizedLine(line)
 	m := fc.lineMap(line)
 	if m.fuzzy != normalized {
 		return -1
 	}
 	if start && column == len(normalized) {
-		return fc.originalLineStarts[line] + len(original)
+		return fc.lineStarts[line] + len(original)
 	}
 	c := mapLineColumn(original, m, column)
 	if c < 0 {
 		return -1
 	}
-	return fc.originalLineStarts[line] + c
+	return fc.lineStarts[line] + c
 }
 
 // maxUnmappableCandidates bounds the normalized matches tried before a
 // lookup gives up as ambiguous, as the reference does.
 const maxUnmappableCandidates = 1024
 
-// match is where an edit's oldText was found in the original content.
+// match is where an edit's oldText was found in the original content,
+// and how often it occurs in the space it was found in (the content for
+// an exact match, the normalized content for a fuzzy one).
 type match struct {
 	found, fuzzy, unsafe bool
 	index, length        int
+	occurrences          int
 }
 
-// find looks oldText up in content, exactly and then normalized.
-func find(content, oldText string, fc *fuzzyContent) match {
-	if i := strings.Index(content, oldText); i >= 0 {
-		return match{found: true, index: i, length: len(oldText)}
+// find looks oldText up in content, exactly and then normalized. exact is
+// strings.Index(content, oldText), which the caller already knows.
+func find(content, oldText string, exact int, fc *fuzzyContent) match {
+	if exact >= 0 {
+		return match{found: true, index: exact, length: len(oldText), occurrences: countFrom(content, oldText, exact)}
 	}
 	want := fuzzy(oldText)
 	if want == "" {
 		return match{fuzzy: true, unsafe: true}
 	}
-	at := strings.Index(fc.text, want)
-	if at < 0 {
+	first := strings.Index(fc.text, want)
+	if first < 0 {
 		return match{}
 	}
+	at := first
 	for tries := 0; at >= 0 && tries < maxUnmappableCandidates; tries++ {
 		start, end := fc.mapBoundary(at, true), fc.mapBoundary(at+len(want), false)
 		if start >= 0 && end >= start && fuzzy(content[start:end]) == want {
-			return match{found: true, fuzzy: true, index: start, length: end - start}
+			return match{found: true, fuzzy: true, index: start, length: end - start, occurrences: countFrom(fc.text, want, first)}
 		}
 		next := strings.Index(fc.text[at+1:], want)
 		if next < 0 {
@@ -250,23 +367,10 @@ func find(content, oldText string, fc *fuzzyContent) match {
 	return match{fuzzy: true, unsafe: true}
 }
 
-// occurrences counts oldText in the space its match was found in: the
-// content for an exact match, the normalized content for a fuzzy one.
-func occurrences(content, oldText string, fc *fuzzyContent, fuzzyMatch bool) int {
-	if !fuzzyMatch {
-		return strings.Count(content, oldText)
-	}
-	want := fuzzy(oldText)
-	if want == "" {
-		return 0
-	}
-	text := ""
-	if fc != nil {
-		text = fc.text
-	} else {
-		text = fuzzy(content)
-	}
-	return strings.Count(text, want)
+// countFrom is strings.Count(s, sub) where sub first occurs at first: the
+// text before it is not searched again.
+func countFrom(s, sub string, first int) int {
+	return 1 + strings.Count(s[first+len(sub):], sub)
 }
 
 // toLF turns CRLF and lone CR line endings into LF.
@@ -306,10 +410,10 @@ func matchEdits(ctx context.Context, content string, edits []toolspec.Replacemen
 		}
 	}
 	var fc *fuzzyContent
-	for _, e := range edits {
-		if !strings.Contains(content, toLF(e.OldText)) {
+	exact := make([]int, total)
+	for i, e := range edits {
+		if exact[i] = strings.Index(content, toLF(e.OldText)); exact[i] < 0 && fc == nil {
 			fc = prepareFuzzy(content)
-			break
 		}
 	}
 	spans := make([]span, 0, total)
@@ -318,7 +422,7 @@ func matchEdits(ctx context.Context, content string, edits []toolspec.Replacemen
 			return nil, err
 		}
 		oldText := toLF(e.OldText)
-		m := find(content, oldText, fc)
+		m := find(content, oldText, exact[i], fc)
 		switch {
 		case m.unsafe && total == 1:
 			return nil, editError(toolspec.MsgEditFuzzyBoundary(path))
@@ -329,7 +433,7 @@ func matchEdits(ctx context.Context, content string, edits []toolspec.Replacemen
 		case !m.found:
 			return nil, editError(toolspec.MsgEditNotFoundAt(int64(i), path))
 		}
-		if n := occurrences(content, oldText, fc, m.fuzzy); n > 1 {
+		if n := m.occurrences; n > 1 {
 			if total == 1 {
 				return nil, editError(toolspec.MsgEditNotUnique(int64(n), path))
 			}

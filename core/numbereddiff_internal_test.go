@@ -9,8 +9,9 @@ import (
 	"github.com/agenttools/agenttools/core/textdiff"
 )
 
-// TestNumberedDiffMatchesReference compares numberedDiff with the version
-// that trimmed every line first, on random diffs with every context.
+// TestNumberedDiffMatchesReference compares numberedDiff, over Diff's
+// runs (only the lines shown are cut out), with the version that trimmed
+// every line of every part first, on random diffs with every context.
 func TestNumberedDiffMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 5))
 	words := []string{"a\n", "b\n", "c\n", "\n", "a", "dd\n"}
@@ -29,9 +30,9 @@ func TestNumberedDiffMatchesReference(t *testing.T) {
 			j := min(len(new), i+rng.IntN(6))
 			new = new[:i] + text(rng.IntN(3)) + new[j:]
 		}
-		parts := textdiff.Lines(old, new)
+		runs, parts := textdiff.Diff(old, new), textdiff.Lines(old, new)
 		for context := range 6 {
-			gotDiff, gotFirst := numberedDiff(parts, strings.Count(old, "\n"), strings.Count(new, "\n"), context)
+			gotDiff, gotFirst := numberedDiff(runs, strings.Count(old, "\n"), strings.Count(new, "\n"), context)
 			wantDiff, wantFirst := referenceNumberedDiff(parts, old, new, context)
 			if gotDiff != wantDiff || gotFirst != wantFirst {
 				t.Fatalf("numberedDiff(%q, %q, %d) = %q, %d; the reference's %q, %d", old, new, context, gotDiff, gotFirst, wantDiff, wantFirst)

@@ -3,6 +3,7 @@ package textdiff
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,14 +34,14 @@ func intern(oldLines, newLines []string) ([]int, []int) {
 func referenceLines(oldText, newText string) []Part {
 	oldLines, newLines := SplitLines(oldText), SplitLines(newText)
 	a, b := intern(oldLines, newLines)
-	return build(referenceSearch(a, b), oldLines, newLines)
+	return referenceBuild(referenceSearch(a, b), oldLines, newLines)
 }
 
-// TestLinesMatchesReference: the search over the lines themselves, whose
+// TestLinesMatchesReference: the search over the texts' bytes, whose
 // table of diagonals grows as the edit length does, finds the same diff
-// as the search over interned lines with the whole table, on random
-// texts of few distinct lines (many equally short diffs) and on edits far
-// apart (the table grows many times).
+// (and the same hunks) as the search over interned lines with the whole
+// table, on random texts of few distinct lines (many equally short diffs)
+// and on edits far apart (the table grows many times).
 func TestLinesMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 4))
 	words := []string{"a\n", "b\n", "c\n", "\n", "a", "d\n"}
@@ -56,11 +57,188 @@ func TestLinesMatchesReference(t *testing.T) {
 		if i%100 == 0 {
 			n = 300 + rng.IntN(300)
 		}
-		old, new := text(n), text(rng.IntN(n+5))
-		if got, want := Lines(old, new), referenceLines(old, new); !reflect.DeepEqual(got, want) {
-			t.Fatalf("Lines(%q, %q) =\n%v\nthe reference's\n%v", old, new, got, want)
+		checkDiff(t, text(n), text(rng.IntN(n+5)))
+	}
+}
+
+// TestDiffLongLines: lines and runs of shared bytes longer than the
+// blocks commonPrefix compares whole, differing at any byte.
+func TestDiffLongLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 11))
+	line := func() string {
+		n := []int{0, 1, 63, 64, 65, 100, 4095, 4096, 4097, 9000}[rng.IntN(10)]
+		return strings.Repeat(string(rune('a'+rng.IntN(2))), n) + "\n"
+	}
+	for range 300 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(line())
+		}
+		old := b.String()
+		new := []byte(old)
+		for range rng.IntN(3) {
+			if len(new) > 0 {
+				new[rng.IntN(len(new))] = "ab\nc"[rng.IntN(4)]
+			}
+		}
+		if rng.IntN(4) == 0 {
+			new = append(new, "tail"...)
+		}
+		checkDiff(t, old, string(new))
+	}
+}
+
+// referenceBuild turns the linked edit script into parts with all their
+// lines, as the search over lines did.
+func referenceBuild(last *component, oldLines, newLines []string) []Part {
+	var comps []*component
+	for c := last; c != nil; c = c.prev {
+		comps = append(comps, c)
+	}
+	parts := make([]Part, 0, len(comps))
+	oldPos, newPos := 0, 0
+	for i := len(comps) - 1; i >= 0; i-- {
+		c := comps[i]
+		p := Part{Added: c.added, Removed: c.removed}
+		if c.removed {
+			p.Lines = oldLines[oldPos : oldPos+c.count]
+			oldPos += c.count
+		} else {
+			p.Lines = newLines[newPos : newPos+c.count]
+			newPos += c.count
+			if !c.added {
+				oldPos += c.count
+			}
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// referenceHunks is hunks as it was, over parts with all their lines.
+func referenceHunks(parts []Part, context int) []hunk {
+	type entry struct {
+		lines          []string
+		added, removed bool
+	}
+	entries := make([]entry, 0, len(parts)+1)
+	for _, p := range parts {
+		entries = append(entries, entry{p.Lines, p.Added, p.Removed})
+	}
+	entries = append(entries, entry{}) // makes closing the last hunk uniform
+	withSpace := func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = " " + l
+		}
+		return out
+	}
+	var out []hunk
+	oldRangeStart, newRangeStart, oldLine, newLine := 0, 0, 1, 1
+	var cur []string
+	for i, e := range entries {
+		if e.added || e.removed {
+			if oldRangeStart == 0 {
+				oldRangeStart, newRangeStart = oldLine, newLine
+				if i > 0 {
+					prev := entries[i-1].lines
+					if context > 0 {
+						cur = withSpace(prev[max(0, len(prev)-context):])
+					} else {
+						cur = nil
+					}
+					oldRangeStart -= len(cur)
+					newRangeStart -= len(cur)
+				}
+			}
+			sign := "-"
+			if e.added {
+				sign = "+"
+			}
+			for _, l := range e.lines {
+				cur = append(cur, sign+l)
+			}
+			if e.added {
+				newLine += len(e.lines)
+			} else {
+				oldLine += len(e.lines)
+			}
+			continue
+		}
+		if oldRangeStart != 0 {
+			if len(e.lines) <= context*2 && i < len(entries)-2 {
+				cur = append(cur, withSpace(e.lines)...)
+			} else {
+				size := min(len(e.lines), context)
+				cur = append(cur, withSpace(e.lines[:size])...)
+				out = append(out, hunk{
+					oldStart: oldRangeStart, oldLines: oldLine - oldRangeStart + size,
+					newStart: newRangeStart, newLines: newLine - newRangeStart + size,
+					lines: cur,
+				})
+				oldRangeStart, newRangeStart, cur = 0, 0, nil
+			}
+		}
+		oldLine += len(e.lines)
+		newLine += len(e.lines)
+	}
+	for i := range out {
+		var lines []string
+		for _, l := range out[i].lines {
+			if trimmed, ok := strings.CutSuffix(l, "\n"); ok {
+				lines = append(lines, trimmed)
+			} else {
+				lines = append(lines, l, `\ No newline at end of file`)
+			}
+		}
+		out[i].lines = lines
+	}
+	return out
+}
+
+// referencePatch is UnifiedPatch's hunks as they were made, from the
+// reference's parts.
+func referencePatch(oldText, newText string, context int) []hunk {
+	return referenceHunks(referenceLines(oldText, newText), context)
+}
+
+// checkDiff: Diff's runs are the reference's parts (the same lines, in
+// runs of the same kind, counted right), and the hunks made from them are
+// the reference's, with every context.
+func checkDiff(t *testing.T, old, new string) {
+	t.Helper()
+	runs, want := Diff(old, new), referenceLines(old, new)
+	if got := Lines(old, new); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Lines(%q, %q) =\n%v\nthe reference's\n%v", old, new, got, want)
+	}
+	for i, r := range runs {
+		if r.Lines != len(want[i].Lines) || r.Text != want[i].Value() {
+			t.Fatalf("Diff(%q, %q)[%d] = %+v; the reference's part %q", old, new, i, r, want[i].Lines)
+		}
+		for n := range 4 {
+			lines := want[i].Lines
+			if h, w := r.Head(n), lines[:min(n, len(lines))]; !slices.Equal(h, w) {
+				t.Fatalf("%+v.Head(%d) = %q, want %q", r, n, h, w)
+			}
+			if tl, w := r.Tail(n), lines[max(0, len(lines)-n):]; !slices.Equal(tl, w) {
+				t.Fatalf("%+v.Tail(%d) = %q, want %q", r, n, tl, w)
+			}
 		}
 	}
+	for context := range 5 {
+		if got, want := hunks(runs, context), referencePatch(old, new, context); !reflect.DeepEqual(got, want) {
+			t.Fatalf("hunks(%q, %q, %d) =\n%v\nthe reference's\n%v", old, new, context, got, want)
+		}
+	}
+}
+
+// FuzzDiff: Diff, its lines and its hunks are the reference's for any
+// two texts.
+func FuzzDiff(f *testing.F) {
+	for _, s := range [][2]string{{"", ""}, {"a\nb\n", "a\nc\n"}, {"a", "a\n"}, {"x\ny", "x\ny"}, {"a\na\nb\n", "b\na\n"}, {"\n\n", "\n"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, old, new string) { checkDiff(t, old, new) })
 }
 
 // referenceSearch finds the shortest edit script from a to b, breaking ties as

@@ -10,6 +10,7 @@
 package textdiff
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,42 @@ type Part struct {
 
 // Value is the part's text, as jsdiff gives it.
 func (p Part) Value() string { return strings.Join(p.Lines, "") }
+
+// Run is a Part that keeps its lines as one text: what Diff gives, which
+// never cuts a text into lines.
+type Run struct {
+	// Text is the run's lines, each with its "\n" (the last line of a
+	// text may have none); a substring of the text it comes from.
+	Text    string
+	Lines   int // how many lines Text holds
+	Added   bool
+	Removed bool
+}
+
+// Head is the first n lines of the run (all of them when it has fewer),
+// each with its "\n".
+func (r Run) Head(n int) []string {
+	end := 0
+	for ; n > 0 && end < len(r.Text); n-- {
+		i := strings.IndexByte(r.Text[end:], '\n')
+		if i < 0 {
+			end = len(r.Text)
+			break
+		}
+		end += i + 1
+	}
+	return SplitLines(r.Text[:end])
+}
+
+// Tail is the last n lines of the run (all of them when it has fewer),
+// each with its "\n".
+func (r Run) Tail(n int) []string {
+	start := len(r.Text)
+	for ; n > 0 && start > 0; n-- {
+		start = strings.LastIndexByte(r.Text[:start-1], '\n') + 1
+	}
+	return SplitLines(r.Text[start:])
+}
 
 // SplitLines splits text into lines that keep their "\n"; the last line
 // may have none. "" has no lines.
@@ -46,69 +83,130 @@ func SplitLines(text string) []string {
 // Lines diffs two texts line by line, as jsdiff's diffLines does with its
 // default options.
 func Lines(oldText, newText string) []Part {
-	return LinesOf(SplitLines(oldText), SplitLines(newText))
+	runs := Diff(oldText, newText)
+	parts := make([]Part, len(runs))
+	for i, r := range runs {
+		parts[i] = Part{Lines: SplitLines(r.Text), Added: r.Added, Removed: r.Removed}
+	}
+	return parts
 }
 
-// LinesOf is Lines of two texts already split by SplitLines.
-func LinesOf(oldLines, newLines []string) []Part {
-	return build(search(oldLines, newLines), oldLines, newLines)
+// Diff is Lines as runs: the same diff, found without cutting either text
+// into lines (lines are compared as the bytes they span), so that its
+// time and memory grow with the changes and the bytes compared, not with
+// the texts' numbers of lines. Shared runs' texts are the new text's.
+func Diff(oldText, newText string) []Run {
+	return runsOf(search(oldText, newText), oldText, newText)
 }
 
-// component is a run in the edit script, linked to the run before it.
+// component is a run in the edit script, linked to the run before it:
+// count lines of size bytes.
 type component struct {
-	count          int
+	count, size    int
 	added, removed bool
 	prev           *component
 }
 
+// path is a furthest path on a diagonal: the last old line it took
+// (oldPos, -1 for none), where the next line of each text starts, and
+// its edit script.
 type path struct {
-	oldPos int
-	last   *component
+	oldPos       int
+	oldAt, newAt int
+	last         *component
 }
 
-// search finds the shortest edit script from a to b, breaking ties as
-// jsdiff does, and returns its last component. It keeps paths only for
-// the diagonals an edit script as long as the one found can reach, so its
-// memory grows with the edit distance, not with the texts.
-func search[T comparable](a, b []T) *component {
-	oldLen, newLen := len(a), len(b)
-	extract := func(p *path, diagonal int) int {
-		oldPos := p.oldPos
-		newPos := oldPos - diagonal
-		common := 0
-		for newPos+1 < newLen && oldPos+1 < oldLen && a[oldPos+1] == b[newPos+1] {
-			newPos++
-			oldPos++
-			common++
-		}
-		if common > 0 {
-			p.last = &component{count: common, prev: p.last}
-		}
-		p.oldPos = oldPos
-		return newPos
+// lineSize is the size of the line text starts with, its "\n" included.
+func lineSize(text string) int {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		return i + 1
 	}
-	extend := func(p *path, added, removed bool, oldPosInc int) *path {
-		last := p.last
-		if last != nil && last.added == added && last.removed == removed {
-			return &path{oldPos: p.oldPos + oldPosInc, last: &component{count: last.count + 1, added: added, removed: removed, prev: last.prev}}
-		}
-		return &path{oldPos: p.oldPos + oldPosInc, last: &component{count: 1, added: added, removed: removed, prev: last}}
-	}
+	return len(text)
+}
 
-	maxEdit := oldLen + newLen
+// commonPrefix is how many leading bytes a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	// Whole blocks first (compared as memory), then bytes.
+	for _, block := range [...]int{4096, 64} {
+		for i+block <= n && a[i:i+block] == b[i:i+block] {
+			i += block
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonLines is how many whole lines a and b start with alike, and their
+// size: the lines within their common prefix, and a last line without
+// "\n" only when it ends both.
+func commonLines(a, b string) (lines, size int) {
+	n := commonPrefix(a, b)
+	if n == len(a) && n == len(b) {
+		lines = strings.Count(a, "\n")
+		if n > 0 && a[n-1] != '\n' {
+			lines++
+		}
+		return lines, n
+	}
+	size = strings.LastIndexByte(a[:n], '\n') + 1
+	return strings.Count(a[:size], "\n"), size
+}
+
+// search finds the shortest edit script from the lines of a to those of
+// b, breaking ties as jsdiff does, and returns its last component. It
+// keeps paths only for the diagonals an edit script as long as the one
+// found can reach, so its memory grows with the edit distance, not with
+// the texts.
+func search(a, b string) *component {
+	extract := func(p *path) {
+		n, size := commonLines(a[p.oldAt:], b[p.newAt:])
+		if n > 0 {
+			p.last = &component{count: n, size: size, prev: p.last}
+		}
+		p.oldPos += n
+		p.oldAt += size
+		p.newAt += size
+	}
+	extend := func(p *path, added bool) *path {
+		next := &path{oldPos: p.oldPos, oldAt: p.oldAt, newAt: p.newAt}
+		size := 0
+		if added {
+			size = lineSize(b[p.newAt:])
+			next.newAt += size
+		} else {
+			size = lineSize(a[p.oldAt:])
+			next.oldPos++
+			next.oldAt += size
+		}
+		last := p.last
+		if last != nil && last.added == added && last.removed == !added {
+			next.last = &component{count: last.count + 1, size: last.size + size, added: added, removed: !added, prev: last.prev}
+		} else {
+			next.last = &component{count: 1, size: size, added: added, removed: !added, prev: last}
+		}
+		return next
+	}
+	done := func(p *path) bool { return p.oldAt >= len(a) && p.newAt >= len(b) }
+
 	// best[offset+d] is the furthest path on diagonal d; it grows (and
 	// offset with it) as the edit length does.
-	offset := min(maxEdit, 64) + 1
+	offset := 65
 	best := make([]*path, 2*offset+1)
 	best[offset] = &path{oldPos: -1}
-	newPos := extract(best[offset], 0)
-	if best[offset].oldPos+1 >= oldLen && newPos+1 >= newLen {
+	extract(best[offset])
+	if done(best[offset]) {
 		return best[offset].last
 	}
-	minDiagonal, maxDiagonal := -maxEdit-1, maxEdit+1
-	for editLength := 1; editLength <= maxEdit; editLength++ {
+	// An edit script of length len(lines of a) + len(lines of b) always
+	// exists, so the search ends.
+	minDiagonal, maxDiagonal := math.MinInt, math.MaxInt
+	for editLength := 1; ; editLength++ {
 		if editLength+1 > offset {
-			grown := min(2*offset, maxEdit+1)
+			grown := 2 * offset
 			wider := make([]*path, 2*grown+1)
 			copy(wider[grown-offset:], best)
 			best, offset = wider, grown
@@ -118,62 +216,57 @@ func search[T comparable](a, b []T) *component {
 			if removePath != nil {
 				best[offset+d-1] = nil
 			}
-			canAdd := false
-			if addPath != nil {
-				addNewPos := addPath.oldPos - d
-				canAdd = 0 <= addNewPos && addNewPos < newLen
-			}
-			canRemove := removePath != nil && removePath.oldPos+1 < oldLen
+			canAdd := addPath != nil && addPath.newAt < len(b)
+			canRemove := removePath != nil && removePath.oldAt < len(a)
 			if !canAdd && !canRemove {
 				best[offset+d] = nil
 				continue
 			}
 			var base *path
 			if !canRemove || canAdd && removePath.oldPos < addPath.oldPos {
-				base = extend(addPath, true, false, 0)
+				base = extend(addPath, true)
 			} else {
-				base = extend(removePath, false, true, 1)
+				base = extend(removePath, false)
 			}
-			newPos = extract(base, d)
-			if base.oldPos+1 >= oldLen && newPos+1 >= newLen {
+			extract(base)
+			if done(base) {
 				return base.last
 			}
 			best[offset+d] = base
-			if base.oldPos+1 >= oldLen {
+			if base.oldAt >= len(a) {
 				maxDiagonal = min(maxDiagonal, d-1)
 			}
-			if newPos+1 >= newLen {
+			if base.newAt >= len(b) {
 				minDiagonal = max(minDiagonal, d+1)
 			}
 		}
 	}
-	return nil // unreachable: an edit script of length oldLen+newLen always exists
 }
 
-// build turns the linked edit script into parts with their text.
-func build(last *component, oldLines, newLines []string) []Part {
+// runsOf turns the linked edit script into runs with their text.
+func runsOf(last *component, oldText, newText string) []Run {
 	var comps []*component
 	for c := last; c != nil; c = c.prev {
 		comps = append(comps, c)
 	}
-	parts := make([]Part, 0, len(comps))
-	oldPos, newPos := 0, 0
+	runs := make([]Run, 0, len(comps))
+	oldAt, newAt := 0, 0
 	for i := len(comps) - 1; i >= 0; i-- {
 		c := comps[i]
-		p := Part{Added: c.added, Removed: c.removed}
+		r := Run{Lines: c.count, Added: c.added, Removed: c.removed}
 		if c.removed {
-			p.Lines = oldLines[oldPos : oldPos+c.count]
-			oldPos += c.count
+			r.Text = oldText[oldAt : oldAt+c.size]
+			oldAt += c.size
 		} else {
-			p.Lines = newLines[newPos : newPos+c.count]
-			newPos += c.count
+			r.Text = newText[newAt : newAt+c.size]
+			newAt += c.size
 			if !c.added {
-				oldPos += c.count
+				oldAt += c.size
 			}
 		}
-		parts = append(parts, p)
+		runs = append(runs, r)
 	}
-	return parts
+	return runs
 }
 
 type hunk struct {
@@ -182,17 +275,10 @@ type hunk struct {
 }
 
 // hunks groups a diff into hunks with context lines around each change,
-// as jsdiff's structuredPatch does.
-func hunks(parts []Part, context int) []hunk {
-	type entry struct {
-		lines          []string
-		added, removed bool
-	}
-	entries := make([]entry, 0, len(parts)+1)
-	for _, p := range parts {
-		entries = append(entries, entry{p.Lines, p.Added, p.Removed})
-	}
-	entries = append(entries, entry{}) // makes closing the last hunk uniform
+// as jsdiff's structuredPatch does. Of a shared run it cuts only the
+// lines a hunk shows.
+func hunks(runs []Run, context int) []hunk {
+	runs = append(runs[:len(runs):len(runs)], Run{}) // makes closing the last hunk uniform
 	withSpace := func(lines []string) []string {
 		out := make([]string, len(lines))
 		for i, l := range lines {
@@ -203,14 +289,13 @@ func hunks(parts []Part, context int) []hunk {
 	var out []hunk
 	oldRangeStart, newRangeStart, oldLine, newLine := 0, 0, 1, 1
 	var cur []string
-	for i, e := range entries {
-		if e.added || e.removed {
+	for i, e := range runs {
+		if e.Added || e.Removed {
 			if oldRangeStart == 0 {
 				oldRangeStart, newRangeStart = oldLine, newLine
 				if i > 0 {
-					prev := entries[i-1].lines
 					if context > 0 {
-						cur = withSpace(prev[max(0, len(prev)-context):])
+						cur = withSpace(runs[i-1].Tail(context))
 					} else {
 						cur = nil
 					}
@@ -219,25 +304,25 @@ func hunks(parts []Part, context int) []hunk {
 				}
 			}
 			sign := "-"
-			if e.added {
+			if e.Added {
 				sign = "+"
 			}
-			for _, l := range e.lines {
+			for _, l := range SplitLines(e.Text) {
 				cur = append(cur, sign+l)
 			}
-			if e.added {
-				newLine += len(e.lines)
+			if e.Added {
+				newLine += e.Lines
 			} else {
-				oldLine += len(e.lines)
+				oldLine += e.Lines
 			}
 			continue
 		}
 		if oldRangeStart != 0 {
-			if len(e.lines) <= context*2 && i < len(entries)-2 {
-				cur = append(cur, withSpace(e.lines)...)
+			if e.Lines <= context*2 && i < len(runs)-2 {
+				cur = append(cur, withSpace(SplitLines(e.Text))...)
 			} else {
-				size := min(len(e.lines), context)
-				cur = append(cur, withSpace(e.lines[:size])...)
+				size := min(e.Lines, context)
+				cur = append(cur, withSpace(e.Head(size))...)
 				out = append(out, hunk{
 					oldStart: oldRangeStart, oldLines: oldLine - oldRangeStart + size,
 					newStart: newRangeStart, newLines: newLine - newRangeStart + size,
@@ -246,8 +331,8 @@ func hunks(parts []Part, context int) []hunk {
 				oldRangeStart, newRangeStart, cur = 0, 0, nil
 			}
 		}
-		oldLine += len(e.lines)
-		newLine += len(e.lines)
+		oldLine += e.Lines
+		newLine += e.Lines
 	}
 	for i := range out {
 		var lines []string
@@ -269,17 +354,17 @@ func hunks(parts []Part, context int) []hunk {
 // printable ASCII, a quote or a backslash) and the hunks, each line ending
 // in "\n".
 func UnifiedPatch(name, oldText, newText string, context int) string {
-	return PatchOf(name, Lines(oldText, newText), context)
+	return PatchOf(name, Diff(oldText, newText), context)
 }
 
-// PatchOf is UnifiedPatch for a diff already computed with Lines.
-func PatchOf(name string, parts []Part, context int) string {
+// PatchOf is UnifiedPatch for a diff already computed with Diff.
+func PatchOf(name string, runs []Run, context int) string {
 	var b strings.Builder
 	b.WriteString("Index: " + name + "\n")
 	b.WriteString(strings.Repeat("=", 67) + "\n")
 	b.WriteString("--- " + quoteName(name) + "\n")
 	b.WriteString("+++ " + quoteName(name) + "\n")
-	for _, h := range hunks(parts, context) {
+	for _, h := range hunks(runs, context) {
 		oldStart, newStart := h.oldStart, h.newStart
 		if h.oldLines == 0 {
 			oldStart--
