@@ -2,6 +2,7 @@ package sqlitefs_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -75,16 +76,20 @@ func checkRefusesChanges(t *testing.T, s *sqlitefs.FS, path string) {
 	}
 }
 
-// damagePages overwrites n bytes at offset off inside every other
-// 4096-byte page of the file at path, from page 1 (the header on page 0
-// stays intact), with bytes of a fixed seed.
+// damagePages overwrites n bytes at offset off inside every other page
+// (of the page size the file's header gives) of the file at path, from
+// page 1 (the header on page 0 stays intact), with bytes of a fixed seed.
 func damagePages(t *testing.T, path string, off, n int) {
 	t.Helper()
 	b := readFile(t, path)
+	size := int(binary.BigEndian.Uint16(b[16:]))
+	if size == 1 {
+		size = 1 << 16
+	}
 	r := rand.New(rand.NewPCG(5, 11))
-	for p := 1; (p+1)*4096 <= len(b); p += 2 {
+	for p := 1; (p+1)*size <= len(b); p += 2 {
 		for i := range n {
-			b[p*4096+off+i] = byte(r.Uint32())
+			b[p*size+off+i] = byte(r.Uint32())
 		}
 	}
 	writeFile(t, path, b)

@@ -1,6 +1,7 @@
 package sqlitefs
 
 import (
+	"context"
 	"io"
 	"testing"
 	"time"
@@ -45,4 +46,12 @@ func NoSharedLock(t *testing.T) {
 	old := holdSharedLock
 	holdSharedLock = func(string) io.Closer { return nil }
 	t.Cleanup(func() { holdSharedLock = old })
+}
+
+// ReadPragma is PRAGMA name as a connection of f's reading pool answers
+// it.
+func (f *FS) ReadPragma(ctx context.Context, name string) (int64, error) {
+	var v int64
+	err := f.r.cur.Load().db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	return v, err
 }

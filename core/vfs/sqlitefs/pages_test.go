@@ -16,11 +16,14 @@ type column struct {
 
 // records returns the records of the cells of the b-tree leaf pages
 // (index and table) and interior index pages of the database file b,
-// of 4096-byte pages, one []column each. Records that overflow their
-// page are left out (the tests' records are small).
+// (of the page size its header gives), one []column each. Records that
+// overflow their page are left out (the tests' records are small).
 func records(t *testing.T, b []byte) [][]column {
 	t.Helper()
-	const pageSize = 4096
+	pageSize := int(binary.BigEndian.Uint16(b[16:]))
+	if pageSize == 1 {
+		pageSize = 1 << 16
+	}
 	var out [][]column
 	for p := 0; (p+1)*pageSize <= len(b); p++ {
 		base, hdr := p*pageSize, p*pageSize

@@ -18,6 +18,13 @@
 // changes (and a directory whose entries it changes) gets the counter's
 // new value as its Rev.
 //
+// Speed: a new database has 16 KiB pages and readers map the file into
+// memory (see pageSize and readMmap for the numbers): bulk content
+// moves in a quarter of the system calls 4 KiB pages take, at the price
+// of small changes, one transaction each, writing 16 KiB pages to the
+// WAL (removing 1000 files one by one takes 1.8 times as long). A
+// database made with 4 KiB pages keeps them.
+//
 // The file's layout is versioned with PRAGMA user_version (see
 // SchemaVersion). Open initializes a new or empty file and refuses,
 // without changing a byte or creating a file beside it, a file that is
@@ -94,6 +101,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -147,6 +155,30 @@ const (
 	busyTimeout = 10000
 	// readConns bounds the pool of reading connections.
 	readConns = 8
+	// pageSize is the page size in bytes of a database Open creates (one
+	// it finds keeps its own): SQLite reads and writes a page per system
+	// call, and a chunk fills a chain of pages, so larger pages move
+	// bulk content in fewer calls. Measured against 4 KiB pages
+	// (storebench and the bench driver's rows, 2 CPUs, interleaved
+	// runs): writing 64 MiB takes 0.7 times as long, writing 1 MiB 0.65,
+	// an exec whose 5 MB of output is kept in a file 0.25 to 0.45, an
+	// edit of 2 MB 0.65. The price is paid by small changes made one
+	// transaction each, which write their few pages, each 16 KiB, to the
+	// WAL: removing 1000 files one by one takes 1.8 times as long (about
+	// twice hostfs's unlink(2) calls), creating them 1.9 times (still
+	// half of hostfs's); one transaction for many changes (a recursive
+	// delete of 1000 files) is not slower. 8 KiB pages sit between the
+	// two.
+	pageSize = 16 << 10
+	// readMmap is how many bytes of the database file each reading
+	// connection maps into memory (PRAGMA mmap_size): a page inside that
+	// is read without a system call and a copy, which makes reading
+	// 64 MiB 1.3 to 2 times as fast. 0 (off) where addresses are 32 bits:
+	// eight connections' maps would not fit. Writes and the WAL are not
+	// mapped (a page still in the WAL is read with a system call), and
+	// the read-only FS, which may read a file other programs change,
+	// does not map.
+	readMmap = (strconv.IntSize / 64) << 30
 )
 
 // The kinds of node, as stored in node.type. They are the database's
@@ -461,7 +493,8 @@ func Open(path string, opts ...Option) (*FS, error) {
 	wdb.SetMaxOpenConns(1)
 	rdb, err := sql.Open("sqlite", dsn(abs,
 		"_pragma=busy_timeout("+fmt.Sprint(busyTimeout)+")",
-		"_pragma=query_only(1)"))
+		"_pragma=query_only(1)",
+		"_pragma=mmap_size("+fmt.Sprint(readMmap)+")"))
 	if err != nil {
 		wdb.Close()
 		f.use.Close()
@@ -747,7 +780,7 @@ func (f *FS) initialize(ctx context.Context, db *sql.DB) error {
 	if version < SchemaVersion {
 		if version == 0 {
 			// Takes effect only on a database with no page yet.
-			if _, err := conn.ExecContext(ctx, `PRAGMA page_size = 4096`); err != nil {
+			if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size = %d`, pageSize)); err != nil {
 				return err
 			}
 		}
