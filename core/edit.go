@@ -319,12 +319,13 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		l := lines[i]
 		return l.rawAt + rawOffset(l.raw, offset-l.textAt)
 	}
-	var out bytes.Buffer
 	grow := len(raw)
 	for _, s := range spans {
 		grow += len(s.newText) * 2
 	}
-	out.Grow(grow)
+	// make, not Buffer.Grow: Grow clears the new memory first, a second
+	// pass over a file that can be tens of megabytes.
+	out := bytes.NewBuffer(make([]byte, 0, grow))
 	if hasBOM {
 		out.WriteString(bom)
 	}

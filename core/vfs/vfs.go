@@ -132,7 +132,9 @@ type Store interface {
 // (Workspace.Update retries). fn runs outside any lock that would hold
 // up changes to other files, and may be slow.
 //
-// fn gets the current content and node. A file longer than limit bytes
+// fn gets the current content and node; it must not change old, which
+// may be the store's own bytes or what the store checks the file against
+// before writing. A file longer than limit bytes
 // is not read: Update returns a *TooLargeError. When fn returns an
 // error, nothing is written and Update returns that error. The file
 // keeps its mode (and, on a host, its owner). Errors as for Open and

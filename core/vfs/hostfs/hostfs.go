@@ -46,7 +46,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -386,14 +385,18 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 	if fi.Size() > limit {
 		return &vfs.TooLargeError{Size: fi.Size()}
 	}
-	old, err := io.ReadAll(io.LimitReader(io.NewSectionReader(file, 0, limit+1), limit+1))
-	if err != nil {
+	// Read into a buffer of the size just seen (plus room to see that the
+	// file grew), not one grown by doubling: a 50 MB file would be
+	// copied a dozen times.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(io.NewSectionReader(file, 0, limit+1), limit+1)); err != nil {
 		return hostErr(name, err)
 	}
+	old := buf.Bytes()
 	if int64(len(old)) > limit {
 		return &vfs.TooLargeError{Size: int64(len(old))}
 	}
-	seen := versionOf(fi, old)
+	seen := version{fi: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: hostio.ChangeTime(fi), content: old}
 	i, err := info(f.root, name, name, fi)
 	if err != nil {
 		return err
@@ -466,20 +469,18 @@ func (f *FS) lockTarget(ctx context.Context, name string, flag int) (*os.File, f
 	}
 }
 
-// version is what Update read: the file's identity and attributes, and a
-// digest of its content.
+// version is what Update read: the file's identity and attributes, and
+// its content (fn does not change it: see vfs.Updater).
 type version struct {
 	fi                 fs.FileInfo
 	size, mtime, ctime int64
-	sum                [sha256.Size]byte
-}
-
-func versionOf(fi fs.FileInfo, content []byte) version {
-	return version{fi: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: hostio.ChangeTime(fi), sum: sha256.Sum256(content)}
+	content            []byte
 }
 
 // still reports whether the file at name, open as file, is the version
-// seen: the same file, not changed since (attributes and content).
+// seen: the same file, not changed since (attributes and content; the
+// content is read again and compared, which also catches a change that
+// left the times alone, such as a write through a shared mapping).
 func (f *FS) still(name string, file *os.File, seen version) bool {
 	cur, err := f.root.Lstat(name)
 	if err != nil || !os.SameFile(cur, seen.fi) {
@@ -489,11 +490,26 @@ func (f *FS) still(name string, file *os.File, seen version) bool {
 	if err != nil || fi.Size() != seen.size || fi.ModTime().UnixNano() != seen.mtime || hostio.ChangeTime(fi) != seen.ctime {
 		return false
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(file, 0, seen.size+1)); err != nil {
-		return false
+	return sameContent(io.NewSectionReader(file, 0, seen.size+1), seen.content)
+}
+
+// sameContent reports whether r holds exactly want, reading it in
+// blocks rather than whole.
+func sameContent(r io.Reader, want []byte) bool {
+	buf := make([]byte, min(len(want)+1, 256<<10))
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > len(want) || !bytes.Equal(buf[:n], want[:n]) {
+			return false
+		}
+		want = want[n:]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return len(want) == 0
+		case err != nil:
+			return false
+		}
 	}
-	return bytes.Equal(h.Sum(nil), seen.sum[:])
 }
 
 // staged is a temporary file holding a write's new content, locked and
