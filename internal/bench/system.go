@@ -12,7 +12,11 @@ package bench
 //   - delete: os.RemoveAll (rm -rf);
 //   - write: the content into a new file beside the target, fsync, and a
 //     rename over the target (cp, sync and mv; hostfs acknowledges a
-//     write only once it is on disk, so the fsync belongs to both).
+//     write only once it is on disk, so the fsync belongs to both);
+//   - find: a walk in sorted order, each directory's names and types
+//     read (getdents) and sorted, the names matched against the
+//     pattern's last element (find -name, with the sort find's callers
+//     add), until the page is full, from the top again for each page.
 //
 // Rows of other tools are not run. The table sets hostfs against these
 // rows: the goal for them is within 1.5 times.
@@ -37,7 +41,7 @@ const SystemStore = "system"
 const SystemGoal = 1.5
 
 // systemTools are the tools the system side times.
-var systemTools = []string{toolspec.ToolLs, toolspec.ToolDelete, toolspec.ToolWrite}
+var systemTools = []string{toolspec.ToolLs, toolspec.ToolDelete, toolspec.ToolWrite, toolspec.ToolFind}
 
 // hostPath maps a workspace path under /workspace to the host directory
 // mounted there.
@@ -54,18 +58,7 @@ func hostPath(dir, p string) (string, error) {
 func systemCall(tool, target string, args replay.Object) (int, error) {
 	switch tool {
 	case toolspec.ToolLs:
-		limit := int(toolspec.LsPageDefault)
-		if v, ok := args.Get("limit"); ok {
-			if n, err := replay.Int(v, limit); err == nil {
-				limit = n
-			}
-		}
-		offset := 0
-		if v, ok := args.Get("offset"); ok {
-			if n, err := replay.Int(v, 0); err == nil {
-				offset = n
-			}
-		}
+		offset, limit := page(args, int(toolspec.LsPageDefault))
 		return systemList(target, offset, limit, false)
 	case toolspec.ToolDelete:
 		return 1, os.RemoveAll(target)
@@ -90,8 +83,75 @@ func systemCall(tool, target string, args replay.Object) (int, error) {
 			os.Remove(f.Name())
 		}
 		return 1, err
+	case toolspec.ToolFind:
+		offset, limit := page(args, int(toolspec.FindPageDefault))
+		v, _ := args.Get("pattern")
+		pattern, _ := v.(string)
+		return systemFind(target, pattern, offset, limit, false)
 	}
 	return 0, fmt.Errorf("system: no system calls for %s", tool)
+}
+
+// page is the offset and limit of a paged tool's arguments.
+func page(args replay.Object, defLimit int) (offset, limit int) {
+	limit = defLimit
+	if v, ok := args.Get("limit"); ok {
+		if n, err := replay.Int(v, limit); err == nil {
+			limit = n
+		}
+	}
+	if v, ok := args.Get("offset"); ok {
+		if n, err := replay.Int(v, 0); err == nil {
+			offset = n
+		}
+	}
+	return offset, limit
+}
+
+// systemFind walks dir in sorted order for a page of the entries whose
+// name matches pattern's last element (every page from offset on when
+// all is set; each page walks from the top, as each find call does).
+func systemFind(dir, pattern string, offset, limit int, all bool) (int, error) {
+	name := pattern[strings.LastIndexByte(pattern, '/')+1:]
+	if _, err := filepath.Match(name, ""); err != nil {
+		return 0, err
+	}
+	pages := 0
+	for {
+		pages++
+		seen := 0
+		var walk func(string) (bool, error)
+		walk = func(d string) (bool, error) {
+			f, err := os.Open(d)
+			if err != nil {
+				return false, err
+			}
+			entries, err := f.ReadDir(-1)
+			f.Close()
+			if err != nil {
+				return false, err
+			}
+			slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+			for _, e := range entries {
+				if ok, _ := filepath.Match(name, e.Name()); ok {
+					if seen++; seen > offset+limit {
+						return true, nil
+					}
+				}
+				if e.IsDir() {
+					if full, err := walk(filepath.Join(d, e.Name())); full || err != nil {
+						return full, err
+					}
+				}
+			}
+			return false, nil
+		}
+		full, err := walk(dir)
+		if err != nil || !all || !full {
+			return pages, err
+		}
+		offset += limit
+	}
 }
 
 // systemList lists a page (every page from offset on when all is set):
@@ -156,9 +216,16 @@ func runSystemRow(ctx context.Context, c Case, call Call, dir string, run func(o
 		}
 		t0 := time.Now()
 		var calls int
-		if call.Follow && call.Tool == toolspec.ToolLs {
-			calls, err = systemList(target, 0, int(toolspec.LsPageDefault), true)
-		} else {
+		switch {
+		case call.Follow && call.Tool == toolspec.ToolLs:
+			offset, limit := page(args, int(toolspec.LsPageDefault))
+			calls, err = systemList(target, offset, limit, true)
+		case call.Follow && call.Tool == toolspec.ToolFind:
+			offset, limit := page(args, int(toolspec.FindPageDefault))
+			v, _ := args.Get("pattern")
+			pattern, _ := v.(string)
+			calls, err = systemFind(target, pattern, offset, limit, true)
+		default:
 			calls, err = systemCall(call.Tool, target, args)
 		}
 		d := time.Since(t0)

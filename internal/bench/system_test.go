@@ -13,7 +13,8 @@ import (
 // TestSystemSide runs store "system" on a small case: the listing rows
 // page as ls does (a paged row takes as many listings as ls takes
 // calls), the write leaves the content at the target, the delete removes
-// the tree, and a tool the system side has no calls for gives no row.
+// the tree, find pages as find does (30 files, 4 a page: 8 walks), and a
+// tool the system side has no calls for gives no row.
 func TestSystemSide(t *testing.T) {
 	caseJSON := `{"cases":[{"name":"sys","setup":[
 	  {"op":"tree","path":"/workspace/flat","count":450,"file":"e{i}.txt","content":"x"},
@@ -23,6 +24,9 @@ func TestSystemSide(t *testing.T) {
 	  {"label":"all","tool":"ls","args":{"path":"/workspace/flat"},"follow":true,"repeat":2,"warmup":0},
 	  {"label":"w","tool":"write","args":{"path":"/workspace/w.txt","content":"hello"},"repeat":2,"warmup":0},
 	  {"label":"r","tool":"read","args":{"path":"/workspace/w.txt"},"repeat":1,"warmup":0},
+	  {"label":"f1","tool":"find","args":{"path":"/workspace/del","pattern":"**/*.txt","limit":4},"repeat":1,"warmup":0},
+	  {"label":"f","tool":"find","args":{"path":"/workspace/del","pattern":"**/*.txt","limit":4},"follow":true,"repeat":1,"warmup":0},
+	  {"label":"f0","tool":"find","args":{"path":"/workspace/del","pattern":"**/*.none"},"follow":true,"repeat":1,"warmup":0},
 	  {"label":"rm","tool":"delete","args":{"path":"/workspace/del","recursive":true},"repeat":1,"warmup":0}]}]}`
 	path := filepath.Join(t.TempDir(), "cases.json")
 	if err := os.WriteFile(path, []byte(caseJSON), 0o644); err != nil {
@@ -51,7 +55,7 @@ func TestSystemSide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for label, want := range map[string]int{"first": 1, "all": 3, "w": 1, "rm": 1} {
+	for label, want := range map[string]int{"first": 1, "all": 3, "w": 1, "rm": 1, "f1": 1, "f": 8, "f0": 1} {
 		r, ok := rows[label]
 		switch {
 		case !ok:
