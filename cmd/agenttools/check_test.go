@@ -39,19 +39,25 @@ func fiftyFiles(t *testing.T, db string) map[string]string {
 	return files
 }
 
-// damagePages overwrites 200 bytes at offset 100 of every other
-// 4096-byte page of the file at path, from page 1 (the header stays
-// intact), with bytes of a fixed seed.
+// damagePages overwrites 200 bytes at offset 100 of every other page
+// of the file at path, from page 1 (the header stays intact), with bytes
+// of a fixed seed.
 func damagePages(t *testing.T, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The page size is in the file's header (offset 16, big-endian; 1
+	// stands for 65536): new databases use 16 KiB pages, older ones 4 KiB.
+	size := int(b[16])<<8 | int(b[17])
+	if size == 1 {
+		size = 65536
+	}
 	r := rand.New(rand.NewPCG(5, 11))
-	for p := 1; (p+1)*4096 <= len(b); p += 2 {
+	for p := 1; (p+1)*size <= len(b); p += 2 {
 		for i := range 200 {
-			b[p*4096+100+i] = byte(r.Uint32())
+			b[p*size+100+i] = byte(r.Uint32())
 		}
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
