@@ -225,14 +225,14 @@ func parseScript(rawScript json.RawMessage) (*execbackend.Script, string, error)
 
 func applyOps(ctx context.Context, ws *vfs.Workspace, ops []Op, iter int) error {
 	for _, o := range ops {
-		if o.Op == "tree" {
+		if o.Op.Op == "tree" {
 			if err := applyTree(ctx, ws, o, iter); err != nil {
 				return fmt.Errorf("tree %s: %w", o.Path, err)
 			}
 			continue
 		}
 		if err := applyOp(ctx, ws, o, iter); err != nil {
-			return fmt.Errorf("%s %s: %w", o.Op, o.Path, err)
+			return fmt.Errorf("%s %s: %w", o.Op.Op, o.Path, err)
 		}
 	}
 	return nil
@@ -268,7 +268,7 @@ func parentOf(p string) string { return p[:max(0, strings.LastIndexByte(p, '/'))
 
 func applyOp(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 	var data []byte
-	if o.Op == "write" {
+	if o.Op.Op == "write" {
 		text := ""
 		if len(o.Content) > 0 {
 			v, err := replay.ParseOrdered(o.Content)
@@ -284,7 +284,7 @@ func applyOp(ctx context.Context, ws *vfs.Workspace, o Op, iter int) error {
 			return err
 		}
 	}
-	return replay.Setup(ctx, ws, replay.Op{Op: o.Op, Path: o.Path, Encoding: o.Encoding, Mode: o.Mode, Target: o.Target, Recursive: o.Recursive, Force: o.Force}, data)
+	return replay.Setup(ctx, ws, o.Op, data)
 }
 
 func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {

@@ -50,24 +50,18 @@ type Call struct {
 	Expect    json.RawMessage `json:"expect"`
 }
 
-// Op is a setup step: write, mkdir, symlink, chmod, rm, or the bench's
-// tree (count files under path, perDir per sub-directory).
+// Op is a setup step: one of replay's (write, mkdir, symlink, chmod, rm;
+// its fields are promoted, so the JSON is flat), or the bench's tree:
+// count files under path, perDir per sub-directory.
 type Op struct {
-	Op        string          `json:"op"`
-	Path      string          `json:"path"`
-	Content   json.RawMessage `json:"content"`
-	Encoding  string          `json:"encoding"`
-	Mode      json.RawMessage `json:"mode"`
-	Target    string          `json:"target"`
-	Recursive bool            `json:"recursive"`
-	Force     bool            `json:"force"`
-	Count     int             `json:"count"`
-	PerDir    int             `json:"perDir"`
-	Dir       string          `json:"dir"`
-	File      string          `json:"file"`
-	Exts      []string        `json:"exts"`
-	Lines     *int            `json:"lines"`
-	Template  string          `json:"template"`
+	replay.Op
+	Count    int      `json:"count"`
+	PerDir   int      `json:"perDir"`
+	Dir      string   `json:"dir"`
+	File     string   `json:"file"`
+	Exts     []string `json:"exts"`
+	Lines    *int     `json:"lines"`
+	Template string   `json:"template"`
 }
 
 // LoadCases reads a case file: a JSON array of cases, or {"cases": [...]}.
@@ -138,7 +132,7 @@ func treeWrites(t Op, iter int) ([]Op, [][]byte, error) {
 				}
 			}
 		}
-		ops = append(ops, Op{Op: "write", Path: dir + "/" + name, Mode: t.Mode})
+		ops = append(ops, Op{Op: replay.Op{Op: "write", Path: dir + "/" + name, Mode: t.Mode}})
 		contents = append(contents, []byte(content))
 	}
 	return ops, contents, nil
