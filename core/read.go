@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/vfs"
@@ -196,7 +195,11 @@ type lineReader struct {
 	startLine   int64
 	lineCap     int64
 	current     int64
-	collected   []string
+	// content is the page so far: the lines shown, rendered and joined
+	// by "\n", written in place (no string per line, no join at the
+	// end); lines counts them.
+	content     []byte
+	lines       int64
 	outBytes    int64
 	first       int64 // first line emitted, 0 before any
 	truncated   bool
@@ -245,6 +248,10 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 	}
 	defer r.Close()
 	buf := make([]byte, readChunk)
+	// Room for a page of the default byte limit, or the whole file when
+	// it is smaller: such a page is never copied as it grows (a larger
+	// limit grows the buffer as lines come).
+	lr.content = make([]byte, 0, max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault)))
 	abs := startByte
 	done := false
 	for !done {
@@ -268,7 +275,7 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 			}
 			lr.lineStart = after
 			cursor += nl + 1
-			if int64(len(lr.collected)) >= lr.lineCap && after < size {
+			if lr.lines >= lr.lineCap && after < size {
 				lr.truncated, lr.nextByte, done = true, after, true
 				break
 			}
@@ -302,10 +309,11 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 	if start == 0 {
 		start = lr.startLine
 	}
-	end := jsAdd(jsAdd(start, int64(len(lr.collected))), -1)
+	end := jsAdd(jsAdd(start, lr.lines), -1)
 	res := &toolspec.ReadResult{
-		Path:      a.Path,
-		Content:   strings.Join(lr.collected, "\n"),
+		Path: a.Path,
+		// The page's buffer is not written again: the string can be it.
+		Content:   viewString(lr.content),
 		StartLine: start,
 		EndLine:   end,
 		Truncated: lr.truncated,
@@ -340,7 +348,7 @@ func (lr *lineReader) finish() bool {
 // renders now and the rest of it is passed over up to its newline.
 func (lr *lineReader) settle() bool {
 	if lr.settled || lr.current < lr.startLine ||
-		lr.actual <= lr.settleBytes && int64(len(lr.collected)) < lr.lineCap {
+		lr.actual <= lr.settleBytes && lr.lines < lr.lineCap {
 		return false
 	}
 	lr.settled = true
@@ -352,30 +360,45 @@ func (lr *lineReader) process(kept []byte, actual int64) bool {
 		lr.current = jsAdd(lr.current, 1)
 		return true
 	}
-	if int64(len(lr.collected)) >= lr.lineCap {
+	if lr.lines >= lr.lineCap {
 		lr.truncated, lr.nextByte = true, lr.lineStart
 		return false
 	}
-	line := lr.render(kept, actual)
-	size := int64(len(line))
-	if len(lr.collected) > 0 {
-		size++
+	// The line goes onto the page, and comes off again when it does not
+	// fit.
+	mark := len(lr.content)
+	if lr.lines > 0 {
+		lr.content = append(lr.content, '\n')
 	}
-	if len(lr.collected) == 0 && size > lr.e.s.maxBytes {
+	lr.content = lr.renderTo(lr.content, kept, actual)
+	size := int64(len(lr.content) - mark)
+	if lr.lines == 0 && size > lr.e.s.maxBytes {
+		lr.content = lr.content[:mark]
 		lr.overflow = true
 		return false
 	}
 	if lr.outBytes+size > lr.e.s.maxBytes {
+		lr.content = lr.content[:mark]
 		lr.truncated, lr.nextByte = true, lr.lineStart
 		return false
 	}
 	if lr.first == 0 {
 		lr.first = lr.current
 	}
-	lr.collected = append(lr.collected, line)
+	lr.lines++
 	lr.outBytes += size
 	lr.current = jsAdd(lr.current, 1)
 	return true
+}
+
+// renderTo appends the line as render renders it to dst. A plain line
+// (no truncation option, no numbers) is its decoded bytes, appended
+// without a string in between.
+func (lr *lineReader) renderTo(dst []byte, kept []byte, actual int64) []byte {
+	if s := lr.e.s; s.truncBytes <= 0 && s.truncChars <= 0 && !s.includeLineNumbers {
+		return append(dst, decodeBytes(kept, lr.lineStart == 0)...)
+	}
+	return append(dst, lr.render(kept, actual)...)
 }
 
 // render decodes a line, shortens it as the lineTruncation option says,
