@@ -191,10 +191,10 @@ func (e *Executor) readMedia(ctx context.Context, given, p string, size int64, k
 // by the lineTruncation option), the rest of it is only looked through
 // for its newline.
 type lineReader struct {
-	e           *Executor
-	startLine   int64
-	lineCap     int64
-	current     int64
+	e         *Executor
+	startLine int64
+	lineCap   int64
+	current   int64
 	// content is the page so far: the lines shown, rendered and joined
 	// by "\n", written in place (no string per line, no join at the
 	// end); lines counts them.
