@@ -330,7 +330,14 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 func (lr *lineReader) append(b []byte) {
 	lr.actual += int64(len(b))
 	if room := lr.keepBytes - int64(len(lr.kept)); room > 0 {
-		lr.kept = append(lr.kept, b[:min(int64(len(b)), room)]...)
+		b = b[:min(int64(len(b)), room)]
+		if need := len(lr.kept) + len(b); need > cap(lr.kept) && need > 64<<10 {
+			// A long line: grow four times over, up to all that is kept
+			// of a line (one step for the default limit), rather than
+			// doubling and copying each time.
+			lr.kept = append(make([]byte, 0, min(lr.keepBytes, int64(need)*4)), lr.kept...)
+		}
+		lr.kept = append(lr.kept, b...)
 	}
 }
 
@@ -364,41 +371,40 @@ func (lr *lineReader) process(kept []byte, actual int64) bool {
 		lr.truncated, lr.nextByte = true, lr.lineStart
 		return false
 	}
-	// The line goes onto the page, and comes off again when it does not
-	// fit.
-	mark := len(lr.content)
+	line := lr.renderBytes(kept, actual)
+	size := int64(len(line))
 	if lr.lines > 0 {
-		lr.content = append(lr.content, '\n')
+		size++
 	}
-	lr.content = lr.renderTo(lr.content, kept, actual)
-	size := int64(len(lr.content) - mark)
 	if lr.lines == 0 && size > lr.e.s.maxBytes {
-		lr.content = lr.content[:mark]
 		lr.overflow = true
 		return false
 	}
 	if lr.outBytes+size > lr.e.s.maxBytes {
-		lr.content = lr.content[:mark]
 		lr.truncated, lr.nextByte = true, lr.lineStart
 		return false
 	}
 	if lr.first == 0 {
 		lr.first = lr.current
 	}
+	if lr.lines > 0 {
+		lr.content = append(lr.content, '\n')
+	}
+	lr.content = append(lr.content, line...)
 	lr.lines++
 	lr.outBytes += size
 	lr.current = jsAdd(lr.current, 1)
 	return true
 }
 
-// renderTo appends the line as render renders it to dst. A plain line
-// (no truncation option, no numbers) is its decoded bytes, appended
-// without a string in between.
-func (lr *lineReader) renderTo(dst []byte, kept []byte, actual int64) []byte {
+// renderBytes is the line as render renders it, as bytes valid until the
+// next line is kept. A plain line (no truncation option, no numbers) is
+// its decoded bytes: kept itself when it is valid UTF-8, no copy made.
+func (lr *lineReader) renderBytes(kept []byte, actual int64) []byte {
 	if s := lr.e.s; s.truncBytes <= 0 && s.truncChars <= 0 && !s.includeLineNumbers {
-		return append(dst, decodeBytes(kept, lr.lineStart == 0)...)
+		return decodeBytes(kept, lr.lineStart == 0)
 	}
-	return append(dst, lr.render(kept, actual)...)
+	return []byte(lr.render(kept, actual))
 }
 
 // render decodes a line, shortens it as the lineTruncation option says,
