@@ -112,7 +112,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var opts bench.Options
 	var cases, labels, cpuprofile string
-	fs.StringVar(&opts.Store, "store", "memfs", "memfs | sqlitefs | hostfs (a host temp dir mounted at /workspace) | system (the system's own calls for ls, delete and write on such a dir)")
+	fs.StringVar(&opts.Store, "store", "memfs", "memfs | sqlitefs | hostfs (a host temp dir mounted at /workspace) | system (the system's own calls for ls, delete, write and find on such a dir)")
 	fs.StringVar(&opts.Tmp, "tmp", os.TempDir(), "where sqlitefs databases and hostfs trees are made")
 	fs.Float64Var(&opts.Scale, "scale", 1, "multiply every repeat (at least 1 iteration)")
 	fs.BoolVar(&opts.Once, "once", false, "one timed iteration per row, no warm-up (a smoke run)")
@@ -170,7 +170,7 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&opts.Scale, "scale", 0, "multiply every repeat on both sides (0: as the case file says)")
 	fs.StringVar(&only, "case", "", "only these cases (comma-separated)")
 	fs.StringVar(&opts.Tmp, "tmp", "", "passed to our builds as -tmp")
-	fs.BoolVar(&opts.System, "system", false, "also time the system's own calls for hostfs's ls, delete and write rows (this binary's bench -store system), after hostfs in each round")
+	fs.BoolVar(&opts.System, "system", false, "also time the system's own calls for hostfs's ls, delete, write and find rows (this binary's bench -store system), after hostfs in each round")
 	fs.StringVar(&opts.Out, "out", "", "run directory (default: $TMPDIR/agenttools-bench/rounds-YYYYmmdd-HHMMSS)")
 	fs.DurationVar(&opts.LoadEvery, "load-every", 5*time.Second, "how often /proc/loadavg is sampled")
 	if err := fs.Parse(args); err != nil {

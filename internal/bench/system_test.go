@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -83,13 +82,7 @@ func TestSystemTable(t *testing.T) {
 		writeRows(t, filepath.Join(dir, fmt.Sprintf("r%d-hostfs.jsonl", n)), map[string]float64{"c/ls": 120, "c/rm": 400, "c/read": 10}, nil)
 		writeRows(t, filepath.Join(dir, fmt.Sprintf("r%d-system.jsonl", n)), map[string]float64{"c/ls": 100, "c/rm": 100 * float64(n)}, nil)
 	}
-	s, err := ReadSet(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	s.Markdown(&b, Goals)
-	got := b.String()
+	s, got := tableOf(t, dir)
 	for _, want := range []string{
 		"| workload | system µs | hostfs ÷ system |",
 		"| c/ls | 100 | **1.2** (1.2–1.2) |",
