@@ -16,7 +16,7 @@ import (
 // resultStructs are the results of package toolspec that write their own
 // JSON (the generated AppendJSON): each must write what encoding/json
 // writes for it (marshalReflect, the path every result took before).
-var resultStructs = []jsonAppender{
+var resultStructs = []toolspec.Result{
 	toolspec.ErrorResult{}, toolspec.ReadResult{}, toolspec.ReadMediaResult{},
 	toolspec.LsResult{}, toolspec.LsEntry{}, toolspec.FindResult{}, toolspec.FindEntry{},
 	toolspec.GrepResult{}, toolspec.GrepMatch{}, toolspec.GrepContextLine{},
@@ -95,11 +95,21 @@ func checkAppendJSON(t *testing.T, seed uint64, extra string, rounds int) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := v.Elem().Interface().(jsonAppender).AppendJSON(nil); string(got) != string(want) {
+			if got := v.Elem().Interface().(toolspec.Result).AppendJSON(nil); string(got) != string(want) {
 				t.Fatalf("%T.AppendJSON of %#v\n got %s\nwant %s", zero, v.Elem().Interface(), got, want)
 			}
 			if got, _ := MarshalJSON(v.Interface()); string(got) != string(want) {
 				t.Fatalf("MarshalJSON(&%#v)\n got %s\nwant %s", v.Elem().Interface(), got, want)
+			}
+			// ResultOutput's output, which knows its JSON unread, says
+			// what a hand-built one with the same JSON says.
+			out := toolspec.ResultOutput(v.Elem().Interface().(toolspec.Result))
+			byHand := toolspec.Output{Kind: toolspec.OutputJSON, JSON: bytes.Clone(want)}
+			if string(out.JSON) != string(want) || !out.FromResult() || byHand.FromResult() || out.IsError() != byHand.IsError() {
+				t.Fatalf("ResultOutput(%#v): JSON %s, FromResult %v, IsError %v; want %s, IsError %v", v.Elem().Interface(), out.JSON, out.FromResult(), out.IsError(), want, byHand.IsError())
+			}
+			if object, ok := out.ModelOutput(); !ok || string(object) != `{"type":"json","value":`+string(want)+`}` {
+				t.Fatalf("ResultOutput(%#v).ModelOutput() = %s, %v", v.Elem().Interface(), object, ok)
 			}
 		}
 	}
@@ -161,9 +171,10 @@ func FuzzCompactJSON(f *testing.F) {
 }
 
 // BenchmarkResultJSON times a result's JSON for the model (MarshalJSON,
-// then CompactJSON as the raw adapter checks it) against the
-// encoding/json path it replaces: a read page of 2000 lines and an ls
-// page of 200 entries.
+// then CompactJSON as the raw adapter checked it before results were
+// passed on unread, see toolspec.ResultOutput) against the encoding/json
+// path it replaced: a read page of 2000 lines and an ls page of 200
+// entries.
 func BenchmarkResultJSON(b *testing.B) {
 	var content strings.Builder
 	for i := range 2000 {

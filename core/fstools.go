@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/agenttools/agenttools/core/vfs"
@@ -25,12 +27,17 @@ func (e *Executor) Ls(ctx context.Context, a toolspec.LsArgs) (toolspec.Output, 
 	if err != nil {
 		return failure(err)
 	}
-	res := toolspec.LsResult{Path: a.Path, Entries: []toolspec.LsEntry{}}
-	for i, en := range entries {
-		if int64(i) == page {
-			res.NextOffset = new(offset + page)
-			break
-		}
+	res := toolspec.LsResult{Path: a.Path}
+	if int64(len(entries)) > page {
+		entries = entries[:page]
+		res.NextOffset = new(offset + page)
+	}
+	res.Count = int64(len(entries))
+	// The entries are needed only until the result is written: their
+	// slice is reused by the next listing.
+	ep := lsEntries.Get().(*[]toolspec.LsEntry)
+	res.Entries = slices.Grow((*ep)[:0], max(len(entries), 1))
+	for _, en := range entries {
 		res.Entries = append(res.Entries, toolspec.LsEntry{
 			Name:           en.Name,
 			Size:           en.Size,
@@ -40,9 +47,20 @@ func (e *Executor) Ls(ctx context.Context, a toolspec.LsArgs) (toolspec.Output, 
 			IsSymbolicLink: en.Type == vfs.TypeSymlink,
 		})
 	}
-	res.Count = int64(len(res.Entries))
-	return jsonOutput(res), nil
+	out := jsonOutput(res)
+	if cap(res.Entries) <= maxPooledLsEntries {
+		clear(res.Entries)
+		*ep = res.Entries[:0]
+		lsEntries.Put(ep)
+	}
+	return out, nil
 }
+
+// lsEntries holds Ls's entry slices (*[]toolspec.LsEntry), emptied, of
+// at most maxPooledLsEntries.
+var lsEntries = sync.Pool{New: func() any { return new([]toolspec.LsEntry) }}
+
+const maxPooledLsEntries = 1 << 14
 
 // Write runs the write tool: it creates or replaces a file with the
 // content (at most 2 MiB of UTF-8 by default), creating missing parent

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/toolspec"
@@ -16,28 +15,23 @@ import (
 // in declaration order, no spaces, no HTML escaping, U+2028 and U+2029
 // written as themselves.
 func MarshalJSON(v any) ([]byte, error) {
-	if a, ok := v.(jsonAppender); ok {
-		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
-			// Written into a reused buffer, then copied once at its
-			// size: appending to a new slice would grow it many times.
-			bp := jsonBuffers.Get().(*[]byte)
-			b := a.AppendJSON((*bp)[:0])
-			out := bytes.Clone(b)
-			if cap(b) <= maxPooledJSON {
-				*bp = b
-				jsonBuffers.Put(bp)
-			}
-			return out, nil
-		}
+	if r, ok := resultOf(v); ok {
+		return toolspec.ResultOutput(r).JSON, nil
 	}
 	return marshalReflect(v)
 }
 
-// jsonBuffers holds MarshalJSON's buffers (*[]byte) up to maxPooledJSON
-// bytes of capacity.
-var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledJSON = 1 << 20
+// resultOf is v as a toolspec.Result, a struct that writes its own JSON,
+// unless v is a nil pointer (which encoding/json writes as null).
+func resultOf(v any) (toolspec.Result, bool) {
+	r, ok := v.(toolspec.Result)
+	if ok {
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return nil, false
+		}
+	}
+	return r, ok
+}
 
 // marshalReflect is MarshalJSON through encoding/json, for a value that
 // does not write its own JSON.
@@ -49,13 +43,6 @@ func marshalReflect(v any) ([]byte, error) {
 		return nil, err
 	}
 	return unescapeLineSeparators(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// jsonAppender is a result struct of package toolspec, which writes its
-// own JSON (the generated AppendJSON) without reflection, in the spelling
-// MarshalJSON gives any value.
-type jsonAppender interface {
-	AppendJSON(b []byte) []byte
 }
 
 // CompactJSON is the JSON text b as MarshalJSON writes a json.RawMessage
@@ -116,8 +103,13 @@ func errorText(s string) toolspec.Output {
 }
 
 // jsonOutput serializes a result for the model. The values given are the
-// generated result structs, which always serialize.
+// generated result structs, which always serialize; one that writes its
+// own JSON gives an output adapters pass on unchecked
+// (toolspec.ResultOutput).
 func jsonOutput(v any) toolspec.Output {
+	if r, ok := resultOf(v); ok {
+		return toolspec.ResultOutput(r)
+	}
 	b, err := MarshalJSON(v)
 	if err != nil {
 		panic("core: result does not serialize: " + err.Error())

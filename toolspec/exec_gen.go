@@ -485,3 +485,8 @@ func (r ExecErrorResult) AppendJSON(b []byte) []byte {
 	b = AppendJSONString(appendKey(b, "\"error\""), r.Error)
 	return append(b, '}')
 }
+
+// failed reports whether r's JSON has an error key.
+func (r ExecErrorResult) failed() bool {
+	return true
+}

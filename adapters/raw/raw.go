@@ -104,10 +104,15 @@ func Value(o toolspec.Output) json.RawMessage {
 
 // ModelOutput is the output as the reference's model output object,
 // {"type": kind, "value": value}. A json output's value is compacted as
-// encoding/json compacts a json.RawMessage; the JSON core writes is
-// already compact and is copied as it is. It panics when a json output's
-// value is not JSON.
+// encoding/json compacts a json.RawMessage, except the JSON of a result
+// core wrote (toolspec.Output.FromResult): that is compact already, and
+// its object is the one core wrote around it, returned without reading
+// or copying it (it shares the output's memory). It panics when a json
+// output's value, checked, is not JSON.
 func ModelOutput(o toolspec.Output) json.RawMessage {
+	if object, ok := o.ModelOutput(); ok {
+		return object
+	}
 	value := Value(o)
 	if o.Kind == toolspec.OutputJSON {
 		var err error

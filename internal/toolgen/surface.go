@@ -441,4 +441,31 @@ func appendJSONDecl(f *jen.File, r Result) {
 	f.Comment("AppendJSON appends r as JSON.stringify writes it (encoding/json's")
 	f.Comment("output for the struct, without HTML escaping) and returns the extended slice.")
 	f.Func().Params(jen.Id("r").Id(r.Name)).Id("AppendJSON").Params(jen.Id("b").Index().Byte()).Index().Byte().Block(body...)
+	failedDecl(f, r)
+}
+
+// failedDecl declares r's failed, which makes r a Result (ResultOutput
+// takes one) and says whether the JSON AppendJSON writes has an error key,
+// the failure Output.IsError reports.
+func failedDecl(f *jen.File, r Result) {
+	failed := jen.False()
+	for _, fd := range r.Fields {
+		if fd.Name != "error" {
+			continue
+		}
+		// Present when AppendJSON writes it: an optional key only when set.
+		field := jen.Id("r").Dot(goName(fd.Name))
+		switch {
+		case !fd.Optional:
+			failed = jen.True()
+		case fd.Type == "string" || fd.Type == "int" || fd.Type == "bool":
+			failed = jen.Add(field).Op("!=").Nil()
+		case fd.Type == "true":
+			failed = field
+		default:
+			failed = jen.Len(field).Op(">").Lit(0)
+		}
+	}
+	f.Comment("failed reports whether r's JSON has an error key.")
+	f.Func().Params(jen.Id("r").Id(r.Name)).Id("failed").Params().Bool().Block(jen.Return(failed))
 }
