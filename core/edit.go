@@ -65,9 +65,11 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	// process too) makes meanwhile: when the file changed after it was
 	// read, the edits are matched again on the new content.
 	// The result is made inside fn: applyEdits reads raw in place (see
-	// parseText), so nothing of it may be used once fn returned.
+	// parseText), so nothing of it may be used once fn returned; the
+	// pieces fn returns are parts of raw too, which the store writes
+	// before it lets go of raw (vfs.PieceUpdater).
 	var result toolspec.EditResult
-	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) ([]byte, error) {
+	err = e.ws.UpdatePieces(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) (vfs.Pieces, error) {
 		r, err := applyEdits(ctx, raw, a.Edits, a.Path)
 		if err != nil {
 			return nil, err
@@ -76,7 +78,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 			return nil, writeErr
 		}
 		result = e.editResult(a, r)
-		return r.out, nil
+		return r.pieces, nil
 	})
 	var tooLarge *vfs.TooLargeError
 	switch {
@@ -132,13 +134,14 @@ func cutUTF8(s string, max int64) (string, bool) {
 // text before with the spans that change it, which the diff and the patch
 // show. before may be the file's bytes themselves (see parseText).
 type edited struct {
-	out    []byte
+	// pieces are the bytes to write, one after another: the original
+	// bytes around the replaced spans (parts of the file's bytes, not
+	// copies) and each replacement, so that the new content is never
+	// held whole beside the old.
+	pieces vfs.Pieces
 	before string
-	// after is the LF-normalized text after the edit when it is out
-	// itself (from the BOM on), else nil.
-	after []byte
-	spans []span
-	fuzzy bool
+	spans  []span
+	fuzzy  bool
 	// replaced are the spans of the original bytes that changed, in
 	// order, with their replacement bytes.
 	replaced []replacement
@@ -151,10 +154,19 @@ type replacement struct {
 
 // diff is the line diff of the LF-normalized text before and after the
 // edit (textdiff.Diff of the two), with the number of line breaks of
-// each.
+// each. The text after is never put together: it is given to the diff
+// as the pieces of the text before around the spans' new texts, and
+// those pieces are the text before's own memory, which the diff does not
+// compare again.
 func (r edited) diff() (runs []textdiff.Run, oldBreaks, newBreaks int) {
-	after := r.afterText()
-	runs = textdiff.Diff(r.before, after)
+	after := make([]string, 0, 2*len(r.spans)+1)
+	at := 0
+	for _, s := range r.spans {
+		after = append(after, r.before[at:s.index], s.newText)
+		at = s.index + s.length
+	}
+	after = append(after, r.before[at:])
+	runs = textdiff.DiffPieces(r.before, after)
 	for _, run := range runs {
 		if !run.Added {
 			oldBreaks += run.Lines
@@ -167,33 +179,15 @@ func (r edited) diff() (runs []textdiff.Run, oldBreaks, newBreaks int) {
 	if r.before != "" && r.before[len(r.before)-1] != '\n' {
 		oldBreaks--
 	}
-	if after != "" && after[len(after)-1] != '\n' {
-		newBreaks--
+	for i := len(after) - 1; i >= 0; i-- {
+		if after[i] != "" {
+			if after[i][len(after[i])-1] != '\n' {
+				newBreaks--
+			}
+			break
+		}
 	}
 	return runs, oldBreaks, newBreaks
-}
-
-// afterText is the LF-normalized text after the edit: the bytes written
-// themselves when the file is plain LF text (after is set), else put
-// together from the text before and the spans.
-func (r edited) afterText() string {
-	if r.after != nil {
-		return viewString(r.after)
-	}
-	var b strings.Builder
-	n := len(r.before)
-	for _, s := range r.spans {
-		n += len(s.newText) - s.length
-	}
-	b.Grow(n)
-	at := 0
-	for _, s := range r.spans {
-		b.WriteString(r.before[at:s.index])
-		b.WriteString(s.newText)
-		at = s.index + s.length
-	}
-	b.WriteString(r.before[at:])
-	return b.String()
 }
 
 // textLine is one line of the file: its bytes, its decoded text, its
@@ -298,9 +292,10 @@ func parseLines(raw []byte) parsedText {
 
 // applyEdits applies the edits to a file's bytes, or returns the
 // reference's error and changes nothing. It is pure, but gives up with
-// the context's error when ctx ends.
+// the context's error when ctx ends. The result's pieces and texts are
+// parts of raw: raw must stay unchanged while they are used (written).
 func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string) (edited, error) {
-	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
+	body, _ := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
 	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
 	spans, err := matchEdits(ctx, before, edits, path)
@@ -319,16 +314,10 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		l := lines[i]
 		return l.rawAt + rawOffset(l.raw, offset-l.textAt)
 	}
-	grow := len(raw)
-	for _, s := range spans {
-		grow += len(s.newText) * 2
-	}
-	// make, not Buffer.Grow: Grow clears the new memory first, a second
-	// pass over a file that can be tens of megabytes.
-	out := bytes.NewBuffer(make([]byte, 0, grow))
-	if hasBOM {
-		out.WriteString(bom)
-	}
+	// The BOM, when there is one, stays in the first piece: offsets in
+	// body are shifted by it.
+	shift := len(raw) - len(body)
+	res.pieces = make(vfs.Pieces, 0, 2*len(spans)+1)
 	at := 0
 	for _, s := range spans {
 		start, end := toRaw(s.index), toRaw(s.index+s.length)
@@ -342,17 +331,12 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		if !parsed.plainLF {
 			with = []byte(withEndings(s, lines, firstEnding))
 		}
-		out.Write(body[at:start])
-		out.Write(with)
-		res.replaced = append(res.replaced, replacement{start: start + len(raw) - len(body), end: end + len(raw) - len(body), with: with})
-		at = end
+		res.pieces = append(res.pieces, raw[at:start+shift], with)
+		res.replaced = append(res.replaced, replacement{start: start + shift, end: end + shift, with: with})
+		at = end + shift
 		res.fuzzy = res.fuzzy || s.fuzzy
 	}
-	out.Write(body[at:])
-	res.out = out.Bytes()
-	if parsed.plainLF {
-		res.after = res.out[len(raw)-len(body):]
-	}
+	res.pieces = append(res.pieces, raw[at:])
 	return res, nil
 }
 

@@ -39,8 +39,8 @@ func checkApplied(t *testing.T, raw []byte, edits []toolspec.Replacement, res ed
 		at = r.end
 	}
 	rebuilt = append(rebuilt, raw[at:]...)
-	if !bytes.Equal(rebuilt, res.out) {
-		t.Fatalf("bytes outside the replaced spans changed:\nin:  %q\nout: %q\nspans: %+v", raw, res.out, spans)
+	if !bytes.Equal(rebuilt, res.pieces.Join()) {
+		t.Fatalf("bytes outside the replaced spans changed:\nin:  %q\nout: %q\nspans: %+v", raw, res.pieces.Join(), spans)
 	}
 	for _, r := range spans {
 		text := toLF(string(raw[r.start:r.end]))
@@ -61,8 +61,8 @@ func checkApplied(t *testing.T, raw []byte, edits []toolspec.Replacement, res ed
 	for _, e := range edits {
 		allowed += fffd([]byte(e.NewText))
 	}
-	if fffd(res.out) > allowed {
-		t.Fatalf("the edit wrote replacement characters: %q", res.out)
+	if fffd(res.pieces.Join()) > allowed {
+		t.Fatalf("the edit wrote replacement characters: %q", res.pieces.Join())
 	}
 }
 
@@ -97,7 +97,7 @@ func FuzzApplyEdits(f *testing.F) {
 		}
 		res, err := applyEdits(context.Background(), content, edits, "/workspace/f")
 		if err != nil {
-			if res.out != nil {
+			if res.pieces != nil {
 				t.Fatalf("a failed edit returned bytes to write: %v", err)
 			}
 			if _, ok := err.(editError); !ok {
@@ -138,8 +138,8 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(res.out) != c.want {
-				t.Errorf("wrote %q, want %q", res.out, c.want)
+			if string(res.pieces.Join()) != c.want {
+				t.Errorf("wrote %q, want %q", res.pieces.Join(), c.want)
 			}
 			checkApplied(t, []byte(c.content), c.edits, res)
 			if strings.Contains(res.before, "\r") || strings.Contains(afterText(res), "\r") {
@@ -183,7 +183,7 @@ func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
 		}
 		got, gotErr := run([]byte(content), edits, true)
 		want, wantErr := run([]byte(content), edits, false)
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.out, want.out) || got.before != want.before || !reflect.DeepEqual(got.spans, want.spans) ||
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.pieces.Join(), want.pieces.Join()) || got.before != want.before || !reflect.DeepEqual(got.spans, want.spans) ||
 			got.fuzzy != want.fuzzy || !reflect.DeepEqual(got.replaced, want.replaced) {
 			t.Fatalf("%q %q: plain LF gives %+v %v; the lines give %+v %v", content, edits, got, gotErr, want, wantErr)
 		}
