@@ -203,12 +203,47 @@ type textLine struct {
 
 // parsedText is a file's text cut into lines at "\n", "\r\n" and a lone
 // "\r" (as the reference's normalization reads them), with the text
-// every line break made "\n" and the file's first line ending.
+// every line break made "\n" and the file's first line ending. Of each
+// line it keeps only where it starts (line gives the rest, from the
+// bytes and the text), so that the lines of a large file cost two words
+// each, not a copy of the file.
 type parsedText struct {
-	lines       []textLine
+	raw         []byte
+	starts      []lineStart
 	normalized  string
 	firstEnding string
 	plainLF     bool
+}
+
+// lineStart is where a line starts in the bytes and in the LF text.
+type lineStart struct{ rawAt, textAt int }
+
+// line is the i-th line. Every line but the last ends in a break; the
+// last has none (it is empty when the text ends in one).
+func (p *parsedText) line(i int) textLine {
+	st := p.starts[i]
+	rawEnd, textEnd, ending := len(p.raw), len(p.normalized), ""
+	if i+1 < len(p.starts) {
+		rawEnd, textEnd, ending = p.starts[i+1].rawAt, p.starts[i+1].textAt-1, "\n"
+		// A line holds no "\r" or "\n" of its own: those before the next
+		// line are its ending.
+		switch {
+		case p.raw[rawEnd-1] == '\r':
+			ending = "\r"
+		case rawEnd-2 >= st.rawAt && p.raw[rawEnd-2] == '\r':
+			ending = "\r\n"
+		}
+	}
+	return textLine{raw: p.raw[st.rawAt : rawEnd-len(ending)], text: p.normalized[st.textAt:textEnd], ending: ending, rawAt: st.rawAt, textAt: st.textAt}
+}
+
+// lineAt is the index of the line that holds offset of the LF text.
+func (p *parsedText) lineAt(offset int) int {
+	i, found := slices.BinarySearchFunc(p.starts, offset, func(l lineStart, off int) int { return l.textAt - off })
+	if !found {
+		i--
+	}
+	return i
 }
 
 // parsedText of a valid text with no "\r" holds no lines (plainLF): each
@@ -217,7 +252,7 @@ type parsedText struct {
 // they are used.
 func parseText(raw []byte) parsedText {
 	if plainLFEdits && utf8.Valid(raw) && bytes.IndexByte(raw, '\r') < 0 {
-		return parsedText{normalized: viewString(raw), firstEnding: "\n", plainLF: true}
+		return parsedText{raw: raw, normalized: viewString(raw), firstEnding: "\n", plainLF: true}
 	}
 	return parseLines(raw)
 }
@@ -236,11 +271,14 @@ var plainLFEdits = true
 
 // parseLines cuts text into its lines.
 func parseLines(raw []byte) parsedText {
-	p := parsedText{lines: make([]textLine, 0, bytes.Count(raw, []byte("\n"))+1)}
-	// Valid text is converted once; lines are substrings of it.
-	whole, valid := "", utf8.Valid(raw)
-	if valid {
-		whole = viewString(raw)
+	p := parsedText{raw: raw, starts: make([]lineStart, 0, bytes.Count(raw, []byte("\n"))+1)}
+	// Valid text is its own LF text where it has no "\r"; otherwise the
+	// LF text is written line by line.
+	valid := utf8.Valid(raw)
+	plain := valid && bytes.IndexByte(raw, '\r') < 0
+	var b strings.Builder
+	if !plain {
+		b.Grow(len(raw))
 	}
 	textAt := 0
 	for at := 0; ; {
@@ -255,17 +293,24 @@ func parseLines(raw []byte) parsedText {
 				}
 			}
 		}
-		l := textLine{raw: raw[at:end], ending: ending, rawAt: at, textAt: textAt}
-		if valid {
-			l.text = whole[at:end]
-		} else {
-			l.text = DecodeText(l.raw, false)
-		}
-		p.lines = append(p.lines, l)
+		p.starts = append(p.starts, lineStart{rawAt: at, textAt: textAt})
 		if p.firstEnding == "" {
 			p.firstEnding = ending
 		}
-		textAt += len(l.text) + min(len(ending), 1)
+		n := end - at
+		if !plain {
+			if valid {
+				b.Write(raw[at:end])
+			} else {
+				text := DecodeText(raw[at:end], false)
+				b.WriteString(text)
+				n = len(text)
+			}
+			if ending != "" {
+				b.WriteByte('\n')
+			}
+		}
+		textAt += n + min(len(ending), 1)
 		if i < 0 {
 			break
 		}
@@ -274,19 +319,10 @@ func parseLines(raw []byte) parsedText {
 	if p.firstEnding == "" {
 		p.firstEnding = "\n"
 	}
-	if valid && bytes.IndexByte(raw, '\r') < 0 {
-		p.normalized = whole // already LF-only text
-		return p
-	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	for _, l := range p.lines {
-		b.WriteString(l.text)
-		if l.ending != "" {
-			b.WriteByte('\n')
-		}
-	}
 	p.normalized = b.String()
+	if plain {
+		p.normalized = viewString(raw) // already LF-only text
+	}
 	return p
 }
 
@@ -297,7 +333,7 @@ func parseLines(raw []byte) parsedText {
 func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string) (edited, error) {
 	body, _ := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
-	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
+	before := parsed.normalized
 	spans, err := matchEdits(ctx, before, edits, path)
 	if err != nil {
 		return edited{}, err
@@ -307,11 +343,7 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		if parsed.plainLF {
 			return offset
 		}
-		i, found := slices.BinarySearchFunc(lines, offset, func(l textLine, off int) int { return l.textAt - off })
-		if !found {
-			i--
-		}
-		l := lines[i]
+		l := parsed.line(parsed.lineAt(offset))
 		return l.rawAt + rawOffset(l.raw, offset-l.textAt)
 	}
 	// The BOM, when there is one, stays in the first piece: offsets in
@@ -329,7 +361,7 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		}
 		with := []byte(s.newText) // every line of plain LF text ends in "\n"
 		if !parsed.plainLF {
-			with = []byte(withEndings(s, lines, firstEnding))
+			with = []byte(withEndings(s, &parsed))
 		}
 		res.pieces = append(res.pieces, raw[at:start+shift], with)
 		res.replaced = append(res.replaced, replacement{start: start + shift, end: end + shift, with: with})
@@ -345,13 +377,15 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 // beyond those take the last ending replaced, or, when the span replaced
 // none, the ending of the line it sits in (the file's first ending when
 // that line has none).
-func withEndings(s span, lines []textLine, firstEnding string) string {
+func withEndings(s span, p *parsedText) string {
 	if !strings.Contains(s.newText, "\n") {
 		return s.newText
 	}
 	var replaced []string
 	base := ""
-	for _, l := range lines {
+	// Lines before the one s starts in end before it.
+	for i := p.lineAt(s.index); i < len(p.starts); i++ {
+		l := p.line(i)
 		nl := l.textAt + len(l.text) // where the line's "\n" sits in the text
 		if l.textAt <= s.index && s.index <= nl {
 			base = l.ending
@@ -367,7 +401,7 @@ func withEndings(s span, lines []textLine, firstEnding string) string {
 		base = replaced[len(replaced)-1]
 	}
 	if base == "" {
-		base = firstEnding
+		base = p.firstEnding
 	}
 	var b strings.Builder
 	parts := strings.Split(s.newText, "\n")
