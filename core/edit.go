@@ -65,9 +65,11 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	// process too) makes meanwhile: when the file changed after it was
 	// read, the edits are matched again on the new content.
 	// The result is made inside fn: applyEdits reads raw in place (see
-	// parseText), so nothing of it may be used once fn returned.
+	// parseText), so nothing of it may be used once fn returned; the
+	// pieces fn returns are parts of raw too, which the store writes
+	// before it lets go of raw (vfs.PieceUpdater).
 	var result toolspec.EditResult
-	err = e.ws.Update(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) ([]byte, error) {
+	err = e.ws.UpdatePieces(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) (vfs.Pieces, error) {
 		r, err := applyEdits(ctx, raw, a.Edits, a.Path)
 		if err != nil {
 			return nil, err
@@ -76,7 +78,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 			return nil, writeErr
 		}
 		result = e.editResult(a, r)
-		return r.out, nil
+		return r.pieces, nil
 	})
 	var tooLarge *vfs.TooLargeError
 	switch {
@@ -132,13 +134,14 @@ func cutUTF8(s string, max int64) (string, bool) {
 // text before with the spans that change it, which the diff and the patch
 // show. before may be the file's bytes themselves (see parseText).
 type edited struct {
-	out    []byte
+	// pieces are the bytes to write, one after another: the original
+	// bytes around the replaced spans (parts of the file's bytes, not
+	// copies) and each replacement, so that the new content is never
+	// held whole beside the old.
+	pieces vfs.Pieces
 	before string
-	// after is the LF-normalized text after the edit when it is out
-	// itself (from the BOM on), else nil.
-	after []byte
-	spans []span
-	fuzzy bool
+	spans  []span
+	fuzzy  bool
 	// replaced are the spans of the original bytes that changed, in
 	// order, with their replacement bytes.
 	replaced []replacement
@@ -151,10 +154,19 @@ type replacement struct {
 
 // diff is the line diff of the LF-normalized text before and after the
 // edit (textdiff.Diff of the two), with the number of line breaks of
-// each.
+// each. The text after is never put together: it is given to the diff
+// as the pieces of the text before around the spans' new texts, and
+// those pieces are the text before's own memory, which the diff does not
+// compare again.
 func (r edited) diff() (runs []textdiff.Run, oldBreaks, newBreaks int) {
-	after := r.afterText()
-	runs = textdiff.Diff(r.before, after)
+	after := make([]string, 0, 2*len(r.spans)+1)
+	at := 0
+	for _, s := range r.spans {
+		after = append(after, r.before[at:s.index], s.newText)
+		at = s.index + s.length
+	}
+	after = append(after, r.before[at:])
+	runs = textdiff.DiffPieces(r.before, after)
 	for _, run := range runs {
 		if !run.Added {
 			oldBreaks += run.Lines
@@ -167,33 +179,15 @@ func (r edited) diff() (runs []textdiff.Run, oldBreaks, newBreaks int) {
 	if r.before != "" && r.before[len(r.before)-1] != '\n' {
 		oldBreaks--
 	}
-	if after != "" && after[len(after)-1] != '\n' {
-		newBreaks--
+	for i := len(after) - 1; i >= 0; i-- {
+		if after[i] != "" {
+			if after[i][len(after[i])-1] != '\n' {
+				newBreaks--
+			}
+			break
+		}
 	}
 	return runs, oldBreaks, newBreaks
-}
-
-// afterText is the LF-normalized text after the edit: the bytes written
-// themselves when the file is plain LF text (after is set), else put
-// together from the text before and the spans.
-func (r edited) afterText() string {
-	if r.after != nil {
-		return viewString(r.after)
-	}
-	var b strings.Builder
-	n := len(r.before)
-	for _, s := range r.spans {
-		n += len(s.newText) - s.length
-	}
-	b.Grow(n)
-	at := 0
-	for _, s := range r.spans {
-		b.WriteString(r.before[at:s.index])
-		b.WriteString(s.newText)
-		at = s.index + s.length
-	}
-	b.WriteString(r.before[at:])
-	return b.String()
 }
 
 // textLine is one line of the file: its bytes, its decoded text, its
@@ -209,12 +203,47 @@ type textLine struct {
 
 // parsedText is a file's text cut into lines at "\n", "\r\n" and a lone
 // "\r" (as the reference's normalization reads them), with the text
-// every line break made "\n" and the file's first line ending.
+// every line break made "\n" and the file's first line ending. Of each
+// line it keeps only where it starts (line gives the rest, from the
+// bytes and the text), so that the lines of a large file cost two words
+// each, not a copy of the file.
 type parsedText struct {
-	lines       []textLine
+	raw         []byte
+	starts      []lineStart
 	normalized  string
 	firstEnding string
 	plainLF     bool
+}
+
+// lineStart is where a line starts in the bytes and in the LF text.
+type lineStart struct{ rawAt, textAt int }
+
+// line is the i-th line. Every line but the last ends in a break; the
+// last has none (it is empty when the text ends in one).
+func (p *parsedText) line(i int) textLine {
+	st := p.starts[i]
+	rawEnd, textEnd, ending := len(p.raw), len(p.normalized), ""
+	if i+1 < len(p.starts) {
+		rawEnd, textEnd, ending = p.starts[i+1].rawAt, p.starts[i+1].textAt-1, "\n"
+		// A line holds no "\r" or "\n" of its own: those before the next
+		// line are its ending.
+		switch {
+		case p.raw[rawEnd-1] == '\r':
+			ending = "\r"
+		case rawEnd-2 >= st.rawAt && p.raw[rawEnd-2] == '\r':
+			ending = "\r\n"
+		}
+	}
+	return textLine{raw: p.raw[st.rawAt : rawEnd-len(ending)], text: p.normalized[st.textAt:textEnd], ending: ending, rawAt: st.rawAt, textAt: st.textAt}
+}
+
+// lineAt is the index of the line that holds offset of the LF text.
+func (p *parsedText) lineAt(offset int) int {
+	i, found := slices.BinarySearchFunc(p.starts, offset, func(l lineStart, off int) int { return l.textAt - off })
+	if !found {
+		i--
+	}
+	return i
 }
 
 // parsedText of a valid text with no "\r" holds no lines (plainLF): each
@@ -223,7 +252,7 @@ type parsedText struct {
 // they are used.
 func parseText(raw []byte) parsedText {
 	if plainLFEdits && utf8.Valid(raw) && bytes.IndexByte(raw, '\r') < 0 {
-		return parsedText{normalized: viewString(raw), firstEnding: "\n", plainLF: true}
+		return parsedText{raw: raw, normalized: viewString(raw), firstEnding: "\n", plainLF: true}
 	}
 	return parseLines(raw)
 }
@@ -242,11 +271,14 @@ var plainLFEdits = true
 
 // parseLines cuts text into its lines.
 func parseLines(raw []byte) parsedText {
-	p := parsedText{lines: make([]textLine, 0, bytes.Count(raw, []byte("\n"))+1)}
-	// Valid text is converted once; lines are substrings of it.
-	whole, valid := "", utf8.Valid(raw)
-	if valid {
-		whole = viewString(raw)
+	p := parsedText{raw: raw, starts: make([]lineStart, 0, bytes.Count(raw, []byte("\n"))+1)}
+	// Valid text is its own LF text where it has no "\r"; otherwise the
+	// LF text is written line by line.
+	valid := utf8.Valid(raw)
+	plain := valid && bytes.IndexByte(raw, '\r') < 0
+	var b strings.Builder
+	if !plain {
+		b.Grow(len(raw))
 	}
 	textAt := 0
 	for at := 0; ; {
@@ -261,17 +293,24 @@ func parseLines(raw []byte) parsedText {
 				}
 			}
 		}
-		l := textLine{raw: raw[at:end], ending: ending, rawAt: at, textAt: textAt}
-		if valid {
-			l.text = whole[at:end]
-		} else {
-			l.text = DecodeText(l.raw, false)
-		}
-		p.lines = append(p.lines, l)
+		p.starts = append(p.starts, lineStart{rawAt: at, textAt: textAt})
 		if p.firstEnding == "" {
 			p.firstEnding = ending
 		}
-		textAt += len(l.text) + min(len(ending), 1)
+		n := end - at
+		if !plain {
+			if valid {
+				b.Write(raw[at:end])
+			} else {
+				text := DecodeText(raw[at:end], false)
+				b.WriteString(text)
+				n = len(text)
+			}
+			if ending != "" {
+				b.WriteByte('\n')
+			}
+		}
+		textAt += n + min(len(ending), 1)
 		if i < 0 {
 			break
 		}
@@ -280,29 +319,21 @@ func parseLines(raw []byte) parsedText {
 	if p.firstEnding == "" {
 		p.firstEnding = "\n"
 	}
-	if valid && bytes.IndexByte(raw, '\r') < 0 {
-		p.normalized = whole // already LF-only text
-		return p
-	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	for _, l := range p.lines {
-		b.WriteString(l.text)
-		if l.ending != "" {
-			b.WriteByte('\n')
-		}
-	}
 	p.normalized = b.String()
+	if plain {
+		p.normalized = viewString(raw) // already LF-only text
+	}
 	return p
 }
 
 // applyEdits applies the edits to a file's bytes, or returns the
 // reference's error and changes nothing. It is pure, but gives up with
-// the context's error when ctx ends.
+// the context's error when ctx ends. The result's pieces and texts are
+// parts of raw: raw must stay unchanged while they are used (written).
 func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string) (edited, error) {
-	body, hasBOM := bytes.CutPrefix(raw, []byte(bom))
+	body, _ := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
-	lines, firstEnding, before := parsed.lines, parsed.firstEnding, parsed.normalized
+	before := parsed.normalized
 	spans, err := matchEdits(ctx, before, edits, path)
 	if err != nil {
 		return edited{}, err
@@ -312,23 +343,13 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		if parsed.plainLF {
 			return offset
 		}
-		i, found := slices.BinarySearchFunc(lines, offset, func(l textLine, off int) int { return l.textAt - off })
-		if !found {
-			i--
-		}
-		l := lines[i]
+		l := parsed.line(parsed.lineAt(offset))
 		return l.rawAt + rawOffset(l.raw, offset-l.textAt)
 	}
-	grow := len(raw)
-	for _, s := range spans {
-		grow += len(s.newText) * 2
-	}
-	// make, not Buffer.Grow: Grow clears the new memory first, a second
-	// pass over a file that can be tens of megabytes.
-	out := bytes.NewBuffer(make([]byte, 0, grow))
-	if hasBOM {
-		out.WriteString(bom)
-	}
+	// The BOM, when there is one, stays in the first piece: offsets in
+	// body are shifted by it.
+	shift := len(raw) - len(body)
+	res.pieces = make(vfs.Pieces, 0, 2*len(spans)+1)
 	at := 0
 	for _, s := range spans {
 		start, end := toRaw(s.index), toRaw(s.index+s.length)
@@ -340,19 +361,14 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		}
 		with := []byte(s.newText) // every line of plain LF text ends in "\n"
 		if !parsed.plainLF {
-			with = []byte(withEndings(s, lines, firstEnding))
+			with = []byte(withEndings(s, &parsed))
 		}
-		out.Write(body[at:start])
-		out.Write(with)
-		res.replaced = append(res.replaced, replacement{start: start + len(raw) - len(body), end: end + len(raw) - len(body), with: with})
-		at = end
+		res.pieces = append(res.pieces, raw[at:start+shift], with)
+		res.replaced = append(res.replaced, replacement{start: start + shift, end: end + shift, with: with})
+		at = end + shift
 		res.fuzzy = res.fuzzy || s.fuzzy
 	}
-	out.Write(body[at:])
-	res.out = out.Bytes()
-	if parsed.plainLF {
-		res.after = res.out[len(raw)-len(body):]
-	}
+	res.pieces = append(res.pieces, raw[at:])
 	return res, nil
 }
 
@@ -361,13 +377,15 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 // beyond those take the last ending replaced, or, when the span replaced
 // none, the ending of the line it sits in (the file's first ending when
 // that line has none).
-func withEndings(s span, lines []textLine, firstEnding string) string {
+func withEndings(s span, p *parsedText) string {
 	if !strings.Contains(s.newText, "\n") {
 		return s.newText
 	}
 	var replaced []string
 	base := ""
-	for _, l := range lines {
+	// Lines before the one s starts in end before it.
+	for i := p.lineAt(s.index); i < len(p.starts); i++ {
+		l := p.line(i)
 		nl := l.textAt + len(l.text) // where the line's "\n" sits in the text
 		if l.textAt <= s.index && s.index <= nl {
 			base = l.ending
@@ -383,7 +401,7 @@ func withEndings(s span, lines []textLine, firstEnding string) string {
 		base = replaced[len(replaced)-1]
 	}
 	if base == "" {
-		base = firstEnding
+		base = p.firstEnding
 	}
 	var b strings.Builder
 	parts := strings.Split(s.newText, "\n")

@@ -39,8 +39,8 @@ func checkApplied(t *testing.T, raw []byte, edits []toolspec.Replacement, res ed
 		at = r.end
 	}
 	rebuilt = append(rebuilt, raw[at:]...)
-	if !bytes.Equal(rebuilt, res.out) {
-		t.Fatalf("bytes outside the replaced spans changed:\nin:  %q\nout: %q\nspans: %+v", raw, res.out, spans)
+	if !bytes.Equal(rebuilt, res.pieces.Join()) {
+		t.Fatalf("bytes outside the replaced spans changed:\nin:  %q\nout: %q\nspans: %+v", raw, res.pieces.Join(), spans)
 	}
 	for _, r := range spans {
 		text := toLF(string(raw[r.start:r.end]))
@@ -61,8 +61,8 @@ func checkApplied(t *testing.T, raw []byte, edits []toolspec.Replacement, res ed
 	for _, e := range edits {
 		allowed += fffd([]byte(e.NewText))
 	}
-	if fffd(res.out) > allowed {
-		t.Fatalf("the edit wrote replacement characters: %q", res.out)
+	if fffd(res.pieces.Join()) > allowed {
+		t.Fatalf("the edit wrote replacement characters: %q", res.pieces.Join())
 	}
 }
 
@@ -97,7 +97,7 @@ func FuzzApplyEdits(f *testing.F) {
 		}
 		res, err := applyEdits(context.Background(), content, edits, "/workspace/f")
 		if err != nil {
-			if res.out != nil {
+			if res.pieces != nil {
 				t.Fatalf("a failed edit returned bytes to write: %v", err)
 			}
 			if _, ok := err.(editError); !ok {
@@ -138,8 +138,8 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(res.out) != c.want {
-				t.Errorf("wrote %q, want %q", res.out, c.want)
+			if string(res.pieces.Join()) != c.want {
+				t.Errorf("wrote %q, want %q", res.pieces.Join(), c.want)
 			}
 			checkApplied(t, []byte(c.content), c.edits, res)
 			if strings.Contains(res.before, "\r") || strings.Contains(afterText(res), "\r") {
@@ -183,7 +183,7 @@ func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
 		}
 		got, gotErr := run([]byte(content), edits, true)
 		want, wantErr := run([]byte(content), edits, false)
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.out, want.out) || got.before != want.before || !reflect.DeepEqual(got.spans, want.spans) ||
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got.pieces.Join(), want.pieces.Join()) || got.before != want.before || !reflect.DeepEqual(got.spans, want.spans) ||
 			got.fuzzy != want.fuzzy || !reflect.DeepEqual(got.replaced, want.replaced) {
 			t.Fatalf("%q %q: plain LF gives %+v %v; the lines give %+v %v", content, edits, got, gotErr, want, wantErr)
 		}
@@ -290,4 +290,86 @@ func FuzzFold(f *testing.F) {
 			t.Fatalf("fold(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// referenceLines is parseLines as it was, keeping every line whole (its
+// bytes, text, ending and offsets), with the breaks found byte by byte.
+func referenceLines(raw []byte) (lines []textLine, normalized, firstEnding string) {
+	valid := utf8.Valid(raw)
+	textAt, start := 0, 0
+	add := func(end int, ending string) {
+		l := textLine{raw: raw[start:end], ending: ending, rawAt: start, textAt: textAt, text: string(raw[start:end])}
+		if !valid {
+			l.text = DecodeText(l.raw, false)
+		}
+		lines = append(lines, l)
+		textAt += len(l.text) + len(ending[:min(len(ending), 1)])
+		start = end + len(ending)
+	}
+	for i := 0; i < len(raw); i++ {
+		switch {
+		case raw[i] == '\n':
+			add(i, "\n")
+		case raw[i] == '\r' && i+1 < len(raw) && raw[i+1] == '\n':
+			add(i, "\r\n")
+			i++
+		case raw[i] == '\r':
+			add(i, "\r")
+		}
+	}
+	add(len(raw), "")
+	firstEnding = lines[0].ending
+	if firstEnding == "" {
+		firstEnding = "\n"
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.text)
+		if l.ending != "" {
+			b.WriteByte('\n')
+		}
+	}
+	return lines, b.String(), firstEnding
+}
+
+// checkLines: parseLines keeps where each line starts, and the lines it
+// gives back from that are those the old parseLines kept whole.
+func checkLines(t *testing.T, raw []byte) {
+	t.Helper()
+	p := parseLines(raw)
+	want, normalized, firstEnding := referenceLines(raw)
+	if p.normalized != normalized || p.firstEnding != firstEnding || len(p.starts) != len(want) {
+		t.Fatalf("%q: parseLines gives %q, %q, %d lines; the reference %q, %q, %d", raw, p.normalized, p.firstEnding, len(p.starts), normalized, firstEnding, len(want))
+	}
+	for i, w := range want {
+		if got := p.line(i); !bytes.Equal(got.raw, w.raw) || got.text != w.text || got.ending != w.ending || got.rawAt != w.rawAt || got.textAt != w.textAt {
+			t.Fatalf("%q: line %d is %+v, the reference's %+v", raw, i, got, w)
+		}
+		if j := p.lineAt(w.textAt); j != i {
+			t.Fatalf("%q: lineAt(%d) = %d, want %d", raw, w.textAt, j, i)
+		}
+	}
+}
+
+// TestParseLinesMatchesReference: on random texts of line endings of
+// every kind, invalid bytes among them, the lines parseLines gives back
+// are the old parseLines's.
+func TestParseLinesMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 12))
+	pieces := []string{"a", "é", "\n", "\r\n", "\r", "\r\r\n", "\xff", "\xe2\x80", " ", ""}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		checkLines(t, []byte(b.String()))
+	}
+}
+
+// FuzzParseLines: parseLines's lines are the reference's for any bytes.
+func FuzzParseLines(f *testing.F) {
+	for _, s := range []string{"", "a\r\nb", "\r\r\n\n", "x\xffy\rz\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkLines)
 }

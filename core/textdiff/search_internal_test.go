@@ -225,11 +225,46 @@ func checkDiff(t *testing.T, old, new string) {
 			}
 		}
 	}
+	for _, pieces := range splits(old, new) {
+		if got := DiffPieces(old, pieces); !reflect.DeepEqual(got, runs) {
+			t.Fatalf("DiffPieces(%q, %q) =\n%+v\nDiff's\n%+v", old, pieces, got, runs)
+		}
+	}
 	for context := range 5 {
 		if got, want := hunks(runs, context), referencePatch(old, new, context); !reflect.DeepEqual(got, want) {
 			t.Fatalf("hunks(%q, %q, %d) =\n%v\nthe reference's\n%v", old, new, context, got, want)
 		}
 	}
+}
+
+// splits cuts new into pieces in several ways: every k bytes, with empty
+// pieces among them, and as an edit's new text is given (the shared start
+// and end taken from old's own memory, and from a copy of it, around the
+// rest).
+func splits(old, new string) [][]string {
+	var out [][]string
+	for _, k := range []int{1, 2, 3, 7} {
+		var pieces []string
+		for at := 0; at < len(new); at += k {
+			pieces = append(pieces, new[at:min(at+k, len(new))], "")
+		}
+		out = append(out, pieces)
+	}
+	head := 0
+	for head < min(len(old), len(new)) && old[head] == new[head] {
+		head++
+	}
+	tail := 0
+	for tail < min(len(old), len(new))-head && old[len(old)-1-tail] == new[len(new)-1-tail] {
+		tail++
+	}
+	for _, cut := range [][2]int{{head, tail}, {head / 2, tail / 2}, {head, 0}, {0, tail}} {
+		h, t := cut[0], cut[1]
+		out = append(out, []string{old[:h], new[h : len(new)-t], old[len(old)-t:]})
+		same := strings.Clone(old)
+		out = append(out, []string{same[:h], new[h : len(new)-t], same[len(same)-t:]})
+	}
+	return out
 }
 
 // FuzzDiff: Diff, its lines and its hunks are the reference's for any

@@ -11,8 +11,10 @@ package textdiff
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Part is a run of lines that both texts share, or that one of them adds
@@ -94,9 +96,109 @@ func Lines(oldText, newText string) []Part {
 // Diff is Lines as runs: the same diff, found without cutting either text
 // into lines (lines are compared as the bytes they span), so that its
 // time and memory grow with the changes and the bytes compared, not with
-// the texts' numbers of lines. Shared runs' texts are the new text's.
+// the texts' numbers of lines. Shared runs' texts are the old text's.
 func Diff(oldText, newText string) []Run {
-	return runsOf(search(oldText, newText), oldText, newText)
+	return DiffPieces(oldText, []string{newText})
+}
+
+// DiffPieces is Diff of oldText and the text the pieces make one after
+// another, which is never put together: an edit's new text is pieces of
+// the old one around its replacements. Where a piece is the very memory
+// of oldText a path compares (the same bytes at the same address), it is
+// not compared again, so a diff of a large text with small changes costs
+// what the changes do. An added run that spans pieces is a copy; other
+// texts of the runs are substrings of oldText or of a piece.
+func DiffPieces(oldText string, newPieces []string) []Run {
+	b := newPieced(newPieces)
+	return runsOf(search(oldText, b), oldText, b)
+}
+
+// pieced is a text given as consecutive pieces; none is empty.
+type pieced struct {
+	parts []string
+	ends  []int // where each piece ends in the text
+	n     int   // the text's length
+}
+
+func newPieced(parts []string) pieced {
+	t := pieced{parts: make([]string, 0, len(parts)), ends: make([]int, 0, len(parts))}
+	for _, p := range parts {
+		if p != "" {
+			t.n += len(p)
+			t.parts, t.ends = append(t.parts, p), append(t.ends, t.n)
+		}
+	}
+	return t
+}
+
+// from is the text from offset at to the end of the piece holding it,
+// and that piece's index; "" and len(parts) at the end of the text.
+func (t pieced) from(at int) (string, int) {
+	i, _ := slices.BinarySearch(t.ends, at+1)
+	if i == len(t.parts) {
+		return "", i
+	}
+	return t.parts[i][len(t.parts[i])-(t.ends[i]-at):], i
+}
+
+// commonPrefix is how many leading bytes a and the text from at share.
+func (t pieced) commonPrefix(a string, at int) int {
+	s, i := t.from(at)
+	n := 0
+	for {
+		k := commonPrefix(a[n:], s)
+		n += k
+		if k < len(s) || n == len(a) || i+1 >= len(t.parts) {
+			return n
+		}
+		i++
+		s = t.parts[i]
+	}
+}
+
+// lineSize is the size of the line that starts at at, its "\n" included.
+func (t pieced) lineSize(at int) int {
+	s, i := t.from(at)
+	size := 0
+	for {
+		n := lineSize(s)
+		size += n
+		if n > 0 && s[n-1] == '\n' || i+1 >= len(t.parts) {
+			return size
+		}
+		i++
+		s = t.parts[i]
+	}
+}
+
+// slice is the text's bytes from start to end: a substring of one piece,
+// or a copy when they span several.
+func (t pieced) slice(start, end int) string {
+	if start == end {
+		return ""
+	}
+	s, i := t.from(start)
+	if end-start <= len(s) {
+		return s[:end-start]
+	}
+	var b strings.Builder
+	b.Grow(end - start)
+	for b.Len() < end-start {
+		b.WriteString(s[:min(len(s), end-start-b.Len())])
+		i++
+		if i < len(t.parts) {
+			s = t.parts[i]
+		}
+	}
+	return b.String()
+}
+
+// lineSize is the size of the line text starts with, its "\n" included.
+func lineSize(text string) int {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		return i + 1
+	}
+	return len(text)
 }
 
 // component is a run in the edit script, linked to the run before it:
@@ -116,17 +218,13 @@ type path struct {
 	last         *component
 }
 
-// lineSize is the size of the line text starts with, its "\n" included.
-func lineSize(text string) int {
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		return i + 1
-	}
-	return len(text)
-}
-
-// commonPrefix is how many leading bytes a and b share.
+// commonPrefix is how many leading bytes a and b share. Two strings at
+// the same address share their shorter length without a look.
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
+	if n > 0 && unsafe.StringData(a) == unsafe.StringData(b) {
+		return n
+	}
 	i := 0
 	// Whole blocks first (compared as memory), then bytes.
 	for _, block := range [...]int{4096, 64} {
@@ -140,12 +238,12 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
-// commonLines is how many whole lines a and b start with alike, and their
-// size: the lines within their common prefix, and a last line without
-// "\n" only when it ends both.
-func commonLines(a, b string) (lines, size int) {
-	n := commonPrefix(a, b)
-	if n == len(a) && n == len(b) {
+// commonLines is how many whole lines a and the text b from at start
+// with alike, and their size: the lines within their common prefix, and a
+// last line without "\n" only when it ends both.
+func commonLines(a string, b pieced, at int) (lines, size int) {
+	n := b.commonPrefix(a, at)
+	if n == len(a) && at+n == b.n {
 		lines = strings.Count(a, "\n")
 		if n > 0 && a[n-1] != '\n' {
 			lines++
@@ -161,9 +259,9 @@ func commonLines(a, b string) (lines, size int) {
 // keeps paths only for the diagonals an edit script as long as the one
 // found can reach, so its memory grows with the edit distance, not with
 // the texts.
-func search(a, b string) *component {
+func search(a string, b pieced) *component {
 	extract := func(p *path) {
-		n, size := commonLines(a[p.oldAt:], b[p.newAt:])
+		n, size := commonLines(a[p.oldAt:], b, p.newAt)
 		if n > 0 {
 			p.last = &component{count: n, size: size, prev: p.last}
 		}
@@ -175,7 +273,7 @@ func search(a, b string) *component {
 		next := &path{oldPos: p.oldPos, oldAt: p.oldAt, newAt: p.newAt}
 		size := 0
 		if added {
-			size = lineSize(b[p.newAt:])
+			size = b.lineSize(p.newAt)
 			next.newAt += size
 		} else {
 			size = lineSize(a[p.oldAt:])
@@ -190,7 +288,7 @@ func search(a, b string) *component {
 		}
 		return next
 	}
-	done := func(p *path) bool { return p.oldAt >= len(a) && p.newAt >= len(b) }
+	done := func(p *path) bool { return p.oldAt >= len(a) && p.newAt >= b.n }
 
 	// best[offset+d] is the furthest path on diagonal d; it grows (and
 	// offset with it) as the edit length does.
@@ -216,7 +314,7 @@ func search(a, b string) *component {
 			if removePath != nil {
 				best[offset+d-1] = nil
 			}
-			canAdd := addPath != nil && addPath.newAt < len(b)
+			canAdd := addPath != nil && addPath.newAt < b.n
 			canRemove := removePath != nil && removePath.oldAt < len(a)
 			if !canAdd && !canRemove {
 				best[offset+d] = nil
@@ -236,7 +334,7 @@ func search(a, b string) *component {
 			if base.oldAt >= len(a) {
 				maxDiagonal = min(maxDiagonal, d-1)
 			}
-			if base.newAt >= len(b) {
+			if base.newAt >= b.n {
 				minDiagonal = max(minDiagonal, d+1)
 			}
 		}
@@ -244,7 +342,7 @@ func search(a, b string) *component {
 }
 
 // runsOf turns the linked edit script into runs with their text.
-func runsOf(last *component, oldText, newText string) []Run {
+func runsOf(last *component, oldText string, newText pieced) []Run {
 	var comps []*component
 	for c := last; c != nil; c = c.prev {
 		comps = append(comps, c)
@@ -254,14 +352,15 @@ func runsOf(last *component, oldText, newText string) []Run {
 	for i := len(comps) - 1; i >= 0; i-- {
 		c := comps[i]
 		r := Run{Lines: c.count, Added: c.added, Removed: c.removed}
-		if c.removed {
+		switch {
+		case c.added:
+			r.Text = newText.slice(newAt, newAt+c.size)
+			newAt += c.size
+		default:
 			r.Text = oldText[oldAt : oldAt+c.size]
 			oldAt += c.size
-		} else {
-			r.Text = newText[newAt : newAt+c.size]
-			newAt += c.size
-			if !c.added {
-				oldAt += c.size
+			if !c.removed {
+				newAt += c.size
 			}
 		}
 		runs = append(runs, r)

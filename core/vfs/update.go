@@ -5,7 +5,6 @@
 package vfs
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -52,6 +51,16 @@ const UpdateAttempts = 8
 // Errors: ENOENT "no such path"; EINVAL "not a regular file" when path is
 // not a file; EROFS; EAGAIN; a store's failure as a host I/O error.
 func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn func(old []byte, info Info) ([]byte, error)) error {
+	return w.UpdatePieces(ctx, path, limit, func(old []byte, info Info) (Pieces, error) {
+		out, err := fn(old, info)
+		return Pieces{out}, err
+	})
+}
+
+// UpdatePieces is Update whose fn gives the new content as Pieces: a
+// PieceUpdater (hostfs) writes them one after another, any other store
+// gets them put together. fn's pieces may be parts of old.
+func (w *Workspace) UpdatePieces(ctx context.Context, path string, limit int64, fn func(old []byte, info Info) (Pieces, error)) error {
 	loc, err := w.Resolve(ctx, path)
 	if err != nil {
 		return err
@@ -66,19 +75,28 @@ func (w *Workspace) Update(ctx context.Context, path string, limit int64, fn fun
 		return err
 	}
 	m, name := w.locate(loc.Real)
-	u, ok := m.store.(Updater)
-	if !ok {
-		return w.updateInSteps(ctx, m, name, loc, limit, fn)
-	}
-	wrapped := func(old []byte, info Info) ([]byte, error) {
+	wrapped := func(old []byte, info Info) (Pieces, error) {
 		out, err := fn(old, info)
 		if err != nil {
 			return nil, fnError{err}
 		}
 		return out, nil
 	}
+	var try func() error
+	switch u := m.store.(type) {
+	case PieceUpdater:
+		try = func() error { return u.UpdatePieces(ctx, name, limit, wrapped) }
+	case Updater:
+		joined := func(old []byte, info Info) ([]byte, error) {
+			out, err := wrapped(old, info)
+			return out.Join(), err
+		}
+		try = func() error { return u.Update(ctx, name, limit, joined) }
+	default:
+		return w.updateInSteps(ctx, m, name, loc, limit, fn)
+	}
 	for attempt := 1; ; attempt++ {
-		err := u.Update(ctx, name, limit, wrapped)
+		err := try()
 		var fe fnError
 		var tooLarge *TooLargeError
 		switch {
@@ -122,7 +140,7 @@ func Wait(ctx context.Context, d time.Duration) error {
 
 // updateInSteps is Update on a store that is no Updater: a read, then an
 // atomic write, serialized by the caller's Lock.
-func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, loc Location, limit int64, fn func(old []byte, info Info) ([]byte, error)) error {
+func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, loc Location, limit int64, fn func(old []byte, info Info) (Pieces, error)) error {
 	r, err := m.store.Open(ctx, name, 0)
 	if err != nil {
 		return hostError(toolspec.MsgOpOpen, loc.Real, err)
@@ -139,7 +157,7 @@ func (w *Workspace) updateInSteps(ctx context.Context, m *mount, name string, lo
 	if err != nil {
 		return err
 	}
-	if err := m.store.WriteFile(ctx, name, bytes.NewReader(out), loc.Info.Mode); err != nil {
+	if err := m.store.WriteFile(ctx, name, out.Reader(), loc.Info.Mode); err != nil {
 		return hostError(toolspec.MsgOpWrite, loc.Real, err)
 	}
 	return nil

@@ -143,6 +143,79 @@ type Updater interface {
 	Update(ctx context.Context, name string, limit int64, fn func(old []byte, info Info) ([]byte, error)) error
 }
 
+// PieceUpdater is an Updater whose fn may give the new content as
+// Pieces, which it writes one after another without putting them
+// together (hostfs streams them to its temporary file): an edit of a
+// large file then holds the old content and its replacements, not a
+// second copy of the file. The pieces may be parts of old: the store
+// writes them before it lets go of old. Otherwise as Updater.Update.
+type PieceUpdater interface {
+	UpdatePieces(ctx context.Context, name string, limit int64, fn func(old []byte, info Info) (Pieces, error)) error
+}
+
+// Pieces is a file's content as byte slices that follow one another.
+type Pieces [][]byte
+
+// Len is the content's length in bytes.
+func (p Pieces) Len() int {
+	n := 0
+	for _, b := range p {
+		n += len(b)
+	}
+	return n
+}
+
+// Join is the content as one slice: the only piece itself when there is
+// one (nil stays nil), else a copy.
+func (p Pieces) Join() []byte {
+	if len(p) == 1 {
+		return p[0]
+	}
+	out := make([]byte, 0, p.Len())
+	for _, b := range p {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// Reader reads the content. Its WriteTo (what io.Copy uses) hands each
+// piece to the writer in one Write.
+func (p Pieces) Reader() io.Reader { return &piecesReader{p: p} }
+
+// piecesReader reads p from p[i][at:] on; p itself is left alone.
+type piecesReader struct {
+	p     Pieces
+	i, at int
+}
+
+func (r *piecesReader) Read(b []byte) (int, error) {
+	for r.i < len(r.p) && r.at == len(r.p[r.i]) {
+		r.i, r.at = r.i+1, 0
+	}
+	if r.i == len(r.p) {
+		return 0, io.EOF
+	}
+	n := copy(b, r.p[r.i][r.at:])
+	r.at += n
+	return n, nil
+}
+
+func (r *piecesReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for ; r.i < len(r.p); r.i, r.at = r.i+1, 0 {
+		if r.at == len(r.p[r.i]) {
+			continue
+		}
+		n, err := w.Write(r.p[r.i][r.at:])
+		total += int64(n)
+		r.at += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
 // RevWriter is a Store that numbers its changes (Info.Rev) and can make
 // a change only while a node is still at a revision, the check and the
 // change one atomic step, even against other processes: a sync that

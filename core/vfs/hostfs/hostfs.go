@@ -73,6 +73,7 @@ type FS struct {
 var (
 	_ vfs.HostDirStore = (*FS)(nil)
 	_ vfs.Updater      = (*FS)(nil)
+	_ vfs.PieceUpdater = (*FS)(nil)
 )
 
 // Open opens the host directory dir. Close releases it.
@@ -368,6 +369,16 @@ func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint3
 // (*vfs.TooLargeError). Errors as for WriteFile; EACCES when the file is
 // not readable and writable.
 func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) ([]byte, error)) error {
+	return f.UpdatePieces(ctx, name, limit, func(old []byte, info vfs.Info) (vfs.Pieces, error) {
+		out, err := fn(old, info)
+		return vfs.Pieces{out}, err
+	})
+}
+
+// UpdatePieces is Update whose fn gives the new content as pieces, which
+// go to the temporary file one after another: the file's new content is
+// never held whole (an edit's pieces are mostly parts of old).
+func (f *FS) UpdatePieces(ctx context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) (vfs.Pieces, error)) error {
 	if err := f.refuseLink(name); err != nil {
 		return err
 	}
@@ -408,7 +419,7 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tmp, err := f.stage(name, bytes.NewReader(out), true)
+	tmp, err := f.stage(name, out.Reader(), true)
 	if err != nil {
 		return err
 	}
