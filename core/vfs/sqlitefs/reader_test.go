@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -270,6 +271,71 @@ func TestListingPages(t *testing.T) {
 		}
 		if _, err := s.OpenDir(ctx, name); errno.CodeOf(err) != code {
 			t.Errorf("OpenDir(%q): %v, want %s", name, err, code)
+		}
+	}
+}
+
+// TestChunksCopiedOnce reads a file of 8 MiB whole, by a reader and by
+// Update: each chunk's bytes go from SQLite into the reader's window (or
+// the content Update hands its function) without a copy the garbage
+// collector has to reclaim, so reading allocates far less than the
+// file's size (a reader) or little more than it (Update, whose result is
+// the file's bytes).
+func TestChunksCopiedOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const size = 8 << 20
+	s, _ := openStore(t)
+	data := pattern(7, size)
+	write(t, s, "f", data)
+	ctx := t.Context()
+	readAll := func() {
+		r, err := s.Open(ctx, "f", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		got.Grow(size)
+		if _, err := r.(io.WriterTo).WriteTo(&got); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if !bytes.Equal(got.Bytes(), data) {
+			t.Fatal("read other bytes than written")
+		}
+	}
+	update := func() {
+		err := s.Update(ctx, "f", size, func(old []byte, _ vfs.Info) ([]byte, error) {
+			if !bytes.Equal(old, data) {
+				t.Fatal("Update read other bytes than written")
+			}
+			return nil, errors.New("no change")
+		})
+		if err == nil || err.Error() != "no change" {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 4
+	for _, tt := range []struct {
+		name  string
+		read  func()
+		limit uint64 // bytes allocated per read, beyond the result's
+	}{
+		{"reader", readAll, size / 4},
+		{"Update", update, size / 2},
+	} {
+		tt.read()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range rounds {
+			tt.read()
+		}
+		runtime.ReadMemStats(&after)
+		// The reader's result buffer is the test's: size bytes a round.
+		per := (after.TotalAlloc-before.TotalAlloc)/rounds - size
+		if per > tt.limit {
+			t.Errorf("%s: %d bytes allocated per read of %d beyond the result, want at most %d", tt.name, per, size, tt.limit)
 		}
 	}
 }
