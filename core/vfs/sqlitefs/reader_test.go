@@ -43,23 +43,7 @@ func TestReaderBatches(t *testing.T) {
 			for _, n := range bufs {
 				t.Run(fmt.Sprintf("size %d offset %d buf %d", size, off, n), func(t *testing.T) {
 					before := s.ChunkReads()
-					r, err := s.Open(t.Context(), name, int64(off))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer r.Close()
-					var got bytes.Buffer
-					if n < 0 {
-						_, err = r.(io.WriterTo).WriteTo(&got)
-					} else {
-						_, err = io.CopyBuffer(&got, struct{ io.Reader }{r}, make([]byte, n))
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got.Bytes(), data[off:]) {
-						t.Fatalf("read %d bytes, want %d (equal prefix %d)", got.Len(), size-off, commonPrefix(got.Bytes(), data[off:]))
-					}
+					readFrom(t, s, name, data, off, n)
 					// Every chunk from the one holding off, once.
 					want := int64(0)
 					if off < size {
@@ -338,4 +322,64 @@ func TestChunksCopiedOnce(t *testing.T) {
 			t.Errorf("%s: %d bytes allocated per read of %d beyond the result, want at most %d", tt.name, per, size, tt.limit)
 		}
 	}
+}
+
+// readFrom reads the file name, which holds data, from off to its end
+// through a reader, with a buffer of n bytes (WriteTo when n < 0), and
+// fails t unless it reads data[off:].
+func readFrom(t *testing.T, s vfs.Store, name string, data []byte, off, n int) {
+	t.Helper()
+	r, err := s.Open(t.Context(), name, int64(off))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got bytes.Buffer
+	if n < 0 {
+		_, err = r.(io.WriterTo).WriteTo(&got)
+	} else {
+		_, err = io.CopyBuffer(&got, struct{ io.Reader }{r}, make([]byte, n))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), data[off:]) {
+		t.Fatalf("read %d bytes from %d, want %d (equal prefix %d)", got.Len(), off, len(data)-off, commonPrefix(got.Bytes(), data[off:]))
+	}
+}
+
+// FuzzReader writes a file of a fuzzed size and reads it from a fuzzed
+// offset with a buffer of a fuzzed length (0: WriteTo), and whole through
+// Update: the bytes read are the bytes written, whatever chunks and
+// windows they came through.
+func FuzzReader(f *testing.F) {
+	const c = sqlitefs.ChunkSize
+	for _, seed := range [][3]uint32{{1, 0, 1}, {c, c - 1, 0}, {c + 1, c, c}, {20*c + 5, 3, 4096}, {3 * c, 2*c + 1, 3 * c}} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	s, err := sqlitefs.Open(filepath.Join(f.TempDir(), "ws.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	f.Fuzz(func(t *testing.T, size, off, n uint32) {
+		size, n = size%(24*c), n%(20*c)
+		off %= size + 1
+		data := pattern(uint64(size)+1, int(size))
+		write(t, s, "f", data)
+		buf := int(n)
+		if n == 0 {
+			buf = -1
+		}
+		readFrom(t, s, "f", data, int(off), buf)
+		err := s.Update(t.Context(), "f", int64(size), func(old []byte, _ vfs.Info) ([]byte, error) {
+			if !bytes.Equal(old, data) {
+				t.Fatalf("Update read %d bytes, want %d (equal prefix %d)", len(old), size, commonPrefix(old, data))
+			}
+			return old, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 }
