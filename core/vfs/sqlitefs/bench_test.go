@@ -52,3 +52,29 @@ func BenchmarkReadSequential(b *testing.B) {
 		r.Close()
 	}
 }
+
+// BenchmarkReadSmall opens a file of 625 bytes and reads it whole, as
+// read does for a small file: the statement that reads its node and
+// first chunk, and the reader's buffers.
+func BenchmarkReadSmall(b *testing.B) {
+	s, err := sqlitefs.Open(filepath.Join(b.TempDir(), "ws.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	data := bytes.Repeat([]byte("lorem ipsum dolor sit amet\n"), 625/27+1)[:625]
+	if err := s.WriteFile(b.Context(), "f", bytes.NewReader(data), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		r, err := s.Open(b.Context(), "f", 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.ReadFull(r, buf[:len(data)]); n != len(data) || err != nil {
+			b.Fatal(n, err)
+		}
+		r.Close()
+	}
+}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"modernc.org/sqlite"
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -51,6 +55,93 @@ func checkChunk(data []byte, sum sql.NullInt64, want int64) error {
 	return nil
 }
 
+// chunkInto is the SQL function the statements that read chunks copy
+// each chunk's bytes with, straight from SQLite's memory into the
+// reader's buffer: chunkInto(sink, idx, data) copies data to the sink's
+// buffer at (idx - first) * chunkSize (see sinkTo) and returns its
+// length, NULL for NULL data, or -1 when it does not fit there (more
+// than chunkSize bytes, or outside the buffer), which no chunk's length
+// is. Scanning the blob instead would copy it twice more: the driver
+// into a new slice, that into the buffer.
+const chunkInto = "agenttools_chunk_into"
+
+func init() {
+	sqlite.MustRegisterFunction(chunkInto, &sqlite.FunctionImpl{
+		NArgs: 3,
+		// The bytes are copied before the call returns, never kept.
+		VolatileArgs: true,
+		Scalar:       sqlChunkInto,
+	})
+}
+
+// sink is where chunkInto copies chunks: chunk first at buf[0:], the
+// next at buf[chunkSize:] and so on.
+type sink struct {
+	buf   []byte
+	first int64
+}
+
+// sinks are the sinks of the statements running, by id.
+var (
+	sinks   sync.Map // int64 → *sink
+	sinkIDs atomic.Int64
+)
+
+// sinkTo makes buf, holding chunk first and those after it, the sink of
+// a statement: the id to pass it, and the function that ends the sink
+// once its rows are read.
+func sinkTo(buf []byte, first int64) (id int64, done func()) {
+	id = sinkIDs.Add(1)
+	sinks.Store(id, &sink{buf: buf, first: first})
+	return id, func() { sinks.Delete(id) }
+}
+
+// sqlChunkInto is chunkInto.
+func sqlChunkInto(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	id, _ := args[0].(int64)
+	idx, ok := args[1].(int64)
+	var n int
+	switch v := args[2].(type) {
+	case nil:
+		return nil, nil
+	case []byte:
+		n = len(v)
+	case string:
+		n = len(v)
+	default:
+		return int64(-1), nil
+	}
+	p, found := sinks.Load(id)
+	if !found || !ok {
+		return int64(-1), nil
+	}
+	s := p.(*sink)
+	if idx < s.first || idx-s.first >= int64(len(s.buf)+chunkSize-1)/chunkSize || n > chunkSize {
+		return int64(-1), nil
+	}
+	at := (idx - s.first) * chunkSize
+	if int64(n) > int64(len(s.buf))-at {
+		return int64(-1), nil
+	}
+	switch v := args[2].(type) {
+	case []byte:
+		copy(s.buf[at:], v)
+	case string:
+		copy(s.buf[at:], v)
+	}
+	return int64(n), nil
+}
+
+// checkSunk checks a chunk chunkInto copied to buf[at:], whose length it
+// returned as n: it is want bytes long and matches sum (unless it has
+// none, written by layout 1), as checkChunk checks.
+func checkSunk(buf []byte, at int64, n, sum sql.NullInt64, want int64) error {
+	if !n.Valid || n.Int64 != want || want < 0 {
+		return errChunkMissing
+	}
+	return checkChunk(buf[at:at+want], sum, want)
+}
+
 // Open returns a reader of the regular file at name from byte offset to
 // its end (nothing when offset is at or past the end). The reader
 // fetches the 64 KiB chunks it needs lazily, so reading the end of a
@@ -91,37 +182,38 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 func (f *FS) open(ctx context.Context, name string, offset int64) (*reader, error) {
 	dir, base := split(name)
 	idx := max(offset, 0) / chunkSize
-	var data []byte
-	var sum sql.NullInt64
+	win := getWindow()[:chunkSize]
+	var got, sum sql.NullInt64
+	id, done := sinkTo(win, idx)
 	s := newRowScanner()
-	n, _, err := s.node(withExtra{f.r.QueryRowContext(ctx, qNodeChunk, name, idx), []any{&data, &sum}}, false, dir, base, name == "", f.r.unsummed())
+	n, _, err := s.node(withExtra{f.r.QueryRowContext(ctx, qNodeChunk, name, idx, id), []any{&got, &sum}}, false, dir, base, name == "", f.r.unsummed())
 	s.free()
-	if err == sql.ErrNoRows {
+	done()
+	r := &reader{f: f, ctx: ctx, name: name, data: win}
+	if err == nil && n.typ == dbFile {
+		r.cid, r.size, r.off = n.cid.Int64, n.size, min(max(offset, 0), n.size)
+		if r.off >= r.size {
+			return r, nil
+		}
+		// The first chunk comes from the snapshot the node came from: a
+		// file of one chunk (64 KiB) is read whole even when it is
+		// replaced at once. A file that refers to content without that
+		// chunk is damaged.
+		f.chunkReads.Add(1)
+		want := min(chunkSize, r.size-idx*chunkSize)
+		if err = checkSunk(win, 0, got, sum, want); err == nil {
+			r.buf = win[r.off-idx*chunkSize : want]
+			return r, nil
+		}
+	}
+	r.Close()
+	switch {
+	case err == sql.ErrNoRows:
 		return nil, missing(ctx, f.r, name)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
-	if n.typ != dbFile {
-		return nil, notFile(n, name)
-	}
-	r := &reader{f: f, ctx: ctx, name: name, cid: n.cid.Int64, size: n.size, off: min(max(offset, 0), n.size)}
-	if r.off >= r.size {
-		return r, nil
-	}
-	// The first chunk comes from the snapshot the node came from: a
-	// file of one chunk (64 KiB) is read whole even when it is replaced
-	// at once. A file that refers to content without that chunk is
-	// damaged.
-	f.chunkReads.Add(1)
-	if data == nil {
-		return nil, errChunkMissing
-	}
-	if err := checkChunk(data, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
-		return nil, err
-	}
-	r.buf = data[r.off-idx*chunkSize:]
-	return r, nil
+	return nil, notFile(n, name)
 }
 
 // withExtra scans a row into the destinations it is given and then into
@@ -213,79 +305,55 @@ func (r *reader) fetch(want int) error {
 		n = max(n, (r.off+int64(want)-1)/chunkSize-first+1)
 	}
 	n = min(n, readAhead, (r.size-1)/chunkSize-first+1)
-	if n == 1 {
-		return r.fetchFrom(r.f.r)
-	}
 	return r.f.fail(r.ctx, r.name, r.fetchRange(first, n))
 }
 
 // fetchRange loads chunks [first, first+n) into r.buf in one query
-// (one snapshot), checking each as fetchFrom does. A chunk after the
-// first that is missing or fails its check ends the range before it: the
-// next fetch starts there and reports it, so the reader returns every
-// byte before it, as one query per chunk would.
+// (one snapshot), checking each against its length and checksum. A
+// chunk after the first that is missing or fails its check ends the
+// range before it: the next fetch starts there and reports it, so the
+// reader returns every byte before it, as one query per chunk would.
 func (r *reader) fetchRange(first, n int64) error {
 	q := r.f.r
-	rows, err := q.QueryContext(r.ctx, qChunkRange, r.cid, first, first+n)
-	if err != nil {
-		return err
-	}
 	if r.data == nil {
 		r.data = getWindow()
 	}
-	data := r.data[:0]
+	data := r.data[:n*chunkSize]
+	id, done := sinkTo(data, first)
+	defer done()
+	rows, err := q.QueryContext(r.ctx, qChunkRange, r.cid, first, first+n, id)
+	if err != nil {
+		return err
+	}
 	idx := first
 	for ; rows.Next(); idx++ {
 		var got int64
-		var chunk sql.RawBytes
-		var sum sql.NullInt64
-		if err = rows.Scan(&got, &chunk, &sum); err != nil {
+		var size, sum sql.NullInt64
+		if err = rows.Scan(&got, &size, &sum); err != nil {
 			break
 		}
 		if got != idx {
 			break
 		}
-		if err = checkChunk(chunk, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
+		if err = checkSunk(data, (idx-first)*chunkSize, size, sum, min(chunkSize, r.size-idx*chunkSize)); err != nil {
 			break
 		}
-		data = append(data, chunk...)
 	}
 	if err == nil {
 		err = rows.Err()
 	}
 	rows.Close()
 	r.f.chunkReads.Add(max(idx-first, 1))
-	r.data = data
 	switch {
 	case idx > first:
-		r.buf = data[r.off-first*chunkSize:]
+		// Every chunk but the file's last is whole.
+		r.buf = data[r.off-first*chunkSize : min((idx-first)*chunkSize, r.size-first*chunkSize)]
 		return nil
 	case err != nil:
 		return err
 	}
 	// The first chunk is not there: the content is gone, or damaged.
 	return r.gone(q)
-}
-
-// fetchFrom loads the chunk holding r.off into r.buf through q.
-func (r *reader) fetchFrom(q source) error {
-	idx := r.off / chunkSize
-	want := min(chunkSize, r.size-idx*chunkSize)
-	var data []byte
-	var sum sql.NullInt64
-	r.f.chunkReads.Add(1)
-	err := q.QueryRowContext(r.ctx, qChunk, r.cid, idx).Scan(&data, &sum)
-	if err == sql.ErrNoRows {
-		err = r.gone(q)
-	}
-	if err == nil {
-		err = checkChunk(data, sum, want)
-	}
-	if err != nil {
-		return r.f.fail(r.ctx, r.name, err)
-	}
-	r.buf = data[r.off-idx*chunkSize:]
-	return nil
 }
 
 // gone explains a chunk of the reader's content that is not in the
@@ -751,34 +819,36 @@ func (f *FS) RemoveIf(ctx context.Context, name string, rev int64) error {
 // readAll reads the whole content of the file n at name through q,
 // checking every chunk as reader.fetch does (a failure is a *damage).
 func readAll(ctx context.Context, q querier, name string, n node) ([]byte, error) {
-	out := make([]byte, 0, n.size)
+	out := make([]byte, n.size)
 	if !n.cid.Valid {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, qChunks, n.cid.Int64)
+	id, done := sinkTo(out, 0)
+	defer done()
+	rows, err := q.QueryContext(ctx, qChunks, n.cid.Int64, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var held int64
 	for want := int64(0); rows.Next(); want++ {
 		var idx int64
-		var data sql.RawBytes
-		var sum sql.NullInt64
-		if err := rows.Scan(&idx, &data, &sum); err != nil {
+		var size, sum sql.NullInt64
+		if err := rows.Scan(&idx, &size, &sum); err != nil {
 			return nil, err
 		}
 		if idx != want {
 			return nil, errChunkMissing
 		}
-		if err := checkChunk(data, sum, min(chunkSize, n.size-idx*chunkSize)); err != nil {
+		if err := checkSunk(out, idx*chunkSize, size, sum, min(chunkSize, n.size-idx*chunkSize)); err != nil {
 			return nil, err
 		}
-		out = append(out, data...)
+		held += size.Int64
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if int64(len(out)) != n.size {
+	if held != n.size {
 		return nil, errChunkMissing
 	}
 	return out, nil

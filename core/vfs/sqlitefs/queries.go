@@ -63,9 +63,10 @@ var (
 	// The nodes at up to pathSlots paths (?1 to ?16, NULL for none), with
 	// their paths, in one snapshot (see FS.LstatPath).
 	qPath = query(`SELECT path, ` + nodeColumns + ` FROM tree WHERE path IN (` + slots(pathSlots) + `)`)
-	// The node ?1 and chunk ?2 of its content (NULL, NULL when there is
-	// none), in one snapshot.
-	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, c.data, c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
+	// The node ?1 and chunk ?2 of its content, copied into sink ?3 (see
+	// chunkInto), in one snapshot: the chunk's length and checksum (NULL,
+	// NULL when there is none).
+	qNodeChunk = query(`SELECT ` + nodeColumnsOf("t") + `, ` + chunkInto + `(?3, c.idx, c.data), c.sum FROM tree AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`)
 	// A directory's listing with the directory, in one statement (one
 	// snapshot): the node ?1 (0 first) and its entries (1 first), a page
 	// of ?2 entries from entry ?3 (qDirPage) or ?3 entries after the name
@@ -106,10 +107,11 @@ var (
 	qDelContentBelow = change(`DELETE FROM content WHERE id IN (SELECT cid FROM tree WHERE path >= ?1 AND path < ?2 AND cid IS NOT NULL)`)
 	qDelNodesBelow   = change(`DELETE FROM tree WHERE path >= ?1 AND path < ?2`)
 
-	qChunk  = query(`SELECT data, sum FROM chunk WHERE cid = ? AND idx = ?`)
-	qChunks = query(`SELECT idx, data, sum FROM chunk WHERE cid = ? ORDER BY idx`)
-	// The chunks [?2, ?3) of content ?1.
-	qChunkRange = query(`SELECT idx, data, sum FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`)
+	// The chunks of content ?1 (qChunks), or chunks [?2, ?3) of it
+	// (qChunkRange), copied into the sink ?2 or ?4 (see chunkInto): each
+	// chunk's index, length and checksum.
+	qChunks     = query(`SELECT idx, ` + chunkInto + `(?2, idx, data), sum FROM chunk WHERE cid = ?1 ORDER BY idx`)
+	qChunkRange = query(`SELECT idx, ` + chunkInto + `(?4, idx, data), sum FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`)
 	qAddChunk   = change(`INSERT INTO chunk (cid, idx, data, sum) VALUES (?, ?, ?, ?)`)
 	// The next content id, only while the counter is not behind any id in
 	// use (no row: it is, damage).

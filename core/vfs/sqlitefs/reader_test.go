@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -42,23 +43,7 @@ func TestReaderBatches(t *testing.T) {
 			for _, n := range bufs {
 				t.Run(fmt.Sprintf("size %d offset %d buf %d", size, off, n), func(t *testing.T) {
 					before := s.ChunkReads()
-					r, err := s.Open(t.Context(), name, int64(off))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer r.Close()
-					var got bytes.Buffer
-					if n < 0 {
-						_, err = r.(io.WriterTo).WriteTo(&got)
-					} else {
-						_, err = io.CopyBuffer(&got, struct{ io.Reader }{r}, make([]byte, n))
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got.Bytes(), data[off:]) {
-						t.Fatalf("read %d bytes, want %d (equal prefix %d)", got.Len(), size-off, commonPrefix(got.Bytes(), data[off:]))
-					}
+					readFrom(t, s, name, data, off, n)
 					// Every chunk from the one holding off, once.
 					want := int64(0)
 					if off < size {
@@ -272,4 +257,129 @@ func TestListingPages(t *testing.T) {
 			t.Errorf("OpenDir(%q): %v, want %s", name, err, code)
 		}
 	}
+}
+
+// TestChunksCopiedOnce reads a file of 8 MiB whole, by a reader and by
+// Update: each chunk's bytes go from SQLite into the reader's window (or
+// the content Update hands its function) without a copy the garbage
+// collector has to reclaim, so reading allocates far less than the
+// file's size (a reader) or little more than it (Update, whose result is
+// the file's bytes).
+func TestChunksCopiedOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const size = 8 << 20
+	s, _ := openStore(t)
+	data := pattern(7, size)
+	write(t, s, "f", data)
+	ctx := t.Context()
+	readAll := func() {
+		r, err := s.Open(ctx, "f", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		got.Grow(size)
+		if _, err := r.(io.WriterTo).WriteTo(&got); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if !bytes.Equal(got.Bytes(), data) {
+			t.Fatal("read other bytes than written")
+		}
+	}
+	update := func() {
+		err := s.Update(ctx, "f", size, func(old []byte, _ vfs.Info) ([]byte, error) {
+			if !bytes.Equal(old, data) {
+				t.Fatal("Update read other bytes than written")
+			}
+			return nil, errors.New("no change")
+		})
+		if err == nil || err.Error() != "no change" {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 4
+	for _, tt := range []struct {
+		name  string
+		read  func()
+		limit uint64 // bytes allocated per read, beyond the result's
+	}{
+		{"reader", readAll, size / 4},
+		{"Update", update, size / 2},
+	} {
+		tt.read()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range rounds {
+			tt.read()
+		}
+		runtime.ReadMemStats(&after)
+		// The reader's result buffer is the test's: size bytes a round.
+		per := (after.TotalAlloc-before.TotalAlloc)/rounds - size
+		if per > tt.limit {
+			t.Errorf("%s: %d bytes allocated per read of %d beyond the result, want at most %d", tt.name, per, size, tt.limit)
+		}
+	}
+}
+
+// readFrom reads the file name, which holds data, from off to its end
+// through a reader, with a buffer of n bytes (WriteTo when n < 0), and
+// fails t unless it reads data[off:].
+func readFrom(t *testing.T, s vfs.Store, name string, data []byte, off, n int) {
+	t.Helper()
+	r, err := s.Open(t.Context(), name, int64(off))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got bytes.Buffer
+	if n < 0 {
+		_, err = r.(io.WriterTo).WriteTo(&got)
+	} else {
+		_, err = io.CopyBuffer(&got, struct{ io.Reader }{r}, make([]byte, n))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), data[off:]) {
+		t.Fatalf("read %d bytes from %d, want %d (equal prefix %d)", got.Len(), off, len(data)-off, commonPrefix(got.Bytes(), data[off:]))
+	}
+}
+
+// FuzzReader writes a file of a fuzzed size and reads it from a fuzzed
+// offset with a buffer of a fuzzed length (0: WriteTo), and whole through
+// Update: the bytes read are the bytes written, whatever chunks and
+// windows they came through.
+func FuzzReader(f *testing.F) {
+	const c = sqlitefs.ChunkSize
+	for _, seed := range [][3]uint32{{1, 0, 1}, {c, c - 1, 0}, {c + 1, c, c}, {20*c + 5, 3, 4096}, {3 * c, 2*c + 1, 3 * c}} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	s, err := sqlitefs.Open(filepath.Join(f.TempDir(), "ws.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	f.Fuzz(func(t *testing.T, size, off, n uint32) {
+		size, n = size%(24*c), n%(20*c)
+		off %= size + 1
+		data := pattern(uint64(size)+1, int(size))
+		write(t, s, "f", data)
+		buf := int(n)
+		if n == 0 {
+			buf = -1
+		}
+		readFrom(t, s, "f", data, int(off), buf)
+		err := s.Update(t.Context(), "f", int64(size), func(old []byte, _ vfs.Info) ([]byte, error) {
+			if !bytes.Equal(old, data) {
+				t.Fatalf("Update read %d bytes, want %d (equal prefix %d)", len(old), size, commonPrefix(old, data))
+			}
+			return old, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 }
