@@ -133,15 +133,30 @@ func (c *Count) OverLimits() bool {
 
 // Push adds a chunk. The window keeps its own copy.
 func (w *Window) Push(chunk []byte) {
+	w.push(chunk, false)
+}
+
+// PushOwned adds a chunk the caller hands over: it never changes the
+// chunk's bytes again, so the window keeps them as they are rather than
+// copy them (a small chunk may still be copied onto the one before it).
+func (w *Window) PushOwned(chunk []byte) {
+	w.push(chunk, true)
+}
+
+func (w *Window) push(chunk []byte, owned bool) {
 	if len(chunk) == 0 {
 		return
 	}
 	w.count.Add(chunk)
 	// Small chunks join the last one, so a trickle of tiny writes is
-	// held in few allocations.
-	if n := len(w.chunks); n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.count.limits.MaxBytes, mergeBytes) {
+	// held in few allocations. A kept chunk's capacity ends at its
+	// length: joining onto it copies it, never writes past its end.
+	switch n := len(w.chunks); {
+	case n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.count.limits.MaxBytes, mergeBytes):
 		w.chunks[n-1] = append(w.chunks[n-1], chunk...)
-	} else {
+	case owned:
+		w.chunks = append(w.chunks, chunk[:len(chunk):len(chunk)])
+	default:
 		w.chunks = append(w.chunks, bytes.Clone(chunk))
 	}
 	w.chunkBytes += int64(len(chunk))
