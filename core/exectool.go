@@ -467,28 +467,38 @@ func newStream(e *Executor, l execbackend.Limits, names *spillNames, kind string
 }
 
 // push feeds a chunk of raw output, which nobody changes afterwards
-// (execbackend.Event.Data): to the count of raw bytes, to the file (or
-// what waits for it), and decoded to the tool's window. Neither copies
-// it.
+// (execbackend.Event.Data): decoded to the tool's window, to the count
+// of raw bytes, to the file (or what waits for it). Neither copies it.
+//
+// The chunk's newlines are counted once, in its text: decoding never
+// makes or drops one (a newline is never part of a sequence held back
+// for the next chunk, of an invalid one that becomes U+FFFD, or of a
+// BOM).
 func (s *stream) push(chunk []byte) {
-	s.raw.Add(chunk)
+	newlines := s.text.push(s.decoder.decode(chunk))
+	s.raw.AddCounted(chunk, newlines)
 	if s.file != nil {
 		s.file.write(chunk)
 	} else if len(chunk) > 0 {
 		s.pending = append(s.pending, chunk)
 	}
-	s.pushText(s.decoder.decode(chunk))
+	s.spillIfCut()
 }
 
 // pushText feeds decoded text, which nobody changes afterwards, to the
-// tool's window. Once either window
-// is past the limits, the full output goes to a file. The reference
+// tool's window, and saves the output once it is cut.
+func (s *stream) pushText(text []byte) {
+	s.text.push(text)
+	s.spillIfCut()
+}
+
+// spillIfCut sends the full output to a file once either window
+// is past the limits. The reference
 // saves it only when the raw bytes pass them; output that passes them
 // only once decoded (an invalid byte becomes a 3-byte U+FFFD) is saved
 // too, so a cut stream always names its full output
 // (deviation execSavesDecodedCut).
-func (s *stream) pushText(text []byte) {
-	s.text.push(text)
+func (s *stream) spillIfCut() {
 	if s.file == nil && (s.raw.OverLimits() || s.text.w.OverLimits()) {
 		s.file = s.e.openSpill(s.names, s.kind)
 		for _, c := range s.pending {
@@ -555,8 +565,8 @@ type textWindow struct {
 }
 
 // push keeps text, a chunk's decoded text (the chunk itself, or new
-// bytes), as it is.
-func (t *textWindow) push(text []byte) { t.w.PushOwned(text) }
+// bytes), as it is, and returns how many newlines it holds.
+func (t *textWindow) push(text []byte) int64 { return t.w.PushOwned(text) }
 
 // running renders a running snapshot: the output so far, or its end
 // without a note while it is past the limits.

@@ -89,11 +89,17 @@ func NewCount(l Limits) Count {
 
 // Add counts a chunk.
 func (c *Count) Add(chunk []byte) {
+	c.AddCounted(chunk, int64(bytes.Count(chunk, []byte{'\n'})))
+}
+
+// AddCounted counts a chunk whose newlines the caller has counted
+// already: Add without a second pass over the chunk.
+func (c *Count) AddCounted(chunk []byte, newlines int64) {
 	if len(chunk) == 0 {
 		return
 	}
 	c.totalBytes += int64(len(chunk))
-	c.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
+	c.newlines += newlines
 	c.endsInNL = chunk[len(chunk)-1] == '\n'
 }
 
@@ -139,15 +145,17 @@ func (w *Window) Push(chunk []byte) {
 // PushOwned adds a chunk the caller hands over: it never changes the
 // chunk's bytes again, so the window keeps them as they are rather than
 // copy them (a small chunk may still be copied onto the one before it).
-func (w *Window) PushOwned(chunk []byte) {
-	w.push(chunk, true)
+// It returns how many newlines the chunk holds.
+func (w *Window) PushOwned(chunk []byte) (newlines int64) {
+	return w.push(chunk, true)
 }
 
-func (w *Window) push(chunk []byte, owned bool) {
+func (w *Window) push(chunk []byte, owned bool) (newlines int64) {
 	if len(chunk) == 0 {
-		return
+		return 0
 	}
-	w.count.Add(chunk)
+	newlines = int64(bytes.Count(chunk, []byte{'\n'}))
+	w.count.AddCounted(chunk, newlines)
 	// Small chunks join the last one, so a trickle of tiny writes is
 	// held in few allocations. A kept chunk's capacity ends at its
 	// length: joining onto it copies it, never writes past its end.
@@ -163,6 +171,7 @@ func (w *Window) push(chunk []byte, owned bool) {
 	if w.OverLimits() {
 		w.trim()
 	}
+	return newlines
 }
 
 // trim drops whole chunks from the front while at least 2 x MaxBytes
