@@ -454,7 +454,7 @@ type stream struct {
 	names   *spillNames
 	kind    string            // toolspec.MsgExecStreamStdout or MsgExecStreamStderr
 	raw     execbackend.Count // the raw bytes, measured against the limits
-	pending []byte            // the output so far, until the file opens (bounded by the limits)
+	pending [][]byte          // the output so far, until the file opens (bounded by the limits)
 	file    *spillFile
 	decoder streamDecoder
 	text    *textWindow
@@ -466,29 +466,44 @@ func newStream(e *Executor, l execbackend.Limits, names *spillNames, kind string
 	return &stream{e: e, limits: l, names: names, kind: kind, raw: execbackend.NewCount(l), text: &textWindow{w: execbackend.NewWindow(l), limits: l}}
 }
 
-// push feeds a chunk of raw output: to the count of raw bytes, to the
-// file (or what waits for it), and decoded to the tool's window.
+// push feeds a chunk of raw output, which nobody changes afterwards
+// (execbackend.Event.Data): decoded to the tool's window, to the count
+// of raw bytes, to the file (or what waits for it). Neither copies it.
+//
+// The chunk's newlines are counted once, in its text: decoding never
+// makes or drops one (a newline is never part of a sequence held back
+// for the next chunk, of an invalid one that becomes U+FFFD, or of a
+// BOM).
 func (s *stream) push(chunk []byte) {
-	s.raw.Add(chunk)
+	newlines := s.text.push(s.decoder.decode(chunk))
+	s.raw.AddCounted(chunk, newlines)
 	if s.file != nil {
 		s.file.write(chunk)
-	} else {
-		s.pending = append(s.pending, chunk...)
+	} else if len(chunk) > 0 {
+		s.pending = append(s.pending, chunk)
 	}
-	s.pushText(s.decoder.decode(chunk))
+	s.spillIfCut()
 }
 
-// pushText feeds decoded text to the tool's window. Once either window
-// is past the limits, the full output goes to a file. The reference
+// pushText feeds decoded text, which nobody changes afterwards, to the
+// tool's window, and saves the output once it is cut.
+func (s *stream) pushText(text []byte) {
+	s.text.push(text)
+	s.spillIfCut()
+}
+
+// spillIfCut sends the full output to a file once either window
+// is past the limits. The reference
 // saves it only when the raw bytes pass them; output that passes them
 // only once decoded (an invalid byte becomes a 3-byte U+FFFD) is saved
 // too, so a cut stream always names its full output
 // (deviation execSavesDecodedCut).
-func (s *stream) pushText(text []byte) {
-	s.text.push(text)
+func (s *stream) spillIfCut() {
 	if s.file == nil && (s.raw.OverLimits() || s.text.w.OverLimits()) {
 		s.file = s.e.openSpill(s.names, s.kind)
-		s.file.write(s.pending)
+		for _, c := range s.pending {
+			s.file.write(c)
+		}
 		s.pending = nil
 	}
 }
@@ -549,7 +564,9 @@ type textWindow struct {
 	limits execbackend.Limits
 }
 
-func (t *textWindow) push(text []byte) { t.w.Push(text) }
+// push keeps text, a chunk's decoded text (the chunk itself, or new
+// bytes), as it is, and returns how many newlines it holds.
+func (t *textWindow) push(text []byte) int64 { return t.w.PushOwned(text) }
 
 // running renders a running snapshot: the output so far, or its end
 // without a note while it is past the limits.
@@ -590,8 +607,84 @@ func (t *textWindow) render(saved *savedOutput) string {
 type spillFile struct {
 	path    string
 	claimed bool // the name was claimed: the file exists
-	pw      *io.PipeWriter
+	pipe    *spillPipe
 	done    chan error
+}
+
+// spillQueue is how many chunks wait for the store writing a saved
+// output before the run's reading waits for it: a slow store slows the
+// command down rather than fill memory.
+const spillQueue = 16
+
+// spillPipe hands a stream's chunks to the store writing its file as
+// they are: they are the backend's (execbackend.Event.Data), which
+// nobody changes, so a store that keeps contents in memory keeps them
+// (vfs.ChunkReader), a host file is written from them (io.WriterTo), and
+// any other store reads them with Read.
+type spillPipe struct {
+	chunks chan []byte
+	gone   chan struct{} // closed once the store reads no more
+	rest   []byte        // what Read has not returned of its chunk
+}
+
+func newSpillPipe() *spillPipe {
+	return &spillPipe{chunks: make(chan []byte, spillQueue), gone: make(chan struct{})}
+}
+
+// send queues a chunk, which nobody changes afterwards; it is dropped
+// when the store reads no more.
+func (p *spillPipe) send(chunk []byte) {
+	select {
+	case p.chunks <- chunk:
+	case <-p.gone:
+	}
+}
+
+// NextChunk is the next chunk sent, or io.EOF once the sender closed
+// p.chunks.
+func (p *spillPipe) NextChunk() ([]byte, error) {
+	if len(p.rest) > 0 {
+		c := p.rest
+		p.rest = nil
+		return c, nil
+	}
+	c, ok := <-p.chunks
+	if !ok {
+		return nil, io.EOF
+	}
+	return c, nil
+}
+
+func (p *spillPipe) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if len(p.rest) == 0 {
+		c, err := p.NextChunk()
+		if err != nil {
+			return 0, err
+		}
+		p.rest = c
+	}
+	n := copy(b, p.rest)
+	p.rest = p.rest[n:]
+	return n, nil
+}
+
+// WriteTo writes the chunks to w as they come, with no copy between.
+func (p *spillPipe) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		c, err := p.NextChunk()
+		if err == io.EOF {
+			return total, nil
+		}
+		n, err := w.Write(c)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // openSpill claims a name for one stream's full output (the next run id
@@ -602,7 +695,6 @@ func (e *Executor) openSpill(names *spillNames, kind string) *spillFile {
 	f := &spillFile{done: make(chan error, 1)}
 	failed := func(err error) *spillFile {
 		f.done <- err
-		f.pw = nil
 		return f
 	}
 	f.path = names.file(kind)
@@ -625,11 +717,10 @@ func (e *Executor) openSpill(names *spillNames, kind string) *spillFile {
 		}
 		names.id = id
 	}
-	pr, pw := io.Pipe()
-	f.pw = pw
+	f.pipe = newSpillPipe()
 	go func() {
-		err := e.ws.WriteFrom(ctx, f.path, pr, vfs.WriteOptions{})
-		pr.CloseWithError(err) // a writer still writing learns it failed
+		err := e.ws.WriteFrom(ctx, f.path, f.pipe, vfs.WriteOptions{})
+		close(f.pipe.gone) // a sender still sending learns it is over
 		f.done <- err
 	}()
 	return f
@@ -638,15 +729,17 @@ func (e *Executor) openSpill(names *spillNames, kind string) *spillFile {
 // spillClaims bounds the names a stream tries before it gives up saving.
 const spillClaims = 64
 
+// write sends a chunk of raw output, which nobody changes afterwards,
+// to the file. A failure is reported by close.
 func (f *spillFile) write(chunk []byte) {
-	if f.pw != nil && len(chunk) > 0 {
-		_, _ = f.pw.Write(chunk) // a failure is reported by close
+	if f.pipe != nil && len(chunk) > 0 {
+		f.pipe.send(chunk)
 	}
 }
 
 func (f *spillFile) close() error {
-	if f.pw != nil {
-		_ = f.pw.Close()
+	if f.pipe != nil {
+		close(f.pipe.chunks)
 	}
 	return <-f.done
 }

@@ -1,10 +1,12 @@
 package core_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strconv"
@@ -432,5 +434,43 @@ func TestExecBackendTexts(t *testing.T) {
 	}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	if tool.Description != want {
 		t.Errorf("description:\n%s\nwant:\n%s", tool.Description, want)
+	}
+}
+
+// TestExecSavesOutputWithoutCopies: a long output's chunks go to the
+// window and to a memfs output file as the backend handed them over, so
+// the call allocates about one copy of the output (memfs joins the
+// chunks into the file's content) and little else: not a copy for the
+// window, one for a pipe to the store and more for the store's buffers.
+func TestExecSavesOutputWithoutCopies(t *testing.T) {
+	const size = 4 << 20
+	line := []byte("build output line: compiling package and linking objects\n")
+	out := bytes.Repeat(line, size/len(line)+1)[:size]
+	scripts := execbackend.NewScripts(map[string]execbackend.Script{"big": {Stdout: out, ChunkBytes: 64 << 10}})
+	ws := vfs.New(memfs.New())
+	ex, err := core.New(ws, core.Options{Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := execResult(t, t.Context(), ex, `{"command":"big"}`)
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(res.Stdout, "Full output: /.computer/output/") {
+		t.Fatalf("stdout ends %q", res.Stdout[max(0, len(res.Stdout)-200):])
+	}
+	f, _, err := ws.Open(t.Context(), "/.computer/output/shell.exec-1.stdout.log", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(saved, out) {
+		t.Fatalf("the saved output (%d bytes, %v) is not the output", len(saved), err)
+	}
+	// About 1.05 times the output; more under the race detector. The
+	// copies this test guards against made it 4 times.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size*2 {
+		t.Errorf("the call allocated %.1f MiB for %d MiB of output, want at most twice the output", float64(alloc)/(1<<20), size>>20)
 	}
 }

@@ -69,7 +69,10 @@ const (
 // Event is one thing a run reports.
 type Event struct {
 	Kind EventKind
-	// Data is a chunk of output (Stdout, Stderr).
+	// Data is a chunk of output (Stdout, Stderr). It is handed over: the
+	// run never changes its bytes afterwards, so the exec tool keeps
+	// chunks (in its window, on their way to the saved output) without
+	// copying them.
 	Data []byte
 	// Code is the exit status (Exit); a process killed by a signal
 	// reports 128 plus the signal's number, as shells do.

@@ -327,14 +327,30 @@ func (r *hostRun) send(e Event) {
 	}
 }
 
+// readBytes is the most a run reads from a pipe at once: what a Linux
+// pipe holds by default, so output that fills the pipe is read in one
+// call.
+const readBytes = 64 << 10
+
 func (r *hostRun) read(f *os.File, kind EventKind) {
-	buf := make([]byte, 32<<10)
+	var buf []byte
 	for {
+		if buf == nil {
+			buf = make([]byte, readBytes)
+		}
 		n, err := f.Read(buf)
 		if n > 0 {
-			// A copy of what was read: a trickle of small reads holds
-			// only what it read.
-			r.send(Event{Kind: kind, Data: bytes.Clone(buf[:n])})
+			data := buf[:n:n]
+			if n >= readBytes/2 {
+				// Handed over with the event, not copied: the next read
+				// gets a new buffer.
+				buf = nil
+			} else {
+				// A copy of a short read: a trickle of small reads holds
+				// only what it read.
+				data = bytes.Clone(data)
+			}
+			r.send(Event{Kind: kind, Data: data})
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			r.drain(f, kind)

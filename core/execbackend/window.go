@@ -89,11 +89,17 @@ func NewCount(l Limits) Count {
 
 // Add counts a chunk.
 func (c *Count) Add(chunk []byte) {
+	c.AddCounted(chunk, int64(bytes.Count(chunk, []byte{'\n'})))
+}
+
+// AddCounted counts a chunk whose newlines the caller has counted
+// already: Add without a second pass over the chunk.
+func (c *Count) AddCounted(chunk []byte, newlines int64) {
 	if len(chunk) == 0 {
 		return
 	}
 	c.totalBytes += int64(len(chunk))
-	c.newlines += int64(bytes.Count(chunk, []byte{'\n'}))
+	c.newlines += newlines
 	c.endsInNL = chunk[len(chunk)-1] == '\n'
 }
 
@@ -133,21 +139,39 @@ func (c *Count) OverLimits() bool {
 
 // Push adds a chunk. The window keeps its own copy.
 func (w *Window) Push(chunk []byte) {
+	w.push(chunk, false)
+}
+
+// PushOwned adds a chunk the caller hands over: it never changes the
+// chunk's bytes again, so the window keeps them as they are rather than
+// copy them (a small chunk may still be copied onto the one before it).
+// It returns how many newlines the chunk holds.
+func (w *Window) PushOwned(chunk []byte) (newlines int64) {
+	return w.push(chunk, true)
+}
+
+func (w *Window) push(chunk []byte, owned bool) (newlines int64) {
 	if len(chunk) == 0 {
-		return
+		return 0
 	}
-	w.count.Add(chunk)
+	newlines = int64(bytes.Count(chunk, []byte{'\n'}))
+	w.count.AddCounted(chunk, newlines)
 	// Small chunks join the last one, so a trickle of tiny writes is
-	// held in few allocations.
-	if n := len(w.chunks); n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.count.limits.MaxBytes, mergeBytes) {
+	// held in few allocations. A kept chunk's capacity ends at its
+	// length: joining onto it copies it, never writes past its end.
+	switch n := len(w.chunks); {
+	case n > 0 && int64(len(w.chunks[n-1])+len(chunk)) <= min(w.count.limits.MaxBytes, mergeBytes):
 		w.chunks[n-1] = append(w.chunks[n-1], chunk...)
-	} else {
+	case owned:
+		w.chunks = append(w.chunks, chunk[:len(chunk):len(chunk)])
+	default:
 		w.chunks = append(w.chunks, bytes.Clone(chunk))
 	}
 	w.chunkBytes += int64(len(chunk))
 	if w.OverLimits() {
 		w.trim()
 	}
+	return newlines
 }
 
 // trim drops whole chunks from the front while at least 2 x MaxBytes

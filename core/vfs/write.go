@@ -60,6 +60,19 @@ func (r *OwnedReader) Owned() ([]byte, bool) {
 	return r.data, true
 }
 
+// ChunkReader is a reader whose maker hands its bytes over in chunks
+// (exec's saved output, as the command prints it): a store that keeps
+// contents in memory may keep the chunks' bytes, joined once at the end,
+// rather than read them through buffers of its own. Nobody changes a
+// chunk's bytes once NextChunk has returned it. Any other store reads it
+// as the io.Reader it is; a store uses one of the two ways, not both.
+type ChunkReader interface {
+	io.Reader
+	// NextChunk returns the next chunk (never empty); at the end, nil
+	// and io.EOF; when the stream broke, nil and its error.
+	NextChunk() ([]byte, error)
+}
+
 // WriteFrom is WriteFile with the content read from r, so a large file
 // never has to be held in memory (by a store that does not keep it there).
 // When r fails, nothing changes and its error is returned.

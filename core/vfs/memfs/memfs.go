@@ -350,7 +350,8 @@ func (f *FS) WriteFileIf(_ context.Context, name string, rev int64, r io.Reader,
 }
 
 // readContent reads r to its end into a slice of exactly its length, or
-// takes the bytes of a vfs.OwnedReader as they are.
+// takes the bytes of a vfs.OwnedReader as they are, or the chunks of a
+// vfs.ChunkReader (one as it is, more joined once).
 // Unlike io.ReadAll, which doubles one slice and copies it as it grows,
 // it reads into a list of buffers and joins them once: a stream of
 // megabytes (exec's saved output) is copied twice in all.
@@ -361,6 +362,9 @@ func readContent(r io.Reader) ([]byte, error) {
 		if data, ok := o.Owned(); ok {
 			return data[:len(data):len(data)], nil
 		}
+	}
+	if c, ok := r.(vfs.ChunkReader); ok {
+		return keepChunks(c)
 	}
 	var parts [][]byte
 	total, size := 0, 32<<10
@@ -384,6 +388,26 @@ func readContent(r io.Reader) ([]byte, error) {
 			return nil, err
 		}
 		size = min(size*2, 4<<20)
+	}
+}
+
+// keepChunks reads c to its end and keeps its chunks' bytes, which
+// nobody changes: a lone chunk is the content, more are joined into one
+// slice of exactly their length, so the content is copied once at most.
+func keepChunks(c vfs.ChunkReader) ([]byte, error) {
+	var parts [][]byte
+	for {
+		b, err := c.NextChunk()
+		switch {
+		case err == io.EOF:
+			if len(parts) == 1 {
+				return parts[0][:len(parts[0]):len(parts[0])], nil
+			}
+			return bytes.Join(parts, nil), nil
+		case err != nil:
+			return nil, err
+		}
+		parts = append(parts, b)
 	}
 }
 

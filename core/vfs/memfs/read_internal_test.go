@@ -2,8 +2,10 @@ package memfs
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -70,16 +72,9 @@ func pipeOf(data []byte, size int) io.Reader {
 func TestWriteFileKeepsOwnedBytes(t *testing.T) {
 	f := New()
 	data := []byte("handed over\n")
-	if err := f.WriteFile(t.Context(), "a.txt", vfs.NewOwnedReader(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n, _, err := f.lookup("a.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(n.data) != string(data) || &n.data[0] != &data[0] || cap(n.data) != len(data) {
-		t.Errorf("stored %q (cap %d), a copy or more than the bytes handed over %q", n.data, cap(n.data), data)
-	}
+	checkKept(t, f, "a.txt", vfs.NewOwnedReader(data), data)
+
+	var n *node
 
 	r := vfs.NewOwnedReader(data)
 	if _, err := r.Read(make([]byte, 3)); err != nil {
@@ -88,7 +83,73 @@ func TestWriteFileKeepsOwnedBytes(t *testing.T) {
 	if err := f.WriteFile(t.Context(), "b.txt", r, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if n, _, _ = f.lookup("b.txt"); string(n.data) != "ded over\n" {
+	if n, _, _ = f.lookup("b.txt"); n == nil || string(n.data) != "ded over\n" {
 		t.Errorf("after 3 bytes read: stored %q, want %q", n.data, "ded over\n")
+	}
+}
+
+// chunks is a vfs.ChunkReader over a list of chunks whose Read must not
+// be used: a store that keeps chunks takes them with NextChunk.
+type chunks struct {
+	list [][]byte
+	err  error // after the list, instead of io.EOF
+}
+
+func (c *chunks) Read([]byte) (int, error) { return 0, errors.New("Read of a chunk reader") }
+
+func (c *chunks) NextChunk() ([]byte, error) {
+	if len(c.list) == 0 {
+		return nil, cmp.Or(c.err, io.EOF)
+	}
+	b := c.list[0]
+	c.list = c.list[1:]
+	return b, nil
+}
+
+// TestWriteFileKeepsChunks: a vfs.ChunkReader's chunks become the file's
+// content as they are (one chunk) or joined once into a slice of their
+// length (several), never read through Read; its error fails the write.
+func TestWriteFileKeepsChunks(t *testing.T) {
+	f := New()
+	big := []byte("one chunk of a larger buffer\n")
+	one := big[:10]
+	checkKept(t, f, "one.txt", &chunks{list: [][]byte{one}}, one)
+
+	var n *node
+	parts := [][]byte{[]byte("first\n"), []byte("second\n"), []byte("third")}
+	if err := f.WriteFile(t.Context(), "three.txt", &chunks{list: slices.Clone(parts)}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ = f.lookup("three.txt"); string(n.data) != "first\nsecond\nthird" || cap(n.data) != len(n.data) {
+		t.Errorf("stored %q (cap %d), want the three chunks joined", n.data, cap(n.data))
+	}
+	if err := f.WriteFile(t.Context(), "none.txt", &chunks{}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ = f.lookup("none.txt"); len(n.data) != 0 {
+		t.Errorf("no chunks stored %q", n.data)
+	}
+	boom := errors.New("boom")
+	if err := f.WriteFile(t.Context(), "three.txt", &chunks{list: parts, err: boom}, 0o644); !errors.Is(err, boom) {
+		t.Errorf("a chunk reader failing: %v, want its error", err)
+	}
+	if n, _, _ = f.lookup("three.txt"); string(n.data) != "first\nsecond\nthird" {
+		t.Errorf("a failed write changed the file to %q", n.data)
+	}
+}
+
+// checkKept writes r to name and checks that the file's content is the
+// bytes handed over, not a copy, and holds no capacity past them.
+func checkKept(t *testing.T, f *FS, name string, r io.Reader, handed []byte) {
+	t.Helper()
+	if err := f.WriteFile(t.Context(), name, r, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := f.lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(n.data) != string(handed) || &n.data[0] != &handed[0] || cap(n.data) != len(handed) {
+		t.Errorf("stored %q (cap %d), a copy of the bytes handed over %q or more than them", n.data, cap(n.data), handed)
 	}
 }
