@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/vfs"
@@ -197,8 +198,10 @@ type lineReader struct {
 	current   int64
 	// content is the page so far: the lines shown, rendered and joined
 	// by "\n", written in place (no string per line, no join at the
-	// end); lines counts them.
+	// end), made with room for contentCap bytes at the first; lines
+	// counts them.
 	content     []byte
+	contentCap  int64
 	lines       int64
 	outBytes    int64
 	first       int64 // first line emitted, 0 before any
@@ -247,11 +250,14 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 		return readResult{}, err
 	}
 	defer r.Close()
-	buf := make([]byte, readChunk)
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	buf := *bp
 	// Room for a page of the default byte limit, or the whole file when
-	// it is smaller: such a page is never copied as it grows (a larger
-	// limit grows the buffer as lines come).
-	lr.content = make([]byte, 0, max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault)))
+	// it is smaller, made at the first line shown: such a page is never
+	// copied as it grows (a larger limit grows the buffer as lines
+	// come), and a read that shows no line makes none.
+	lr.contentCap = max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault))
 	abs := startByte
 	done := false
 	for !done {
@@ -267,9 +273,8 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 				done = lr.settle()
 				break
 			}
-			lr.append(chunk[cursor : cursor+nl])
 			after := abs + int64(cursor+nl+1)
-			if !lr.finish() {
+			if !lr.whole(chunk[cursor : cursor+nl]) {
 				done = true
 				break
 			}
@@ -324,6 +329,21 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 		res.TotalLines = new(jsAdd(lr.current, -1))
 	}
 	return readResult{text: res}, nil
+}
+
+// readBuffers holds the buffers (*[]byte of readChunk bytes) read takes
+// a file's bytes into, so that a read makes none.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// whole ends the current line with its last bytes b, as append and
+// finish would. A line that lies whole in one chunk is processed from
+// the chunk, not copied into kept first; false stops the read.
+func (lr *lineReader) whole(b []byte) bool {
+	if lr.actual > 0 || lr.settled {
+		lr.append(b)
+		return lr.finish()
+	}
+	return lr.process(b[:min(int64(len(b)), lr.keepBytes)], int64(len(b)))
 }
 
 // append adds bytes of the current line, keeping at most keepBytes of it.
@@ -386,6 +406,9 @@ func (lr *lineReader) process(kept []byte, actual int64) bool {
 	}
 	if lr.first == 0 {
 		lr.first = lr.current
+	}
+	if lr.content == nil {
+		lr.content = make([]byte, 0, lr.contentCap)
 	}
 	if lr.lines > 0 {
 		lr.content = append(lr.content, '\n')
