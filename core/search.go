@@ -392,7 +392,9 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 	if err != nil {
 		return failure(err)
 	}
-	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
+	// Room for a page of matches (up to findEntriesHeld), rather than
+	// growing it as they come.
+	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: make([]toolspec.GrepMatch, 0, min(page+1, findEntriesHeld))}
 	maxLine := int(toolspec.GrepMaxLineBytesDefault)
 	if loc.Info.IsDir() {
 		err = e.grepTree(ctx, loc, globOne(a.Include), globList(a.Exclude), plan, maxLine, grepScanChunk, s)
