@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -33,11 +34,11 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 		return failure(err)
 	}
 	res := toolspec.FindResult{Path: a.Path, Pattern: a.Pattern, Entries: []toolspec.FindEntry{}}
-	// The page's paths are written one after another into one buffer,
-	// which becomes one string that each entry's path is a part of:
-	// two allocations for the page rather than one per entry.
-	var paths []byte
-	var ends []int // where each entry's path ends in paths
+	// The page's paths are written one after another into a reused
+	// buffer, which becomes one string that each entry's path is a part
+	// of: one allocation for the page's paths rather than one per entry.
+	buf := findBuffers.Get().(*findBuffer)
+	defer buf.put()
 	seen := int64(0)
 	err = e.walk(ctx, dir, a.Pattern, globList(a.Exclude), func(en walkEntry) bool {
 		if seen >= offset {
@@ -45,13 +46,11 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 				res.NextOffset = new(offset + page)
 				return false
 			}
-			if ends == nil {
-				held := min(page, findEntriesHeld)
-				res.Entries = make([]toolspec.FindEntry, 0, held)
-				paths, ends = make([]byte, 0, held*findPathBytes), make([]int, 0, held)
+			if cap(res.Entries) == 0 {
+				res.Entries = make([]toolspec.FindEntry, 0, min(page, findEntriesHeld))
 			}
-			paths = en.appendPath(paths)
-			ends = append(ends, len(paths))
+			buf.paths = en.appendPath(buf.paths)
+			buf.ends = append(buf.ends, len(buf.paths))
 			res.Entries = append(res.Entries, toolspec.FindEntry{Type: en.typ.String()})
 		}
 		seen++
@@ -60,8 +59,8 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 	if err != nil {
 		return failure(err)
 	}
-	all, start := string(paths), 0
-	for i, end := range ends {
+	all, start := string(buf.paths), 0
+	for i, end := range buf.ends {
 		res.Entries[i].Path, start = all[start:end], end
 	}
 	res.Count = int64(len(res.Entries))
@@ -69,12 +68,30 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 }
 
 // A page is usually full: a find makes room for its entries (up to
-// findEntriesHeld of them) and their paths (findPathBytes each) at its
-// first entry, rather than growing them.
-const (
-	findEntriesHeld = 1024
-	findPathBytes   = 64
-)
+// findEntriesHeld of them) at its first entry, rather than growing them.
+const findEntriesHeld = 1024
+
+// findBuffer is where a find writes its page's paths (see Find): the
+// paths one after another, and where each ends.
+type findBuffer struct {
+	paths []byte
+	ends  []int
+}
+
+// findBuffers keeps findBuffers (*findBuffer) for the next find, up to
+// maxPooledFind bytes of paths.
+var findBuffers = sync.Pool{New: func() any { return new(findBuffer) }}
+
+const maxPooledFind = 1 << 20
+
+// put empties b and gives it back for another find, unless it grew
+// past maxPooledFind.
+func (b *findBuffer) put() {
+	if cap(b.paths) <= maxPooledFind {
+		b.paths, b.ends = b.paths[:0], b.ends[:0]
+		findBuffers.Put(b)
+	}
+}
 
 // searchDir resolves the directory a find starts from.
 func (e *Executor) searchDir(ctx context.Context, p string) (vfs.Location, error) {
