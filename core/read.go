@@ -260,13 +260,34 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 	lr.contentCap = max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault))
 	abs := startByte
 	done := false
+	// A plain page (no truncation option, no numbers) takes runs of
+	// whole lines at once (see run).
+	plain := e.s.truncBytes <= 0 && e.s.truncChars <= 0 && !e.s.includeLineNumbers
 	for !done {
 		if err := ctx.Err(); err != nil {
 			return readResult{}, err
 		}
 		n, err := r.Read(buf)
 		chunk := buf[:n]
+		runs := plain
 		for cursor := 0; cursor < len(chunk); {
+			if runs && lr.actual == 0 && !lr.settled && abs+int64(cursor) != 0 && lr.current >= lr.startLine && lr.current < 1<<52 {
+				k := lr.run(chunk[cursor:])
+				if k == 0 {
+					// Line by line for the rest of the chunk: a run
+					// that fails is not tried again at each line.
+					runs = false
+					continue
+				}
+				cursor += k
+				after := abs + int64(cursor)
+				lr.lineStart = after
+				if lr.lines >= lr.lineCap && after < size {
+					lr.truncated, lr.nextByte, done = true, after, true
+					break
+				}
+				continue
+			}
 			nl := bytes.IndexByte(chunk[cursor:], '\n')
 			if nl < 0 {
 				lr.append(chunk[cursor:])
@@ -334,6 +355,49 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 // readBuffers holds the buffers (*[]byte of readChunk bytes) read takes
 // a file's bytes into, so that a read makes none.
 var readBuffers = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// run puts on a plain page (see readText) the whole lines at the start
+// of b that it takes as they are, at once, and returns the bytes they
+// span with their newlines (0 for none): as many as the page's line and
+// byte caps take, when together they are valid UTF-8 (so each is, and
+// decodes to itself). A line that does not fit, and the rest when the
+// run is not valid, are left to be processed one by one, as is the
+// first line of the file (a byte order mark is dropped from it) and a
+// line before the page or numbered past 2^52 (the caller sees to
+// those). The answer is what processing each line would make.
+func (lr *lineReader) run(b []byte) int {
+	lines, out, end := lr.lines, lr.outBytes, 0
+	for lines < lr.lineCap {
+		nl := bytes.IndexByte(b[end:], '\n')
+		if nl < 0 {
+			break
+		}
+		size := int64(nl)
+		if lines > 0 {
+			size++
+		}
+		if out+size > lr.e.s.maxBytes {
+			break
+		}
+		lines, out, end = lines+1, out+size, end+nl+1
+	}
+	if end == 0 || !utf8.Valid(b[:end-1]) {
+		return 0
+	}
+	if lr.content == nil {
+		lr.content = make([]byte, 0, lr.contentCap)
+	}
+	if lr.lines > 0 {
+		lr.content = append(lr.content, '\n')
+	}
+	lr.content = append(lr.content, b[:end-1]...)
+	if lr.first == 0 {
+		lr.first = lr.current
+	}
+	lr.current += lines - lr.lines // below 2^53: as jsAdd one line at a time
+	lr.lines, lr.outBytes = lines, out
+	return end
+}
 
 // whole ends the current line with its last bytes b, as append and
 // finish would. A line that lies whole in one chunk is processed from

@@ -86,6 +86,17 @@ func TestReadSameWhateverTheChunks(t *testing.T) {
 		args += "}"
 		checkReadChunks(t, fmt.Sprintf("file %d", i), []byte(file.String()), opts, []byte(args), rng.Uint64())
 	}
+	// Short lines against small caps: the page ends at every boundary
+	// of bytes and lines.
+	for i := range 400 {
+		var file strings.Builder
+		for range rng.IntN(30) {
+			file.WriteString(strings.Repeat("ab", rng.IntN(6)) + "\n")
+		}
+		opts := core.Options{Read: core.ReadOptions{MaxBytes: 1 + rng.Int64N(60), MaxLines: 1 + rng.Int64N(30)}}
+		args := fmt.Sprintf(`{"path":"/workspace/f.txt","offset":%d}`, 1+rng.IntN(5))
+		checkReadChunks(t, fmt.Sprintf("short lines %d", i), []byte(file.String()), opts, []byte(args), rng.Uint64())
+	}
 }
 
 // checkReadChunks compares read's answer to args over content with the
