@@ -38,6 +38,7 @@ type Executor struct {
 	exec   *execTool
 	tools  []*Tool
 	byName map[string]*Tool
+	globs  globCache // find's and grep's automata, kept between calls
 }
 
 var _ toolspec.Handler = (*Executor)(nil)

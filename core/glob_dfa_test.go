@@ -310,6 +310,26 @@ func TestWalkMatchesNaiveFilter(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("tree %d, find %q excluding %q:\n got %q\nwant %q", tree, include, exclude, got, want)
 			}
+			// A page of it, from an offset: the walk passes over the
+			// entries before it and stops once the page is full.
+			pageLimit, offset := int64(1+rng.IntN(5)), int64(rng.IntN(len(want)+2))
+			out, err = e.Find(ctx, toolspec.FindArgs{Path: "/workspace", Pattern: include, Exclude: exclude, Limit: &pageLimit, Offset: &offset})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res = toolspec.FindResult{}
+			if err := json.Unmarshal(out.JSON, &res); err != nil {
+				t.Fatalf("%s: %v", out.JSON, err)
+			}
+			got = got[:0]
+			for _, en := range res.Entries {
+				got = append(got, en.Path)
+			}
+			wantPage := want[min(int(offset), len(want)):]
+			wantPage = wantPage[:min(len(wantPage), int(pageLimit))]
+			if !slices.Equal(got, wantPage) || (res.NextOffset != nil) != (int(offset+pageLimit) < len(want)) {
+				t.Fatalf("tree %d, find %q excluding %q, %d from %d:\n got %q (next %v)\nwant %q", tree, include, exclude, pageLimit, offset, got, res.NextOffset, wantPage)
+			}
 		}
 	}
 }

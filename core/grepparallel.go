@@ -224,7 +224,7 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 			}
 			before := s.accepted
 			var err error
-			done, err = e.scanFile(ctx, sc, open, en.path, s)
+			done, err = e.scanFile(ctx, sc, open, en.path(), s)
 			if unreadable(err) {
 				err = nil // a file the host will not open or read is passed over
 			}
@@ -237,7 +237,7 @@ func (e *Executor) grepTree(ctx context.Context, loc vfs.Location, include strin
 		if pool == nil {
 			pool = newGrepPool(ctx, plan, s.context, maxLine, chunk, s.offset+s.limit)
 		}
-		pending = append(pending, pool.submit(en.path, en.dir.OpenLater(ctx, en.name, 0)))
+		pending = append(pending, pool.submit(en.path(), en.dir.OpenLater(ctx, en.name, 0)))
 		for len(pending) > 0 && !done && scanErr == nil && (len(pending) > ahead || isReady(pending[0])) {
 			takeHead()
 		}

@@ -408,7 +408,7 @@ func compareTreeGrep(t *testing.T, rng *rand.Rand, i int, ws *vfs.Workspace) {
 		defer r.Close()
 		m := plan.m
 		var done bool
-		done, scanErr = refScanFile(ctx, &m, r, int64(maxLine), en.path, want)
+		done, scanErr = refScanFile(ctx, &m, r, int64(maxLine), en.path(), want)
 		if unreadable(scanErr) {
 			scanErr = nil
 		}

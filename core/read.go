@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/vfs"
@@ -197,8 +198,10 @@ type lineReader struct {
 	current   int64
 	// content is the page so far: the lines shown, rendered and joined
 	// by "\n", written in place (no string per line, no join at the
-	// end); lines counts them.
+	// end), made with room for contentCap bytes at the first; lines
+	// counts them.
 	content     []byte
+	contentCap  int64
 	lines       int64
 	outBytes    int64
 	first       int64 // first line emitted, 0 before any
@@ -247,29 +250,52 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 		return readResult{}, err
 	}
 	defer r.Close()
-	buf := make([]byte, readChunk)
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	buf := *bp
 	// Room for a page of the default byte limit, or the whole file when
-	// it is smaller: such a page is never copied as it grows (a larger
-	// limit grows the buffer as lines come).
-	lr.content = make([]byte, 0, max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault)))
+	// it is smaller, made at the first line shown: such a page is never
+	// copied as it grows (a larger limit grows the buffer as lines
+	// come), and a read that shows no line makes none.
+	lr.contentCap = max(0, min(e.s.maxBytes, size-startByte, toolspec.ReadMaxBytesDefault))
 	abs := startByte
 	done := false
+	// A plain page (no truncation option, no numbers) takes runs of
+	// whole lines at once (see run).
+	plain := e.s.truncBytes <= 0 && e.s.truncChars <= 0 && !e.s.includeLineNumbers
 	for !done {
 		if err := ctx.Err(); err != nil {
 			return readResult{}, err
 		}
 		n, err := r.Read(buf)
 		chunk := buf[:n]
+		runs := plain
 		for cursor := 0; cursor < len(chunk); {
+			if runs && lr.actual == 0 && !lr.settled && abs+int64(cursor) != 0 && lr.current >= lr.startLine && lr.current < 1<<52 {
+				k := lr.run(chunk[cursor:])
+				if k == 0 {
+					// Line by line for the rest of the chunk: a run
+					// that fails is not tried again at each line.
+					runs = false
+					continue
+				}
+				cursor += k
+				after := abs + int64(cursor)
+				lr.lineStart = after
+				if lr.lines >= lr.lineCap && after < size {
+					lr.truncated, lr.nextByte, done = true, after, true
+					break
+				}
+				continue
+			}
 			nl := bytes.IndexByte(chunk[cursor:], '\n')
 			if nl < 0 {
 				lr.append(chunk[cursor:])
 				done = lr.settle()
 				break
 			}
-			lr.append(chunk[cursor : cursor+nl])
 			after := abs + int64(cursor+nl+1)
-			if !lr.finish() {
+			if !lr.whole(chunk[cursor : cursor+nl]) {
 				done = true
 				break
 			}
@@ -324,6 +350,64 @@ func (e *Executor) readText(ctx context.Context, a toolspec.ReadArgs, p string, 
 		res.TotalLines = new(jsAdd(lr.current, -1))
 	}
 	return readResult{text: res}, nil
+}
+
+// readBuffers holds the buffers (*[]byte of readChunk bytes) read takes
+// a file's bytes into, so that a read makes none.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// run puts on a plain page (see readText) the whole lines at the start
+// of b that it takes as they are, at once, and returns the bytes they
+// span with their newlines (0 for none): as many as the page's line and
+// byte caps take, when together they are valid UTF-8 (so each is, and
+// decodes to itself). A line that does not fit, and the rest when the
+// run is not valid, are left to be processed one by one, as is the
+// first line of the file (a byte order mark is dropped from it) and a
+// line before the page or numbered past 2^52 (the caller sees to
+// those). The answer is what processing each line would make.
+func (lr *lineReader) run(b []byte) int {
+	lines, out, end := lr.lines, lr.outBytes, 0
+	for lines < lr.lineCap {
+		nl := bytes.IndexByte(b[end:], '\n')
+		if nl < 0 {
+			break
+		}
+		size := int64(nl)
+		if lines > 0 {
+			size++
+		}
+		if out+size > lr.e.s.maxBytes {
+			break
+		}
+		lines, out, end = lines+1, out+size, end+nl+1
+	}
+	if end == 0 || !utf8.Valid(b[:end-1]) {
+		return 0
+	}
+	if lr.content == nil {
+		lr.content = make([]byte, 0, lr.contentCap)
+	}
+	if lr.lines > 0 {
+		lr.content = append(lr.content, '\n')
+	}
+	lr.content = append(lr.content, b[:end-1]...)
+	if lr.first == 0 {
+		lr.first = lr.current
+	}
+	lr.current += lines - lr.lines // below 2^53: as jsAdd one line at a time
+	lr.lines, lr.outBytes = lines, out
+	return end
+}
+
+// whole ends the current line with its last bytes b, as append and
+// finish would. A line that lies whole in one chunk is processed from
+// the chunk, not copied into kept first; false stops the read.
+func (lr *lineReader) whole(b []byte) bool {
+	if lr.actual > 0 || lr.settled {
+		lr.append(b)
+		return lr.finish()
+	}
+	return lr.process(b[:min(int64(len(b)), lr.keepBytes)], int64(len(b)))
 }
 
 // append adds bytes of the current line, keeping at most keepBytes of it.
@@ -386,6 +470,9 @@ func (lr *lineReader) process(kept []byte, actual int64) bool {
 	}
 	if lr.first == 0 {
 		lr.first = lr.current
+	}
+	if lr.content == nil {
+		lr.content = make([]byte, 0, lr.contentCap)
 	}
 	if lr.lines > 0 {
 		lr.content = append(lr.content, '\n')

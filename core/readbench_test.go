@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/toolspec"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -65,5 +66,41 @@ func benchSparseRead(b *testing.B, name, prefix string, ok func(toolspec.Output)
 		if !ok(out) {
 			b.Fatalf("unexpected answer: %.200s%.200s", out.Text, out.JSON)
 		}
+	}
+}
+
+// BenchmarkReadRows is the bench's read rows on memfs and on a host
+// directory: the first page of 100,000 lines of 60 bytes, and a file
+// that is one 1 MiB line (over the read cap).
+func BenchmarkReadRows(b *testing.B) {
+	var big strings.Builder
+	for n := 1; n <= 100000; n++ {
+		fmt.Fprintf(&big, "%d: lorem ipsum dolor sit amet, consectetur adipiscing elit\n", n)
+	}
+	files := map[string]string{"big.txt": big.String(), "oneline.txt": strings.Repeat("x", 1<<20)}
+	for _, st := range benchStores[:2] {
+		ws := st.open(b)
+		for name, content := range files {
+			if err := ws.WriteFile(b.Context(), "/workspace/"+name, []byte(content), vfs.WriteOptions{CreateParents: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ex, err := core.New(ws, core.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(st.name+"/first-page", func(b *testing.B) {
+			b.ReportAllocs()
+			benchCall(b, ex, "read", `{"path":"/workspace/big.txt"}`, func(s string) bool { return strings.HasSuffix(s, `"nextByteOffset":122893}`) })
+		})
+		b.Run(st.name+"/1MiB-single-line", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := ex.Call(b.Context(), "read", []byte(`{"path":"/workspace/oneline.txt"}`))
+				if err != nil || !strings.Contains(out.Text, "exceeds the 262144-byte read cap") {
+					b.Fatalf("%q %v", out.Text, err)
+				}
+			}
+		})
 	}
 }

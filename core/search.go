@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -33,6 +34,11 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 		return failure(err)
 	}
 	res := toolspec.FindResult{Path: a.Path, Pattern: a.Pattern, Entries: []toolspec.FindEntry{}}
+	// The page's paths are written one after another into a reused
+	// buffer, which becomes one string that each entry's path is a part
+	// of: one allocation for the page's paths rather than one per entry.
+	buf := findBuffers.Get().(*findBuffer)
+	defer buf.put()
 	seen := int64(0)
 	err = e.walk(ctx, dir, a.Pattern, globList(a.Exclude), func(en walkEntry) bool {
 		if seen >= offset {
@@ -40,7 +46,12 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 				res.NextOffset = new(offset + page)
 				return false
 			}
-			res.Entries = append(res.Entries, toolspec.FindEntry{Path: en.path, Type: en.typ.String()})
+			if cap(res.Entries) == 0 {
+				res.Entries = make([]toolspec.FindEntry, 0, min(page, findEntriesHeld))
+			}
+			buf.paths = en.appendPath(buf.paths)
+			buf.ends = append(buf.ends, len(buf.paths))
+			res.Entries = append(res.Entries, toolspec.FindEntry{Type: en.typ.String()})
 		}
 		seen++
 		return true
@@ -48,8 +59,38 @@ func (e *Executor) Find(ctx context.Context, a toolspec.FindArgs) (toolspec.Outp
 	if err != nil {
 		return failure(err)
 	}
+	all, start := string(buf.paths), 0
+	for i, end := range buf.ends {
+		res.Entries[i].Path, start = all[start:end], end
+	}
 	res.Count = int64(len(res.Entries))
 	return jsonOutput(res), nil
+}
+
+// A page is usually full: a find makes room for its entries (up to
+// findEntriesHeld of them) at its first entry, rather than growing them.
+const findEntriesHeld = 1024
+
+// findBuffer is where a find writes its page's paths (see Find): the
+// paths one after another, and where each ends.
+type findBuffer struct {
+	paths []byte
+	ends  []int
+}
+
+// findBuffers keeps findBuffers (*findBuffer) for the next find, up to
+// maxPooledFind bytes of paths.
+var findBuffers = sync.Pool{New: func() any { return new(findBuffer) }}
+
+const maxPooledFind = 1 << 20
+
+// put empties b and gives it back for another find, unless it grew
+// past maxPooledFind.
+func (b *findBuffer) put() {
+	if cap(b.paths) <= maxPooledFind {
+		b.paths, b.ends = b.paths[:0], b.ends[:0]
+		findBuffers.Put(b)
+	}
 }
 
 // searchDir resolves the directory a find starts from.
@@ -65,10 +106,24 @@ func (e *Executor) searchDir(ctx context.Context, p string) (vfs.Location, error
 }
 
 type walkEntry struct {
-	path string   // as the tool reports it: below the path asked for
-	dir  *vfs.Dir // the directory holding it, open while visit runs
-	name string   // its name in dir
-	typ  vfs.FileType
+	shown string   // the path of dir as the tool reports it: below the path asked for
+	dir   *vfs.Dir // the directory holding it, open while visit runs
+	name  string   // its name in dir
+	typ   vfs.FileType
+}
+
+// path is the entry's path as the tool reports it. It is made on
+// demand: a walk that passes over most of what it visits (a page far
+// from the first) allocates no path for those.
+func (en walkEntry) path() string { return vfs.Join(en.shown, en.name) }
+
+// appendPath appends the entry's path (see path) to b.
+func (en walkEntry) appendPath(b []byte) []byte {
+	b = append(b, en.shown...)
+	if en.shown != "/" {
+		b = append(b, '/')
+	}
+	return append(b, en.name...)
 }
 
 // The walk lists a directory in chunks of names (see vfs.Dir.Entries),
@@ -111,11 +166,11 @@ func walkHeld(i, depth int) bool {
 }
 
 // walkFrame is a directory on the walk's path from its start: its name
-// in the directory above, its link-free path, and its handle while the
-// walk holds it open (nil otherwise).
+// in the directory above and its handle while the walk holds it open
+// (nil otherwise).
 type walkFrame struct {
-	name, real string
-	d          *vfs.Dir
+	name string
+	d    *vfs.Dir
 }
 
 // walkPath is the walk's path of directories from its start (frame 0,
@@ -169,7 +224,8 @@ func (p walkPath) reopen(ctx context.Context, depth int) error {
 // is not entered, nor one below which no path can match include; a
 // symbolic link is not followed. The globs are matched by automata
 // (globDFA) fed one name at a time from the state the directory's path
-// left them in. visit returning false
+// left them in; the automata are kept between calls (globCache).
+// visit returning false
 // stops the walk. The walk goes through open directories (vfs.Dir), so
 // each step costs the store one name, however deep, and it holds a
 // chunk of each directory's names, not the whole directory. Below the
@@ -178,25 +234,17 @@ func (p walkPath) reopen(ctx context.Context, depth int) error {
 // so is an entry whose path is longer than a tool accepts (deviation
 // pathLength), with all below it.
 func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, exclude []string, visit func(walkEntry) bool) error {
-	var inc *globDFA
-	if include != "" {
-		re, err := parseGlob(include)
-		if err != nil {
-			return err
-		}
-		if inc, err = globMatcher([]*syntax.Regexp{re}); err != nil {
-			return err
-		}
-	}
-	ex, exDirs, err := exclusions(exclude)
+	globs, key, err := e.globs.take(include, exclude)
 	if err != nil {
 		return err
 	}
+	defer e.globs.put(key, globs)
+	inc, ex, exDirs := globs.inc, globs.ex, globs.exDirs
 	top, err := e.ws.OpenDirReal(ctx, dir.Real)
 	if err != nil {
 		return err
 	}
-	path := walkPath{{real: dir.Real, d: top}}
+	path := walkPath{{d: top}}
 	defer func() {
 		for _, f := range path {
 			if f.d != nil {
@@ -227,8 +275,7 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 					return false, err
 				}
 				d := path[depth].d
-				child := walkEntry{dir: d, name: en.Name, typ: en.Type}
-				// Its path is made only for a match or a directory.
+				child := walkEntry{shown: shown, dir: d, name: en.Name, typ: en.Type}
 				if pathLen := len(shown) + 1 + len(en.Name) - boolInt(shown == "/"); int64(pathLen) > toolspec.WorkspaceMaxPathBytesDefault {
 					// No call could name it or anything below it
 					// (deviation pathLength); passing it over bounds
@@ -250,7 +297,6 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 					here.inc = inc.feed(at.inc, en.Name)
 				}
 				if inc == nil || here.inc.match {
-					child.path = vfs.Join(shown, en.Name)
 					if !visit(child) {
 						return false, nil
 					}
@@ -273,9 +319,6 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				if exDirs != nil {
 					below.exDirs = exDirs.feed(here.exDirs, "/")
 				}
-				if child.path == "" {
-					child.path = vfs.Join(shown, en.Name)
-				}
 				sub, err := d.OpenDir(ctx, en.Name)
 				if unreadable(err) {
 					continue // a directory the host will not open is passed over
@@ -283,9 +326,9 @@ func (e *Executor) walk(ctx context.Context, dir vfs.Location, include string, e
 				if err != nil {
 					return false, err
 				}
-				path = append(path, walkFrame{name: en.Name, real: vfs.Join(path[depth].real, en.Name), d: sub})
+				path = append(path, walkFrame{name: en.Name, d: sub})
 				path.release(depth + 1)
-				more, err := visitDir(child.path, depth+1, below)
+				more, err := visitDir(child.path(), depth+1, below)
 				if c := path[depth+1].d; c != nil {
 					c.Close()
 				}
@@ -366,7 +409,9 @@ func (e *Executor) Grep(ctx context.Context, a toolspec.GrepArgs) (toolspec.Outp
 	if err != nil {
 		return failure(err)
 	}
-	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: []toolspec.GrepMatch{}}
+	// Room for a page of matches (up to findEntriesHeld), rather than
+	// growing it as they come.
+	s := &scan{context: contextLines, budget: toolspec.GrepMaxResultBytesDefault, offset: offset, limit: page + 1, out: make([]toolspec.GrepMatch, 0, min(page+1, findEntriesHeld))}
 	maxLine := int(toolspec.GrepMaxLineBytesDefault)
 	if loc.Info.IsDir() {
 		err = e.grepTree(ctx, loc, globOne(a.Include), globList(a.Exclude), plan, maxLine, grepScanChunk, s)

@@ -197,6 +197,20 @@ func (d *sysDir) open(name, shown string, offset int64) (io.ReadCloser, error) {
 	return &fdReader{fd: fd, off: max(offset, 0), size: st.Size, name: shown}, nil
 }
 
+// openTop opens name, a file directly in the store's directory, as a
+// walk opens a file of a directory it holds (sysDir.open: one openat
+// with O_NOFOLLOW, an fstat, reads with pread), sparing os.Root's stat
+// before the open and os.File's registration with the poller. ok is
+// false for any other name, which os.Root opens.
+func (f *FS) openTop(name string, offset int64) (r io.ReadCloser, ok bool, err error) {
+	if !oneName(name) || f.fd.fd < 0 {
+		return nil, false, nil
+	}
+	d := sysDir{fd: f.fd.fd}
+	r, err = d.open(name, name, offset)
+	return r, true, err
+}
+
 // fdReader reads a file through its descriptor with pread(2), from off.
 // A short read that reaches the size the file had when opened ends the
 // file (io.EOF with the bytes), sparing the read that would return

@@ -1,6 +1,7 @@
 package hostfs
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -140,4 +141,61 @@ func TestOpenLaterOutlivesTheHandle(t *testing.T) {
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != unix.EBADF {
 		t.Errorf("the directory's descriptor is still open (%v)", err)
 	}
+}
+
+// TestOpenTopAsOpenBelow checks that a file directly in the store's
+// directory is opened through a plain descriptor (no os.File, whose open
+// costs a stat and the poller's registration more), and answers as a
+// file further down, which os.Root opens: the same bytes from each
+// offset, the same failures for a link, a directory, a FIFO, a missing
+// name.
+func TestOpenTopAsOpenBelow(t *testing.T) {
+	dir := t.TempDir()
+	for _, at := range []string{dir, filepath.Join(dir, "sub")} {
+		if err := os.MkdirAll(filepath.Join(at, "d"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(at, "f.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("f.txt", filepath.Join(at, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mkfifo(filepath.Join(at, "fifo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := f.Open(t.Context(), "f.txt", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.(*fdReader); !ok {
+		t.Errorf("Open(f.txt) reads through %T, want a plain descriptor", r)
+	}
+	r.Close()
+	for _, name := range []string{"f.txt", "link", "d", "fifo", "missing"} {
+		for _, offset := range []int64{0, 3, 12, 100, 1 << 62} {
+			top, topErr := readAllAt(f, name, offset)
+			below, belowErr := readAllAt(f, "sub/"+name, offset)
+			if top != below || errno.CodeOf(topErr) != errno.CodeOf(belowErr) || fmt.Sprint(topErr) != strings.Replace(fmt.Sprint(belowErr), "sub/", "", 1) {
+				t.Errorf("Open(%q, %d): %q, %v; Open(sub/%s): %q, %v", name, offset, top, topErr, name, below, belowErr)
+			}
+		}
+	}
+}
+
+// readAllAt reads the file name of f from offset to its end.
+func readAllAt(f *FS, name string, offset int64) (string, error) {
+	r, err := f.Open(context.Background(), name, offset)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	return string(b), err
 }

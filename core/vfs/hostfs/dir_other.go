@@ -26,6 +26,10 @@ func openRootFD(string) (rootFD, error) { return rootFD{}, nil }
 
 func (rootFD) close() error { return nil }
 
+// openTop is Linux's way to open a file directly in the store's
+// directory; here os.Root opens every file (ok is false).
+func (f *FS) openTop(string, int64) (io.ReadCloser, bool, error) { return nil, false, nil }
+
 // openSysDir opens the directory at name in the store.
 func (f *FS) openSysDir(name string) (sysDir, error) {
 	r, err := openSub(f.root, rel(name), name)

@@ -298,6 +298,9 @@ func (f *FS) ReadDir(ctx context.Context, name string, offset, limit int) ([]vfs
 
 // Open reads a regular file from offset.
 func (f *FS) Open(_ context.Context, name string, offset int64) (io.ReadCloser, error) {
+	if r, ok, err := f.openTop(name, offset); ok {
+		return r, err
+	}
 	return openFile(f.root, rel(name), name, offset)
 }
 
