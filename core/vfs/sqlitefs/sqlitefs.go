@@ -54,11 +54,16 @@
 //     not above the revision of the node it changes, or of the directory
 //     it adds to) or a content id in use is refused as damage.
 //
-// Listings of directories are kept between calls, as they were read and
-// checked, while the change counter does not move (see listings): a walk
-// or a page of an unchanged tree is served from memory, and damage done
-// to the file since, without a change, is found by the next read of the
-// rows, not by a listing served so.
+// Listings of directories, and nodes looked up, are kept between calls,
+// as they were read and checked, while the change counter does not move
+// (see listings): a walk, a page or a lookup (Lstat, LstatPath) of an
+// unchanged tree is served from memory, and damage done to the file
+// since, without a change, is found by the next read of the rows, not by
+// what is served so. Whether the counter moved is told, without a
+// statement, by the header of SQLite's WAL index (the -shm file, mapped
+// read-only), which every commit of any process rewrites (see seenRev);
+// where it is not mapped (a read-only FS, a system without mmap), the
+// counter is read with a statement.
 //
 // An operation that meets damage fails with an error that says the
 // database is damaged and why and names it (toolspec.MsgDatabaseDamaged,
@@ -362,8 +367,18 @@ type FS struct {
 	// chunkReads counts the chunks readers fetched (for tests).
 	chunkReads atomic.Int64
 
-	// listings keeps directory listings for OpenDir.
+	// listings keeps directory listings and nodes (see listings).
 	listings listings
+
+	// wal is the WAL index's header mapped (nil when it is not: a
+	// read-only FS, a system without mmap), which tells whether a change
+	// was committed since seen was read (see seenRev); pin is a reading
+	// connection held open until Close, so that SQLite never removes or
+	// starts that index over while it is mapped (it does only when no
+	// connection has the database open).
+	wal  atomic.Pointer[walIndex]
+	seen atomic.Pointer[seenRev]
+	pin  *sql.Conn
 }
 
 var (
@@ -522,7 +537,38 @@ func Open(path string, opts ...Option) (*FS, error) {
 	// Collecting garbage is housekeeping: a database another process
 	// keeps busy for longer than the busy timeout is still opened.
 	_ = f.collect(ctx)
+	f.mapWAL(ctx, rdb, abs)
 	return f, nil
+}
+
+// mapWAL maps the WAL index of the database at abs (see FS.wal) once a
+// connection of db that holds it open has read the database; without
+// it, the change counter is read with a statement every time.
+func (f *FS) mapWAL(ctx context.Context, db *sql.DB, abs string) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	var rev int64
+	if err := conn.QueryRowContext(ctx, qRev).Scan(&rev); err == nil {
+		if w := mapWALIndex(abs); w != nil {
+			f.wal.Store(w)
+			f.pin = conn
+			return
+		}
+	}
+	conn.Close()
+}
+
+// unpin releases the connection mapWAL holds, and the WAL index, which
+// no longer tells anything once this FS's connections are closed (it is
+// unmapped once unreachable).
+func (f *FS) unpin() error {
+	f.wal.Store(nil)
+	if f.pin == nil {
+		return nil
+	}
+	return f.pin.Close()
 }
 
 // dsn is the driver's name of the database file at the absolute path
@@ -536,7 +582,7 @@ func dsn(abs string, params ...string) string {
 
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
-	err := errors.Join(f.r.Close(), f.w.Close())
+	err := errors.Join(f.unpin(), f.r.Close(), f.w.Close())
 	if f.snap != nil {
 		f.snap.close()
 	}
