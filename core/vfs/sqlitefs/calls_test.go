@@ -3,9 +3,12 @@ package sqlitefs_test
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -281,5 +284,47 @@ func TestKeptNodesFollowOtherProcess(t *testing.T) {
 	describe("z")
 	if after, _ := a.Statements(); after != before {
 		t.Errorf("looking up an unchanged tree again ran %d statements, want 0", after-before)
+	}
+}
+
+// walUnchecked reads, from the -shm file beside the database at file
+// (SQLite's WAL index), how many frames the WAL holds that no
+// checkpoint copied into the database yet.
+func walUnchecked(t *testing.T, file string) uint32 {
+	t.Helper()
+	b, err := os.ReadFile(file + "-shm")
+	if err != nil || len(b) < 100 {
+		t.Fatalf("reading the WAL index: %d bytes, %v", len(b), err)
+	}
+	return binary.NativeEndian.Uint32(b[16:]) - binary.NativeEndian.Uint32(b[96:])
+}
+
+// TestCheckpointsInBackground makes changes until the WAL is long while
+// the checkpoints started in the background are held: no change's
+// commit copies the WAL into the database itself (which syncs both
+// files to disk, milliseconds each); once released, a checkpoint in
+// the background does.
+func TestCheckpointsInBackground(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the WAL index is mapped on Linux only")
+	}
+	ctx := t.Context()
+	s, file := openStore(t)
+	release := s.HoldCheckpoints()
+	for i := 0; walUnchecked(t, file) < 1500; i++ {
+		if i == 3000 {
+			release()
+			t.Fatalf("after %d changes the WAL holds %d frames not copied, want 1500: a commit checkpointed", i, walUnchecked(t, file))
+		}
+		if err := s.Chmod(ctx, "workspace", 0o700+uint32(i%2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release()
+	if n := s.Checkpoints(); n != 1 {
+		t.Errorf("%d checkpoints ran in the background, want 1", n)
+	}
+	if n := walUnchecked(t, file); n != 0 {
+		t.Errorf("after the checkpoint the WAL holds %d frames not copied, want 0", n)
 	}
 }

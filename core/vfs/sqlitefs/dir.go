@@ -170,8 +170,13 @@ func (l *listings) statLocked(rev int64, path string) (info vfs.Info, found, kno
 }
 
 // walHdrSize is the length in bytes of the header of SQLite's WAL index,
-// which the -shm file holds twice at its start.
-const walHdrSize = 48
+// which the -shm file holds twice at its start; walMapped how much of
+// the file is mapped: both, and the checkpoint's record after them
+// (WalCkptInfo, 40 bytes).
+const (
+	walHdrSize = 48
+	walMapped  = 2*walHdrSize + 40
+)
 
 // walHdr is a copy of the WAL index's header: every commit, of any
 // connection in any process, rewrites it with a new count of frames (or

@@ -23,7 +23,9 @@
 // moves in a quarter of the system calls 4 KiB pages take, at the price
 // of small changes, one transaction each, writing 16 KiB pages to the
 // WAL (removing 1000 files one by one takes 1.8 times as long). A
-// database made with 4 KiB pages keeps them.
+// database made with 4 KiB pages keeps them. The WAL is copied into the
+// database by checkpoints in the background (see checkpointSoon), not in
+// the commit of the change that makes it long.
 //
 // The file's layout is versioned with PRAGMA user_version (see
 // SchemaVersion). Open initializes a new or empty file and refuses,
@@ -62,7 +64,7 @@
 // what is served so. Whether the counter moved is told, without a
 // statement, by the header of SQLite's WAL index (the -shm file, mapped
 // read-only), which every commit of any process rewrites (see seenRev);
-// where it is not mapped (a read-only FS, a system without mmap), the
+// where it is not mapped (a read-only FS, a system other than Linux), the
 // counter is read with a statement.
 //
 // An operation that meets damage fails with an error that says the
@@ -371,14 +373,14 @@ type FS struct {
 	listings listings
 
 	// wal is the WAL index's header mapped (nil when it is not: a
-	// read-only FS, a system without mmap), which tells whether a change
-	// was committed since seen was read (see seenRev); pin is a reading
-	// connection held open until Close, so that SQLite never removes or
-	// starts that index over while it is mapped (it does only when no
-	// connection has the database open).
+	// read-only FS, a system other than Linux), which tells whether a change
+	// was committed since seen was read (see seenRev). ckpt holds a
+	// reading connection open until Close, so that SQLite never removes
+	// or starts that index over while it is mapped (it does only when no
+	// connection has the database open), and runs checkpoints on it.
 	wal  atomic.Pointer[walIndex]
 	seen atomic.Pointer[seenRev]
-	pin  *sql.Conn
+	ckpt checkpointer
 }
 
 var (
@@ -542,8 +544,10 @@ func Open(path string, opts ...Option) (*FS, error) {
 }
 
 // mapWAL maps the WAL index of the database at abs (see FS.wal) once a
-// connection of db that holds it open has read the database; without
-// it, the change counter is read with a statement every time.
+// connection of db that holds it open has read the database, and then
+// leaves checkpoints to the background (see checkpointSoon); without
+// it, the change counter is read with a statement every time, and the
+// writing connection makes SQLite's checkpoints itself.
 func (f *FS) mapWAL(ctx context.Context, db *sql.DB, abs string) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -553,22 +557,27 @@ func (f *FS) mapWAL(ctx context.Context, db *sql.DB, abs string) {
 	if err := conn.QueryRowContext(ctx, qRev).Scan(&rev); err == nil {
 		if w := mapWALIndex(abs); w != nil {
 			f.wal.Store(w)
-			f.pin = conn
+			f.ckpt.conn = conn
+			_, _ = f.w.db().ExecContext(ctx, fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, writerCkptFrames))
 			return
 		}
 	}
 	conn.Close()
 }
 
-// unpin releases the connection mapWAL holds, and the WAL index, which
-// no longer tells anything once this FS's connections are closed (it is
-// unmapped once unreachable).
+// unpin releases the connection mapWAL holds, once a checkpoint running
+// on it is done, and the WAL index, which no longer tells anything once
+// this FS's connections are closed (it is unmapped once unreachable).
 func (f *FS) unpin() error {
 	f.wal.Store(nil)
-	if f.pin == nil {
+	f.ckpt.mu.Lock()
+	defer f.ckpt.mu.Unlock()
+	conn := f.ckpt.conn
+	f.ckpt.conn = nil
+	if conn == nil {
 		return nil
 	}
-	return f.pin.Close()
+	return conn.Close()
 }
 
 // dsn is the driver's name of the database file at the absolute path
@@ -996,6 +1005,7 @@ func (f *FS) write(ctx context.Context, name string, fn func(t *wtx) error) erro
 	if err := tx.Commit(); err != nil {
 		return f.fail(ctx, name, err)
 	}
+	f.checkpointSoon()
 	return nil
 }
 
