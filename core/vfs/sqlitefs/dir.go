@@ -2,6 +2,7 @@ package sqlitefs
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"slices"
 	"strings"
@@ -23,21 +24,24 @@ const dirMax = 1024
 // listingsMax is how many entries the kept listings hold, at most.
 const listingsMax = 32 << 10
 
-// listings keeps directory listings between calls, for as long as the
-// tree does not change: every change to the tree, by any process, moves
-// the change counter (meta 'rev'), and the listings are of one value of
-// it. A walk of a tree that did not change since the last one (find,
-// then grep) lists it without reading a row, and ls pages through a
-// directory reading each entry once.
+// listings keeps directory listings, and nodes looked up, between calls,
+// for as long as the tree does not change: every change to the tree, by
+// any process, moves the change counter (meta 'rev'), and what is kept
+// is of one value of it. A walk of a tree that did not change since the
+// last one (find, then grep) lists it without reading a row, ls pages
+// through a directory reading each entry once, and a path looked up
+// again (read resolves it, then opens it) is not read again.
 //
-// A listing is kept under a value of the counter read before the
-// listing was: it is as new as that value or newer, never older, so it
-// is never served once the tree changed after it was read.
+// What is kept is kept under a value of the counter read in the
+// statement that read it, or before: it is as new as that value or
+// newer, never older, so it is never served once the tree changed after
+// it was read.
 type listings struct {
-	mu   sync.Mutex
-	rev  int64 // the counter's value they are of; 0: none kept
-	dirs map[string]kept
-	held int // entries in dirs
+	mu    sync.Mutex
+	rev   int64 // the counter's value they are of; 0: none kept
+	dirs  map[string]kept
+	nodes map[string]vfs.Info // by path
+	held  int                 // entries in dirs and nodes
 }
 
 // kept is a directory's listing: its first entries in name order, all
@@ -58,17 +62,27 @@ func (l *listings) get(rev int64, name string) (kept, bool) {
 	return k, ok
 }
 
+// room makes room for n entries kept at rev, dropping what is kept at
+// an earlier value (or all, when full); false when rev is earlier than
+// what is kept, which is then not replaced. l.mu is held.
+func (l *listings) room(rev int64, n int) bool {
+	switch {
+	case rev <= 0 || rev < l.rev:
+		return false
+	case rev > l.rev || l.held+n > listingsMax:
+		l.rev, l.dirs, l.nodes, l.held = rev, map[string]kept{}, map[string]vfs.Info{}, 0
+	}
+	return true
+}
+
 // put keeps k, the listing of name read after the counter was rev.
 // Listings of an earlier value are dropped; one of an earlier value than
 // those kept is not kept.
 func (l *listings) put(rev int64, name string, k kept) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case rev <= 0 || rev < l.rev:
+	if !l.room(rev, len(k.infos)) {
 		return
-	case rev > l.rev || l.held+len(k.infos) > listingsMax:
-		l.rev, l.dirs, l.held = rev, map[string]kept{}, 0
 	}
 	if old, ok := l.dirs[name]; ok {
 		l.held -= len(old.infos)
@@ -77,12 +91,184 @@ func (l *listings) put(rev int64, name string, k kept) {
 	l.held += len(k.infos)
 }
 
-// rev reads the change counter; 0 when it is not kept (a database of
-// layout 1 or 2, read-only).
+// putNodes keeps the nodes at paths, described by infos, read after the
+// counter was rev, as put keeps a listing.
+func (l *listings) putNodes(rev int64, paths []string, infos []vfs.Info) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.room(rev, len(infos)) {
+		return
+	}
+	for i, info := range infos {
+		if _, ok := l.nodes[paths[i]]; !ok {
+			l.held++
+		}
+		l.nodes[paths[i]] = info
+	}
+}
+
+// stat describes the node at path from what is kept at rev: known is
+// false when nothing kept tells, found false when a listing kept tells
+// there is none.
+func (l *listings) stat(rev int64, path string) (info vfs.Info, found, known bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.statLocked(rev, path)
+}
+
+// statPath is LstatPath from what is kept at rev (see FS.LstatPath);
+// known is false when what is kept does not tell all of it.
+func (l *listings) statPath(rev int64, name string, elems []string) (out []vfs.Info, known bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := name
+	for i := -1; i < len(elems); i++ {
+		if i >= 0 {
+			cur = join(cur, elems[i])
+		}
+		info, found, known := l.statLocked(rev, cur)
+		switch {
+		case !known:
+			return nil, false
+		case !found:
+			return out, true
+		}
+		out = append(out, info)
+		if info.Type != vfs.TypeDir {
+			break
+		}
+	}
+	return out, true
+}
+
+// statLocked is stat with l.mu held.
+func (l *listings) statLocked(rev int64, path string) (info vfs.Info, found, known bool) {
+	if rev != l.rev || rev <= 0 {
+		return info, false, false
+	}
+	if info, ok := l.nodes[path]; ok {
+		return info, true, true
+	}
+	if path == "" {
+		return info, false, false
+	}
+	dir, base := split(path)
+	k, ok := l.dirs[dir]
+	if !ok {
+		return info, false, false
+	}
+	i, found := slices.BinarySearchFunc(k.infos, base, compareEntry)
+	switch {
+	case found:
+		return k.infos[i], true, true
+	case k.whole || i < len(k.infos):
+		// Not among the directory's first entries, in name order, which
+		// reach past it.
+		return info, false, true
+	}
+	return info, false, false
+}
+
+// walHdrSize is the length in bytes of the header of SQLite's WAL index,
+// which the -shm file holds twice at its start; walMapped how much of
+// the file is mapped: both, and the checkpoint's record after them
+// (WalCkptInfo, 40 bytes).
+const (
+	walHdrSize = 48
+	walMapped  = 2*walHdrSize + 40
+)
+
+// walHdr is a copy of the WAL index's header: every commit, of any
+// connection in any process, rewrites it with a new count of frames (or
+// new salts, when the WAL starts over), so while it reads the same, no
+// change was committed.
+type walHdr [walHdrSize / 4]uint32
+
+// seenRev is the change counter's value read by a statement that began
+// after the WAL index's header read hdr: while the header still reads
+// so, no change was committed since, and the counter has that value.
+type seenRev struct {
+	hdr walHdr
+	rev int64
+}
+
+// keptRev is the change counter's value when the WAL index's header
+// tells it without a statement (see seenRev), else 0; hdr and ok are
+// the header as read now, for saw.
+func (f *FS) keptRev() (rev int64, hdr walHdr, ok bool) {
+	hdr, ok = f.wal.Load().header()
+	if s := f.seen.Load(); ok && s != nil && s.hdr == hdr {
+		return s.rev, hdr, true
+	}
+	return 0, hdr, ok
+}
+
+// saw records rev, the counter's value a statement read that began
+// after the WAL index's header read hdr (ok: hdr was read).
+func (f *FS) saw(hdr walHdr, ok bool, rev int64) {
+	if ok && rev > 0 {
+		f.seen.Store(&seenRev{hdr: hdr, rev: rev})
+	}
+}
+
+// rev reads the change counter, without a statement while the WAL
+// index's header tells it (see seenRev); 0 when it is not kept (a
+// database of layout 1 or 2, read-only).
 func (f *FS) rev(ctx context.Context) (int64, error) {
-	var rev int64
+	rev, hdr, ok := f.keptRev()
+	if rev > 0 {
+		return rev, nil
+	}
 	err := f.r.QueryRowContext(ctx, qRev).Scan(&rev)
+	f.saw(hdr, ok && err == nil, rev)
 	return max(rev, 0), err
+}
+
+// lstat is Lstat's work: from what is kept at the change counter's value
+// when the WAL index's header tells it (see keptRev), else with one
+// statement that reads the counter too, keeping what it read.
+func (f *FS) lstat(ctx context.Context, name string) (vfs.Info, error) {
+	rev, hdr, ok := f.keptRev()
+	if rev > 0 {
+		if info, found, known := f.listings.stat(rev, name); found {
+			return info, nil
+		} else if known {
+			// Not in its directory's listing: the directory is one.
+			return vfs.Info{}, errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name)
+		}
+	}
+	dir, base := split(name)
+	s := newRowScanner()
+	n, _, err := s.node(withExtra{f.r.QueryRowContext(ctx, qNodeRev, name), []any{&rev}}, false, dir, base, name == "", f.r.unsummed())
+	s.free()
+	if err == sql.ErrNoRows {
+		return vfs.Info{}, missing(ctx, f.r, name)
+	}
+	if err != nil {
+		return vfs.Info{}, err
+	}
+	info := n.info(base)
+	f.saw(hdr, ok, rev)
+	f.listings.putNodes(rev, []string{name}, []vfs.Info{info})
+	return info, nil
+}
+
+// lstatPath is LstatPath's work, from what is kept as lstat serves it,
+// else with a statement for each pathSlots nodes, keeping what they read.
+func (f *FS) lstatPath(ctx context.Context, name string, elems []string) ([]vfs.Info, error) {
+	rev, hdr, ok := f.keptRev()
+	if rev > 0 {
+		if out, known := f.listings.statPath(rev, name, elems); known {
+			return out, nil
+		}
+	}
+	out, paths, rev, err := lstatPath(ctx, f.r, name, elems)
+	if err != nil {
+		return nil, err
+	}
+	f.saw(hdr, ok, rev)
+	f.listings.putNodes(rev, paths, out)
+	return out, nil
 }
 
 // dir is an open directory of the store (see vfs.DirOpener): its path,

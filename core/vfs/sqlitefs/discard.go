@@ -102,7 +102,7 @@ func (f *FS) Discard() (removed bool, err error) {
 	}
 	// The connections first (the last one folds the -wal into the file
 	// and removes it, and the -shm), the lock after the files.
-	closed := errors.Join(f.r.Close(), f.w.Close())
+	closed := errors.Join(f.unpin(), f.r.Close(), f.w.Close())
 	var errs []error
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		if err := os.Remove(f.file + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {

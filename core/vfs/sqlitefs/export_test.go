@@ -55,3 +55,17 @@ func (f *FS) ReadPragma(ctx context.Context, name string) (int64, error) {
 	err := f.r.cur.Load().db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	return v, err
 }
+
+// HoldCheckpoints keeps the checkpoints f starts in the background from
+// running until release is called.
+func (f *FS) HoldCheckpoints() (release func()) {
+	f.ckpt.mu.Lock()
+	return f.ckpt.mu.Unlock
+}
+
+// Checkpoints waits for the checkpoints f started in the background to
+// end and returns how many ran.
+func (f *FS) Checkpoints() int64 {
+	f.ckpt.wg.Wait()
+	return f.ckpt.done.Load()
+}

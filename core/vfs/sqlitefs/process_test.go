@@ -101,6 +101,7 @@ func helper(role, path, id string) error {
 //	read NAME   ok CONTENT or err CODE MESSAGE (quoted)
 //	write NAME  ok or err CODE MESSAGE: writes "x"
 //	mkdir NAME  ok or err CODE MESSAGE
+//	rm NAME     ok or err CODE MESSAGE: removes a file or empty directory
 //	ls NAME     ok NAME,NAME,... or err CODE MESSAGE
 //
 // When Open fails it prints "open-err MESSAGE" and exits.
@@ -141,6 +142,8 @@ func readerHelper(path, id string) error {
 			answer("", s.WriteFile(ctx, name, strings.NewReader("x"), 0o644))
 		case "mkdir":
 			answer("", s.Mkdir(ctx, name, 0o755))
+		case "rm":
+			answer("", s.Remove(ctx, name))
 		case "ls":
 			entries, err := s.ReadDir(ctx, name, 0, -1)
 			var names []string

@@ -61,8 +61,9 @@ const sumOf = sumFunc + `(` + nodeSumArgs + `)`
 var (
 	qNode = query(`SELECT ` + nodeColumns + ` FROM tree WHERE path = ?`)
 	// The nodes at up to pathSlots paths (?1 to ?16, NULL for none), with
-	// their paths, in one snapshot (see FS.LstatPath).
-	qPath = query(`SELECT path, ` + nodeColumns + ` FROM tree WHERE path IN (` + slots(pathSlots) + `)`)
+	// their paths and the change counter (see revColumn), in one snapshot
+	// (see FS.LstatPath).
+	qPath = query(`SELECT path, ` + nodeColumns + `, ` + revColumn + ` FROM tree WHERE path IN (` + slots(pathSlots) + `)`)
 	// The node ?1 and chunk ?2 of its content, copied into sink ?3 (see
 	// chunkInto), in one snapshot: the chunk's length and checksum (NULL,
 	// NULL when there is none).
@@ -131,3 +132,10 @@ var (
 	qDelGarbageChunks  = change(`DELETE FROM chunk WHERE cid IN (SELECT id FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL))`)
 	qDelGarbageContent = change(`DELETE FROM content WHERE touched IS NOT NULL AND touched <= ?1 AND id NOT IN (SELECT cid FROM tree WHERE cid IS NOT NULL)`)
 )
+
+// revColumn is the change counter, read in a lookup's own statement (one
+// snapshot), so that what the lookup read can be kept (see listings).
+const revColumn = `(SELECT value FROM meta WHERE key = 'rev')`
+
+// qNodeRev is qNode with the change counter's value as its last column.
+var qNodeRev = query(`SELECT ` + nodeColumns + `, ` + revColumn + ` FROM tree WHERE path = ?`)

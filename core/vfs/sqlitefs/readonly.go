@@ -32,9 +32,10 @@ var (
 		qDirAfter: `SELECT 0, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path = ?1 UNION ALL
 			SELECT * FROM (SELECT 1, name, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE parent = ?1 AND name > ?2 ORDER BY name LIMIT ?3)`,
 		qNodeChunk: `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, ` + chunkInto + `(?3, c.idx, c.data), c.sum FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
-		qPath:      `SELECT path, type, mode, mtime, size, target, rev, cid, NULL, NULL FROM node WHERE path IN (` + slots(pathSlots) + `)`,
+		qPath:      `SELECT path, type, mode, mtime, size, target, rev, cid, NULL, NULL, -1 FROM node WHERE path IN (` + slots(pathSlots) + `)`,
 		// No listing is kept (see listings): its rows are unchecked.
-		qRev: `SELECT -1`,
+		qRev:     `SELECT -1`,
+		qNodeRev: `SELECT type, mode, mtime, size, target, rev, cid, NULL, NULL, -1 FROM node WHERE path = ?`,
 	}
 	layout1 = map[string]string{
 		qNode:       layout2[qNode],
@@ -42,6 +43,7 @@ var (
 		qDirAfter:   layout2[qDirAfter],
 		qPath:       layout2[qPath],
 		qRev:        layout2[qRev],
+		qNodeRev:    layout2[qNodeRev],
 		qNodeChunk:  `SELECT t.type, t.mode, t.mtime, t.size, t.target, t.rev, t.cid, NULL, NULL, ` + chunkInto + `(?3, c.idx, c.data), NULL FROM node AS t LEFT JOIN chunk AS c ON c.cid = t.cid AND c.idx = ?2 WHERE t.path = ?1`,
 		qChunks:     `SELECT idx, ` + chunkInto + `(?2, idx, data), NULL FROM chunk WHERE cid = ?1 ORDER BY idx`,
 		qChunkRange: `SELECT idx, ` + chunkInto + `(?4, idx, data), NULL FROM chunk WHERE cid = ?1 AND idx >= ?2 AND idx < ?3 ORDER BY idx`,

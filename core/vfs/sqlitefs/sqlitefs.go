@@ -23,7 +23,9 @@
 // moves in a quarter of the system calls 4 KiB pages take, at the price
 // of small changes, one transaction each, writing 16 KiB pages to the
 // WAL (removing 1000 files one by one takes 1.8 times as long). A
-// database made with 4 KiB pages keeps them.
+// database made with 4 KiB pages keeps them. The WAL is copied into the
+// database by checkpoints in the background (see checkpointSoon), not in
+// the commit of the change that makes it long.
 //
 // The file's layout is versioned with PRAGMA user_version (see
 // SchemaVersion). Open initializes a new or empty file and refuses,
@@ -54,11 +56,16 @@
 //     not above the revision of the node it changes, or of the directory
 //     it adds to) or a content id in use is refused as damage.
 //
-// Listings of directories are kept between calls, as they were read and
-// checked, while the change counter does not move (see listings): a walk
-// or a page of an unchanged tree is served from memory, and damage done
-// to the file since, without a change, is found by the next read of the
-// rows, not by a listing served so.
+// Listings of directories, and nodes looked up, are kept between calls,
+// as they were read and checked, while the change counter does not move
+// (see listings): a walk, a page or a lookup (Lstat, LstatPath) of an
+// unchanged tree is served from memory, and damage done to the file
+// since, without a change, is found by the next read of the rows, not by
+// what is served so. Whether the counter moved is told, without a
+// statement, by the header of SQLite's WAL index (the -shm file, mapped
+// read-only), which every commit of any process rewrites (see seenRev);
+// where it is not mapped (a read-only FS, a system other than Linux), the
+// counter is read with a statement.
 //
 // An operation that meets damage fails with an error that says the
 // database is damaged and why and names it (toolspec.MsgDatabaseDamaged,
@@ -362,8 +369,18 @@ type FS struct {
 	// chunkReads counts the chunks readers fetched (for tests).
 	chunkReads atomic.Int64
 
-	// listings keeps directory listings for OpenDir.
+	// listings keeps directory listings and nodes (see listings).
 	listings listings
+
+	// wal is the WAL index's header mapped (nil when it is not: a
+	// read-only FS, a system other than Linux), which tells whether a change
+	// was committed since seen was read (see seenRev). ckpt holds a
+	// reading connection open until Close, so that SQLite never removes
+	// or starts that index over while it is mapped (it does only when no
+	// connection has the database open), and runs checkpoints on it.
+	wal  atomic.Pointer[walIndex]
+	seen atomic.Pointer[seenRev]
+	ckpt checkpointer
 }
 
 var (
@@ -522,7 +539,45 @@ func Open(path string, opts ...Option) (*FS, error) {
 	// Collecting garbage is housekeeping: a database another process
 	// keeps busy for longer than the busy timeout is still opened.
 	_ = f.collect(ctx)
+	f.mapWAL(ctx, rdb, abs)
 	return f, nil
+}
+
+// mapWAL maps the WAL index of the database at abs (see FS.wal) once a
+// connection of db that holds it open has read the database, and then
+// leaves checkpoints to the background (see checkpointSoon); without
+// it, the change counter is read with a statement every time, and the
+// writing connection makes SQLite's checkpoints itself.
+func (f *FS) mapWAL(ctx context.Context, db *sql.DB, abs string) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	var rev int64
+	if err := conn.QueryRowContext(ctx, qRev).Scan(&rev); err == nil {
+		if w := mapWALIndex(abs); w != nil {
+			f.wal.Store(w)
+			f.ckpt.conn = conn
+			_, _ = f.w.db().ExecContext(ctx, fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, writerCkptFrames))
+			return
+		}
+	}
+	conn.Close()
+}
+
+// unpin releases the connection mapWAL holds, once a checkpoint running
+// on it is done, and the WAL index, which no longer tells anything once
+// this FS's connections are closed (it is unmapped once unreachable).
+func (f *FS) unpin() error {
+	f.wal.Store(nil)
+	f.ckpt.mu.Lock()
+	defer f.ckpt.mu.Unlock()
+	conn := f.ckpt.conn
+	f.ckpt.conn = nil
+	if conn == nil {
+		return nil
+	}
+	return conn.Close()
 }
 
 // dsn is the driver's name of the database file at the absolute path
@@ -536,7 +591,7 @@ func dsn(abs string, params ...string) string {
 
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
-	err := errors.Join(f.r.Close(), f.w.Close())
+	err := errors.Join(f.unpin(), f.r.Close(), f.w.Close())
 	if f.snap != nil {
 		f.snap.close()
 	}
@@ -950,6 +1005,7 @@ func (f *FS) write(ctx context.Context, name string, fn func(t *wtx) error) erro
 	if err := tx.Commit(); err != nil {
 		return f.fail(ctx, name, err)
 	}
+	f.checkpointSoon()
 	return nil
 }
 

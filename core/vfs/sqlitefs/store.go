@@ -137,12 +137,11 @@ func (f *FS) Lstat(ctx context.Context, name string) (vfs.Info, error) {
 	if err != nil {
 		return vfs.Info{}, f.fail(ctx, name, err)
 	}
-	n, err := lookup(ctx, f.r, name)
+	info, err := f.lstat(ctx, name)
 	if err != nil {
 		return vfs.Info{}, f.fail(ctx, name, err)
 	}
-	_, base := split(name)
-	return n.info(base), nil
+	return info, nil
 }
 
 // ReadDir lists the directory at name in raw byte order of the entries'
@@ -509,7 +508,7 @@ func (f *FS) LstatPath(ctx context.Context, name string, elems []string) ([]vfs.
 	defer done()
 	var out []vfs.Info
 	if err == nil {
-		out, err = lstatPath(ctx, f.r, name, elems)
+		out, err = f.lstatPath(ctx, name, elems)
 	}
 	if err != nil {
 		return nil, f.fail(ctx, name, err)
@@ -517,42 +516,46 @@ func (f *FS) LstatPath(ctx context.Context, name string, elems []string) ([]vfs.
 	return out, nil
 }
 
-// lstatPath is LstatPath's work, through q.
-func lstatPath(ctx context.Context, q source, name string, elems []string) ([]vfs.Info, error) {
-	paths := make([]string, 0, min(1+len(elems), pathSlots))
-	out := make([]vfs.Info, 0, 1+len(elems))
+// lstatPath is LstatPath's work, through q: it returns the paths of the
+// nodes it describes too, and the change counter's value they were read
+// at (0 when they were read in statements of two snapshots, or when the
+// counter is not kept).
+func lstatPath(ctx context.Context, q source, name string, elems []string) (out []vfs.Info, paths []string, rev int64, err error) {
+	out = make([]vfs.Info, 0, 1+len(elems))
+	paths = make([]string, 0, 1+len(elems))
 	cur := name
 	for i := -1; i < len(elems); {
 		// The next paths, up to pathSlots of them.
-		paths = paths[:0]
-		first := i
-		for ; i < len(elems) && len(paths) < pathSlots; i++ {
+		first := len(paths)
+		for ; i < len(elems) && len(paths)-first < pathSlots; i++ {
 			if i >= 0 {
 				cur = join(cur, elems[i])
 			}
 			paths = append(paths, cur)
 		}
-		nodes, err := nodesAt(ctx, q, paths)
+		nodes, at, err := nodesAt(ctx, q, paths[first:])
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
+		if first > 0 && at != rev {
+			at = 0
+		}
+		rev = at
 		for j, n := range nodes {
 			if n == nil {
-				return out, nil
+				return out, paths[:len(out)], rev, nil
 			}
-			base := name
-			if first+j >= 0 {
-				base = elems[first+j]
-			} else {
-				_, base = split(name)
+			_, base := split(name)
+			if k := first + j; k > 0 {
+				base = elems[k-1]
 			}
 			out = append(out, n.info(base))
 			if n.typ != dbDir {
-				return out, nil
+				return out, paths[:len(out)], rev, nil
 			}
 		}
 	}
-	return out, nil
+	return out, paths, rev, nil
 }
 
 // join is dir/base in store names ("" the root).
@@ -564,15 +567,16 @@ func join(dir, base string) string {
 }
 
 // nodesAt reads the nodes at paths (at most pathSlots) in one statement,
-// each checked as getNode checks it: nil for a path with none.
-func nodesAt(ctx context.Context, q source, paths []string) ([]*node, error) {
+// each checked as getNode checks it: nil for a path with none. rev is the
+// change counter's value they were read at (0 when none was found).
+func nodesAt(ctx context.Context, q source, paths []string) (_ []*node, rev int64, err error) {
 	var args [pathSlots]any
 	for i, p := range paths {
 		args[i] = p
 	}
 	rows, err := q.QueryContext(ctx, qPath, args[:]...)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	out := make([]*node, len(paths))
@@ -580,22 +584,22 @@ func nodesAt(ctx context.Context, q source, paths []string) ([]*node, error) {
 	s := newRowScanner()
 	defer s.free()
 	var path string
-	dest := append([]any{&path}, s.dest[:nodeCols]...)
+	dest := append(append([]any{&path}, s.dest[:nodeCols]...), &rev)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		i := slices.Index(paths, path)
 		if i < 0 || out[i] != nil {
-			return nil, errNodeInvalid
+			return nil, 0, errNodeInvalid
 		}
 		dir, base := split(path)
 		n, _, err := s.check(false, dir, base, path == "", q.unsummed())
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		found[i] = n
 		out[i] = &found[i]
 	}
-	return out, rows.Err()
+	return out, rev, rows.Err()
 }
