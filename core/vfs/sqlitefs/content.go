@@ -578,11 +578,19 @@ func (w *contentWriter) stream(r io.Reader) error {
 		w.tail = w.tail[:len(w.tail)+n]
 		w.size += int64(n)
 		if len(w.tail) == chunkSize {
+			// A full batch is stored only once a chunk more follows it:
+			// a file of batchChunks chunks (1 MiB) is then stored in the
+			// transaction that points the file at it, not in one more.
+			if len(w.pending) >= batchChunks {
+				if err := w.flush(); err != nil {
+					return err
+				}
+			}
 			w.pending = append(w.pending, w.tail)
 			w.tail = nil
 		}
 		since := time.Since(w.lastFlush)
-		if len(w.pending) >= batchChunks || len(w.pending) > 0 && since >= flushEvery || w.cid != 0 && since >= touchEvery {
+		if len(w.pending) > 0 && since >= flushEvery || w.cid != 0 && since >= touchEvery {
 			if err := w.flush(); err != nil {
 				return err
 			}

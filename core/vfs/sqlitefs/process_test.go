@@ -87,9 +87,10 @@ func helper(role, path, id string) error {
 		}
 		return s.WriteFile(ctx, "c", strings.NewReader("c"), 0o644)
 	case "slowwrite":
-		// Streams 64 KiB blocks; once 32 are stored (two batches), says
-		// so on stdout and blocks until it is killed.
-		return s.WriteFile(ctx, "big", &slowReader{readyAfter: 32}, 0o644)
+		// Streams 64 KiB blocks; once 32 are stored (two batches, the
+		// second once the 33rd block follows it), says so on stdout and
+		// blocks until it is killed.
+		return s.WriteFile(ctx, "big", &slowReader{readyAfter: 33}, 0o644)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }

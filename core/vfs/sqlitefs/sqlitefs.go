@@ -142,8 +142,9 @@ const (
 	// chunkSize is the length in bytes of every chunk of a file's
 	// content but its last, which holds the rest (1 to chunkSize bytes).
 	chunkSize = 64 << 10
-	// batchChunks is how many chunks WriteFile holds in memory, at most,
-	// before it writes them in one transaction (1 MiB).
+	// batchChunks is how many full chunks WriteFile holds in memory, at
+	// most, before it writes them in one transaction (1 MiB), which it
+	// does once the chunk after them is full too.
 	batchChunks = 16
 	// flushEvery is how long WriteFile keeps full chunks in memory
 	// before writing them, however few: a slow writer's data reaches the
