@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -93,4 +95,69 @@ func TestKeptNodesSharedFileInProcess(t *testing.T) {
 	expect("the removal after every FS of this process closed", "y", missingNode, e)
 	do("write workspace/d/y")
 	expect("the write after", "y", file1, e)
+}
+
+// TestKeptNodesRaceWrites looks paths up, in goroutines, through an FS
+// while another FS on the same file in this process (and then the FS
+// itself) writes: a lookup begun after a change was acknowledged sees
+// it, however the lookups and commits interleave.
+func TestKeptNodesRaceWrites(t *testing.T) {
+	ctx := t.Context()
+	a, file := openStore(t)
+	if err := a.Mkdir(ctx, "workspace/d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := reopen(t, file)
+	for wi, w := range []*sqlitefs.FS{b, a} {
+		// done is the last change acknowledged, begun the last one begun.
+		var done, begun atomic.Int64
+		done.Store(-1)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					n := done.Load()
+					if n < 0 {
+						continue
+					}
+					// Change n made f<n> and removed f<n-1>; change n+1
+					// removes f<n>.
+					if _, err := a.Lstat(ctx, fmt.Sprintf("workspace/d/f%d", n)); err != nil && begun.Load() == n {
+						t.Errorf("writer %d: f%d, made by an acknowledged change: %v", wi, n, err)
+						return
+					}
+					if n > 0 {
+						path, err := a.LstatPath(ctx, "workspace", []string{"d", fmt.Sprintf("f%d", n-1)})
+						if err != nil || len(path) != 2 {
+							t.Errorf("f%d, removed by an acknowledged change: %d nodes, %v", n-1, len(path), err)
+							return
+						}
+					}
+				}
+			})
+		}
+		for i := range 300 {
+			begun.Store(int64(i))
+			if err := w.WriteFile(ctx, fmt.Sprintf("workspace/d/f%d", i), strings.NewReader("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 {
+				if err := w.Remove(ctx, fmt.Sprintf("workspace/d/f%d", i-1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done.Store(int64(i))
+		}
+		close(stop)
+		wg.Wait()
+		if err := w.Remove(ctx, "workspace/d/f299"); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
