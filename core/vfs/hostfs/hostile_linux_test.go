@@ -3,12 +3,17 @@
 package hostfs
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/vfs"
 )
 
 // TestOpenTopNeverLeaves opens names directly under the store's
@@ -69,6 +74,71 @@ func TestOpenTopNeverLeaves(t *testing.T) {
 		_, belowErr := readAllAt(f, "sub/"+name, 0)
 		if errno.CodeOf(topErr) != errno.CodeOf(belowErr) {
 			t.Errorf("Open(%q): %v; Open(sub/%s): %v", name, topErr, name, belowErr)
+		}
+	}
+}
+
+// TestUpdatePiecesConcurrentAndFailed edits one file from goroutines at
+// once, each adding its line as a piece after the old content (a part
+// of old) and before it: no acknowledged edit is lost, and the old
+// content's pieces are the bytes read, not a buffer reused meanwhile.
+// An edit whose fn fails, or whose context ends after fn gave its
+// pieces, leaves the file byte-identical.
+func TestUpdatePiecesConcurrentAndFailed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	orig := "first\r\nsecond\x00\xff\n"
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := t.Context()
+	cctx, cancel := context.WithCancel(ctx)
+	err = f.UpdatePieces(cctx, "f.txt", 1<<20, func(old []byte, _ vfs.Info) (vfs.Pieces, error) {
+		cancel()
+		return vfs.Pieces{old[:3], []byte("NEW"), old[3:]}, nil
+	})
+	if err == nil {
+		t.Errorf("an update whose context ended after fn succeeded")
+	}
+	err = f.UpdatePieces(ctx, "f.txt", 1<<20, func(old []byte, _ vfs.Info) (vfs.Pieces, error) {
+		return vfs.Pieces{old, []byte("NEW")}, errors.New("no")
+	})
+	if err == nil || err.Error() != "no" {
+		t.Errorf("an update whose fn failed: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != orig {
+		t.Fatalf("after failed updates the file is %q, want %q", b, orig)
+	}
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			line := []byte(fmt.Sprintf("line %d\n", i))
+			if err := f.UpdatePieces(ctx, "f.txt", 1<<20, func(old []byte, _ vfs.Info) (vfs.Pieces, error) {
+				half := len(old) / 2
+				return vfs.Pieces{old[:half], old[half:], line, old[:0]}, nil
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.HasPrefix(got, orig) || len(got) != len(orig)+n*len("line 0\n")+(n-10) {
+		t.Errorf("after %d edits at once the file is %q", n, got)
+	}
+	for i := range n {
+		if !strings.Contains(got, fmt.Sprintf("\nline %d\n", i)) {
+			t.Errorf("the edit adding line %d was lost: %q", i, got)
 		}
 	}
 }
