@@ -309,3 +309,39 @@ func raceOtherProcess(t *testing.T, checkpoint func(file string) func() error) {
 		}
 	}
 }
+
+// TestSecondOpenKeepsFirstLocks is the short story of
+// TestKeptNodesRaceOtherProcessSQLite3Checkpoints: FS a is open and has
+// written; FS b is opened on the same file in this process; the sqlite3
+// tool reads the database and closes; another process then makes a
+// file, which a and b must see. FAILS: b's Open closed a descriptor of
+// the file (precheck), which dropped a's SQLite locks, so sqlite3,
+// closing, found itself the last connection and deleted the WAL and its
+// index that a and b still use; the helper's change goes to new ones
+// and this process never sees it (or reads fail as malformed).
+func TestSecondOpenKeepsFirstLocks(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("no sqlite3")
+	}
+	ctx := t.Context()
+	a, file := openStore(t)
+	if err := a.WriteFile(ctx, "workspace/x", strings.NewReader("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := reopen(t, file)
+	if o, err := exec.Command("sqlite3", file, "SELECT count(*) FROM tree;").CombinedOutput(); err != nil {
+		t.Fatalf("sqlite3: %v %s", err, o)
+	}
+	other := startReader(t, file, "rw", nil)
+	if got := other.ask(t, "write workspace/y"); got != "ok " {
+		t.Fatal(got)
+	}
+	for i, s := range []*sqlitefs.FS{a, b} {
+		if _, err := s.Lstat(ctx, "workspace/y"); err != nil {
+			t.Errorf("FS %d: y, made by the other process: %v", i, err)
+		}
+		if _, err := s.Lstat(ctx, "workspace/x"); err != nil {
+			t.Errorf("FS %d: x: %v", i, err)
+		}
+	}
+}
