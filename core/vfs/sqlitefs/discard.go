@@ -110,5 +110,5 @@ func (f *FS) Discard() (removed bool, err error) {
 		}
 	}
 	removed = !exists(f.file)
-	return removed, errors.Join(closed, errors.Join(errs...), f.use.Close())
+	return removed, errors.Join(closed, errors.Join(errs...), f.closeUse())
 }

@@ -1,6 +1,7 @@
 package sqlitefs
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -33,8 +34,17 @@ func holdShared(abs string) io.Closer {
 	}
 	lk := unix.Flock_t{Type: unix.F_RDLCK, Whence: io.SeekStart, Start: sharedFirst, Len: sharedSize}
 	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
-		f.Close()
+		closeFile(f)
 		return nil
 	}
-	return f
+	return sharedLock{f}
+}
+
+// sharedLock is holdShared's lock.
+type sharedLock struct{ f *os.File }
+
+// Close releases the lock and closes its descriptor as closeFile does.
+func (l sharedLock) Close() error {
+	lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: sharedFirst, Len: sharedSize}
+	return errors.Join(unix.FcntlFlock(l.f.Fd(), unix.F_OFD_SETLK, &lk), closeFile(l.f))
 }

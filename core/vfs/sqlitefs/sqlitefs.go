@@ -363,6 +363,9 @@ type FS struct {
 	file    string
 	use     *useLock
 	created *creation
+	// opened records that this FS has file open, for the descriptors of it
+	// that must outlive this FS's own (see closeFile).
+	opened *openFile
 
 	// damage is the first damage an operation met, nil while none was.
 	damage atomic.Pointer[damage]
@@ -489,10 +492,11 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if f.use, err = holdUse(abs, f.readOnly == ""); err != nil {
 		return nil, err
 	}
+	f.opened = useFile(abs)
 	f.file = abs
 	if f.readOnly != "" {
 		if err := f.openReadOnly(ctx, abs); err != nil {
-			f.use.Close()
+			f.closeUse()
 			return nil, err
 		}
 		return f, nil
@@ -515,7 +519,7 @@ func Open(path string, opts ...Option) (*FS, error) {
 		"_pragma=mmap_size("+fmt.Sprint(readMmap)+")"))
 	if err != nil {
 		wdb.Close()
-		f.use.Close()
+		f.closeUse()
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(readConns)
@@ -530,7 +534,7 @@ func Open(path string, opts ...Option) (*FS, error) {
 	if err != nil {
 		rdb.Close()
 		wdb.Close()
-		f.use.Close()
+		f.closeUse()
 		var oe *openError
 		if !errors.As(err, &oe) {
 			err = fmt.Errorf("%s: %w", path, err)
@@ -590,6 +594,15 @@ func dsn(abs string, params ...string) string {
 	return u.String()
 }
 
+// closeUse releases the FS's own lock on its file and then its record of
+// having the file open, the connections closed already.
+// A second call does nothing.
+func (f *FS) closeUse() error {
+	err := errors.Join(f.use.Close(), f.opened.release())
+	f.opened = nil
+	return err
+}
+
 // Close releases the database. Readers still open fail afterwards.
 func (f *FS) Close() error {
 	err := errors.Join(f.unpin(), f.r.Close(), f.w.Close())
@@ -598,7 +611,7 @@ func (f *FS) Close() error {
 	}
 	// Last: closing a descriptor of the file releases the POSIX locks
 	// SQLite's connections in this process hold on it.
-	f.use.Close()
+	f.closeUse()
 	return err
 }
 
@@ -714,7 +727,7 @@ func (f *FS) precheck(abs string) error {
 	}
 	head := make([]byte, 100)
 	n, err := io.ReadFull(file, head)
-	file.Close()
+	closeFile(file)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return err
 	}

@@ -47,7 +47,7 @@ func holdUse(abs string, create bool) (*useLock, error) {
 		if err := lockUse(f, unix.F_RDLCK, unix.F_OFD_SETLKW); err != nil {
 			// A file system without these locks: Discard keeps the
 			// database of every FS on it, none holding the lock.
-			f.Close()
+			closeFile(f)
 			return nil, nil
 		}
 		held, err1 := f.Stat()
@@ -55,7 +55,7 @@ func holdUse(abs string, create bool) (*useLock, error) {
 		if err1 == nil && err2 == nil && os.SameFile(held, now) {
 			return &useLock{f: f}, nil
 		}
-		f.Close()
+		(&useLock{f: f}).Close()
 		if !create && errors.Is(err2, os.ErrNotExist) {
 			return nil, nil
 		}
@@ -83,12 +83,13 @@ func (u *useLock) exclusive() bool {
 	return u != nil && lockUse(u.f, unix.F_WRLCK, unix.F_OFD_SETLK) == nil
 }
 
-// Close releases the lock. Nil for no lock; a second call does nothing.
+// Close releases the lock, and closes its descriptor as closeFile does.
+// Nil for no lock; a second call does nothing.
 func (u *useLock) Close() error {
 	if u == nil || u.f == nil {
 		return nil
 	}
-	err := u.f.Close()
+	err := errors.Join(lockUse(u.f, unix.F_UNLCK, unix.F_OFD_SETLK), closeFile(u.f))
 	u.f = nil
 	return err
 }
