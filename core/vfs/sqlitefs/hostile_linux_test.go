@@ -26,11 +26,7 @@ import (
 // after another closed maps the index anew.
 func TestKeptNodesSharedFileInProcess(t *testing.T) {
 	ctx := t.Context()
-	a, file := openStore(t)
-	if err := a.Mkdir(ctx, "workspace/d", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b := reopen(t, file)
+	a, b, file := twoStoresWithDir(t)
 	other := startReader(t, file, "rw", nil)
 	// look is what s sees at workspace/d/name, asked twice (the second
 	// from what the first kept, when nothing changed).
@@ -104,11 +100,7 @@ func TestKeptNodesSharedFileInProcess(t *testing.T) {
 // it, however the lookups and commits interleave.
 func TestKeptNodesRaceWrites(t *testing.T) {
 	ctx := t.Context()
-	a, file := openStore(t)
-	if err := a.Mkdir(ctx, "workspace/d", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b := reopen(t, file)
+	a, b, _ := twoStoresWithDir(t)
 	for wi, w := range []*sqlitefs.FS{b, a} {
 		// done is the last change acknowledged, begun the last one begun.
 		var done, begun atomic.Int64
@@ -218,11 +210,7 @@ func TestKeptNodesRaceOtherProcessSQLite3Checkpoints(t *testing.T) {
 // made by what checkpoint gives for the database file.
 func raceOtherProcess(t *testing.T, checkpoint func(file string) func() error) {
 	ctx := t.Context()
-	a, file := openStore(t)
-	if err := a.Mkdir(ctx, "workspace/d", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b := reopen(t, file)
+	a, b, file := twoStoresWithDir(t)
 	other := startReader(t, file, "rw", nil)
 	const n = 300
 	go func() {
@@ -371,4 +359,15 @@ func TestOtherDescriptorsKeepLocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoStoresWithDir opens two FSs of this process on a new database, the
+// first having made the directory workspace/d.
+func twoStoresWithDir(t *testing.T) (a, b *sqlitefs.FS, file string) {
+	t.Helper()
+	a, file = openStore(t)
+	if err := a.Mkdir(t.Context(), "workspace/d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return a, reopen(t, file), file
 }
