@@ -301,7 +301,7 @@ func raceOtherProcess(t *testing.T, checkpoint func(file string) func() error) {
 // TestOtherDescriptorsKeepLocks: FS a is open and has written; another
 // FS of this process on the same file opens (its Open reads the file's
 // header through a descriptor of its own), or opens and closes (closing
-// its lock's descriptor); the sqlite3 tool then reads the database and
+// its lock's descriptor; a read-only one, its shared lock's too); the sqlite3 tool then reads the database and
 // closes; another process makes a file, which a must see. Closing any
 // descriptor of the file drops every POSIX lock of this process on it,
 // a's SQLite locks included, unless the store keeps such descriptors
@@ -323,6 +323,17 @@ func TestOtherDescriptorsKeepLocks(t *testing.T) {
 		{"second FS opened", func(t *testing.T, file string) []*sqlitefs.FS { return []*sqlitefs.FS{reopen(t, file)} }},
 		{"second FS closed", func(t *testing.T, file string) []*sqlitefs.FS {
 			if err := reopen(t, file).Close(); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		}},
+		{"read-only FS opened and closed", func(t *testing.T, file string) []*sqlitefs.FS {
+			// Its shared lock's descriptor (see holdShared) is closed too.
+			ro := reopen(t, file, sqlitefs.ReadOnly())
+			if _, err := ro.Lstat(t.Context(), "workspace/x"); err != nil {
+				t.Fatal(err)
+			}
+			if err := ro.Close(); err != nil {
 				t.Fatal(err)
 			}
 			return nil
