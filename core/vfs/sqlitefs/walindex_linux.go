@@ -25,21 +25,36 @@ type walIndex struct {
 // locks of the WAL index included.
 func mapWALIndex(abs string) *walIndex {
 	want := abs + "-shm"
+	var file unix.Stat_t
+	if unix.Stat(want, &file) != nil {
+		return nil
+	}
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return nil
+	}
+	// isFile: the descriptor's file is the -shm (a descriptor number
+	// another goroutine closed and reused since it was listed is not).
+	isFile := func(fd int) bool {
+		var st unix.Stat_t
+		return unix.Fstat(fd, &st) == nil && st.Dev == file.Dev && st.Ino == file.Ino && st.Size >= walMapped
 	}
 	for _, e := range fds {
 		if link, err := os.Readlink("/proc/self/fd/" + e.Name()); err != nil || link != want {
 			continue
 		}
 		fd, err := strconv.Atoi(e.Name())
-		var st unix.Stat_t
-		if err != nil || unix.Fstat(fd, &st) != nil || st.Size < walMapped {
+		if err != nil || !isFile(fd) {
 			continue
 		}
 		mem, err := unix.Mmap(fd, 0, walMapped, unix.PROT_READ, unix.MAP_SHARED)
 		if err != nil {
+			continue
+		}
+		if !isFile(fd) {
+			// Reused between the checks and the mapping: what is mapped
+			// may be another file.
+			unix.Munmap(mem)
 			continue
 		}
 		w := &walIndex{mem: mem}
