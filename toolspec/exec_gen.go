@@ -290,6 +290,26 @@ func MsgExecMirrorBackend(dir string) string {
 	return "Runs bash on this machine, in a copy of " + dir + " that is synced before and after each command."
 }
 
+// MsgExecSandboxBackend renders "bash in an isolated Linux sandbox: {dir} is
+// the workspace, the rest of the system is read-only, and there is no
+// network.". Ours: what the sandbox backend (bubblewrap) tells the model about
+// itself; dir is where the workspace is inside the sandbox (/workspace).
+func MsgExecSandboxBackend(dir string) string {
+	return "bash in an isolated Linux sandbox: " + dir + " is the workspace, the rest of the system is read-only, and there is no network."
+}
+
+// MsgExecSandboxBackendNetwork renders "bash in an isolated Linux sandbox:
+// {dir} is the workspace and the rest of the system is read-only. Network is
+// on.". Ours: what the sandbox backend tells the model about itself when the
+// host opted in to the network.
+func MsgExecSandboxBackendNetwork(dir string) string {
+	return "bash in an isolated Linux sandbox: " + dir + " is the workspace and the rest of the system is read-only. Network is on."
+}
+
+// MsgExecSandboxBackendID is the text "sandbox". Ours: the id of the sandbox
+// backend unless the program names it otherwise.
+const MsgExecSandboxBackendID = "sandbox"
+
 // MsgExecMirrorUnavailable renders "The command did not run: the host
 // directory that mirrors the workspace cannot be used: {reason}". Ours: the
 // error of an exec call on a mirrored workspace whose mirror directory is not

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +28,16 @@ var BaseEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TMPDIR", "TZ",
 	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
 	"GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOEXPERIMENT", "GOWORK", "CGO_ENABLED",
+}
+
+// SandboxBaseEnv are the variables a command in the sandbox inherits
+// from this process (names ending in "*" are prefixes): those of
+// BaseEnv that name no host path. The sandbox sets HOME (/tmp), USER
+// and LOGNAME (sandbox) and SHELL itself.
+var SandboxBaseEnv = []string{
+	"PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
+	"GOROOT", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
+	"GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOEXPERIMENT", "CGO_ENABLED",
 }
 
 // DefaultLinger is how long a run keeps reading output after its process
@@ -70,8 +82,16 @@ type HostOptions struct {
 	// MaxTasks caps the tasks (processes and threads) of one run where a
 	// cgroup with the pids controller can be made (see Confinement); 0
 	// picks half of the system's process table, less what the cgroups
-	// above this process and its user's process limit allow.
+	// above this process and its user's process limit allow, and with
+	// Sandbox no more than its Limits.Processes (and bwrap's own two).
 	MaxTasks int
+	// Sandbox, when set, runs every command in a bubblewrap sandbox
+	// (see Sandbox; Linux only): ID is then "sandbox" and Description
+	// toolspec.MsgExecSandboxBackend when empty, and the environment is
+	// SandboxBaseEnv (plus Env) instead of BaseEnv. NewHost fails with
+	// an ErrSandboxUnavailable error where the sandbox cannot run; it
+	// never falls back to running commands without it.
+	Sandbox *Sandbox
 }
 
 // Host runs commands as real processes on this machine, with bash -c (or
@@ -93,8 +113,11 @@ type Host struct {
 	dir    string
 	shell  string
 	allow  []string
-	linger time.Duration
-	procs  hostProcs
+	preset []string // NAME=value set before the call's env (sandbox)
+	// sandbox builds each run's bwrap command; nil: no sandbox.
+	sandbox *sandboxer
+	linger  time.Duration
+	procs   hostProcs
 	// afterFunc runs f after d unless the returned stop is called first;
 	// time.AfterFunc but in tests.
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
@@ -102,8 +125,22 @@ type Host struct {
 
 // NewHost returns a host backend over ws. It fails when no shell is
 // found, and on a system where the backend does not run (Windows: an
-// error that names the system).
+// error that names the system). With opts.Sandbox it also fails, with
+// an ErrSandboxUnavailable error, where the sandbox cannot start (it
+// tries once), and, when this process is root, when the sandbox's user
+// may not write to the host directory of opts.Dir.
 func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
+	return newHost(ws, opts, false)
+}
+
+// newHost is NewHost; mirrored says a Mirror runs the commands in its
+// copy, whose owner it sets itself.
+func newHost(ws *vfs.Workspace, opts HostOptions, mirrored bool) (*Host, error) {
+	if opts.Sandbox != nil {
+		if err := sandboxSupported(); err != nil {
+			return nil, err
+		}
+	}
 	if err := hostSupported("host"); err != nil {
 		return nil, err
 	}
@@ -113,13 +150,23 @@ func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
 	if h.linger <= 0 {
 		h.linger = DefaultLinger
 	}
-	if h.info.ID == "" {
-		h.info.ID = toolspec.MsgExecHostBackendID
-	}
 	if h.dir == "" {
 		h.dir = toolspec.WorkspaceRoot
 	}
-	if h.info.Description == "" {
+	switch {
+	case h.info.ID != "":
+	case opts.Sandbox != nil:
+		h.info.ID = toolspec.MsgExecSandboxBackendID
+	default:
+		h.info.ID = toolspec.MsgExecHostBackendID
+	}
+	switch {
+	case h.info.Description != "":
+	case opts.Sandbox != nil && opts.Sandbox.Network:
+		h.info.Description = toolspec.MsgExecSandboxBackendNetwork(h.dir)
+	case opts.Sandbox != nil:
+		h.info.Description = toolspec.MsgExecSandboxBackend(h.dir)
+	default:
 		h.info.Description = toolspec.MsgExecHostBackend(h.dir)
 	}
 	if h.shell == "" {
@@ -134,6 +181,25 @@ func NewHost(ws *vfs.Workspace, opts HostOptions) (*Host, error) {
 		}
 	}
 	h.allow = append(slices.Clone(BaseEnv), opts.Env...)
+	if opts.Sandbox != nil {
+		sb, err := newSandboxer(opts.Sandbox, vfs.Clean(h.dir), h.shell)
+		if err != nil {
+			return nil, err
+		}
+		h.sandbox = sb
+		h.allow = append(slices.Clone(SandboxBaseEnv), opts.Env...)
+		h.preset = []string{"HOME=/tmp", "USER=" + sandboxUser, "LOGNAME=" + sandboxUser, "SHELL=" + h.shell}
+		if procs := opts.Sandbox.Limits.withDefaults().Processes; h.procs.maxTasks == 0 && procs > 0 {
+			h.procs.maxTasks = procs + 2 // bwrap's two processes
+		}
+		if !mirrored {
+			if root, err := ws.HostPath(context.Background(), h.dir); err == nil {
+				if err := sb.checkWritable(root); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	return h, nil
 }
 
@@ -159,6 +225,12 @@ func (h *Host) environ(overrides map[string]string) []string {
 			}
 		}
 	}
+	for _, kv := range h.preset {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, over := overrides[name]; !over {
+			env = append(env, kv)
+		}
+	}
 	for name, value := range overrides {
 		env = append(env, name+"="+value)
 	}
@@ -176,11 +248,26 @@ func (h *Host) Start(ctx context.Context, req Request) (Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.startIn(ctx, dir, req)
+	if h.sandbox == nil {
+		return h.startIn(ctx, dir, "", req)
+	}
+	// The sandbox binds the host directory of h.dir at h.dir: the
+	// command starts in cwd's place below it.
+	root, err := h.ws.HostPath(ctx, h.dir)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, errno.New(errno.EINVAL, toolspec.MsgNotHostDirectory(vfs.Clean(cwd)), vfs.Clean(cwd))
+	}
+	return h.startIn(ctx, root, path.Join(vfs.Clean(h.dir), filepath.ToSlash(rel)), req)
 }
 
-// startIn runs the command in the host directory dir.
-func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, error) {
+// startIn runs the command in the host directory dir; in the sandbox,
+// dir is bound at h.dir and the command starts in inside, a path below
+// h.dir.
+func (h *Host) startIn(ctx context.Context, dir, inside string, req Request) (*hostRun, error) {
 	if err := checkEnv(req.Env); err != nil {
 		return nil, err
 	}
@@ -209,8 +296,20 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 		outW.Close()
 		return nil, err
 	}
+	name := h.shell
+	if h.sandbox != nil {
+		var data []*os.File
+		args, data, err = h.sandbox.command(dir, inside, 3+len(extra), h.shell, args)
+		if err != nil {
+			closeAll([]*os.File{outR, outW, errR, errW, script})
+			return nil, err
+		}
+		defer closeAll(data)
+		extra = append(extra, data...)
+		name, dir = h.sandbox.bwrap, "/"
+	}
 	newCmd := func() *osexec.Cmd {
-		cmd := osexec.Command(h.shell, args...)
+		cmd := osexec.Command(name, args...)
 		cmd.ExtraFiles = extra
 		cmd.Dir = dir
 		cmd.Env = h.environ(req.Env)
@@ -224,11 +323,7 @@ func (h *Host) startIn(ctx context.Context, dir string, req Request) (*hostRun, 
 	// every process the command starts can be found and killed.
 	cmd, procs, err := h.start(newCmd)
 	if err != nil {
-		for _, f := range []*os.File{outR, outW, errR, errW, script} {
-			if f != nil {
-				f.Close()
-			}
-		}
+		closeAll([]*os.File{outR, outW, errR, errW, script})
 		return nil, err
 	}
 	outW.Close()

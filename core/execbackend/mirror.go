@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,7 +27,9 @@ import (
 // MirrorOptions configure a Mirror backend.
 type MirrorOptions struct {
 	// HostOptions configure the commands as for Host (ID "host" and the
-	// spec's description for the mirrored root when empty). Dir is the
+	// spec's description for the mirrored root when empty; with Sandbox,
+	// "sandbox" and the sandbox's description, the copy bound at Dir's
+	// path in the sandbox). Dir is the
 	// workspace directory that is mirrored, and where commands run when
 	// the call gives no cwd; toolspec.WorkspaceRoot when empty.
 	HostOptions
@@ -113,10 +116,10 @@ func NewMirror(ws *vfs.Workspace, opts MirrorOptions) (*Mirror, error) {
 	if opts.Dir == "" {
 		opts.Dir = toolspec.WorkspaceRoot
 	}
-	if opts.Description == "" {
+	if opts.Description == "" && opts.Sandbox == nil {
 		opts.Description = toolspec.MsgExecMirrorBackend(opts.Dir)
 	}
-	h, err := NewHost(ws, opts.HostOptions)
+	h, err := newHost(ws, opts.HostOptions, true)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +195,16 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 		release()
 		return nil, err
 	}
-	run, err := m.host.startIn(ctx, filepath.Join(tree, filepath.FromSlash(rel)), req)
+	var run *hostRun
+	if sb := m.host.sandbox; sb != nil {
+		// The sandbox binds the copy at the mirrored directory's path;
+		// as root its user gets the copy.
+		if err = sb.giveTree(tree); err == nil {
+			run, err = m.host.startIn(ctx, tree, path.Join(m.root, rel), req)
+		}
+	} else {
+		run, err = m.host.startIn(ctx, filepath.Join(tree, filepath.FromSlash(rel)), "", req)
+	}
 	if err != nil {
 		release()
 		return nil, err

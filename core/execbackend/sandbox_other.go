@@ -1,0 +1,25 @@
+//go:build !linux
+
+package execbackend
+
+import (
+	"os"
+	"runtime"
+)
+
+// sandboxer: the sandbox runs on Linux only.
+type sandboxer struct{ bwrap string }
+
+func sandboxSupported() error {
+	return sandboxUnavailable("the sandbox backend runs on Linux only (it uses bubblewrap's namespaces); this system is %s", runtime.GOOS)
+}
+
+func newSandboxer(*Sandbox, string, string) (*sandboxer, error) { return nil, sandboxSupported() }
+
+func (s *sandboxer) command(string, string, int, string, []string) ([]string, []*os.File, error) {
+	return nil, nil, sandboxSupported()
+}
+
+func (s *sandboxer) checkWritable(string) error { return sandboxSupported() }
+
+func (s *sandboxer) giveTree(string) error { return sandboxSupported() }
