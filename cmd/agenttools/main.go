@@ -1,8 +1,8 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
-//	agenttools tools [--readonly] [--exec host|none]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]
+//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools tools [--readonly] [--exec host|sandbox|none] [--exec-network]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
@@ -64,7 +64,18 @@
 // stdout (newline-delimited JSON-RPC) until the client closes its end:
 // the calls in flight then get 2 s to be answered, the rest are
 // cancelled (their commands killed), and it exits 0. exec is off unless
-// --exec host.
+// --exec sandbox or --exec host.
+//
+// --exec sandbox runs each command as --exec host does, but in a
+// bubblewrap sandbox (Linux; see execbackend.Sandbox): /workspace is the
+// workspace (its host directory, or the mirror), the rest of the system
+// is read-only, there is no network unless --exec-network, and the
+// command's processes end with it. --exec-limits sets its limits as
+// prlimit names them (nproc, cpu in seconds, fsize and as in bytes; a
+// number or "unlimited"), --exec-user the unprivileged user the commands
+// run as when agenttools runs as root. Where the sandbox cannot run
+// (bwrap missing, user namespaces refused, not Linux) the command fails
+// saying why; it never runs the commands without it.
 package main
 
 import (
@@ -198,6 +209,9 @@ type workspaceFlags struct {
 	readonly    bool
 	exec        string
 	execTimeout int64
+	network     bool
+	limits      string
+	user        string
 	stderr      io.Writer // where a kept database is noted (os.Stderr when nil)
 }
 
@@ -211,10 +225,66 @@ func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 	w.command = fl.Name()
 	w.registerStore(fl)
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
-	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db) or none")
+	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db), sandbox (the same in a bubblewrap\nsandbox, Linux: recommended) or none")
+	w.registerSandbox(fl)
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
 	fl.StringVar(&w.mirror, "mirror", "", "host directory where exec runs on a workspace in --db, synced before and after\neach command (default: one per --db under the user cache directory)")
 	fl.StringVar(&w.output, "output", "", "host directory mounted at /.computer/output, where exec saves long output\n(default: in --db)")
+}
+
+// registerSandbox registers the flags of the sandbox backend.
+func (w *workspaceFlags) registerSandbox(fl *flag.FlagSet) {
+	fl.BoolVar(&w.network, "exec-network", false, "with --exec sandbox: give the commands the host's network (default: none)")
+	fl.StringVar(&w.limits, "exec-limits", "", "with --exec sandbox: the limits of each command, as prlimit names them, e.g.\nnproc=256,cpu=120,fsize=1073741824,as=8589934592 (cpu in seconds, sizes in bytes,\n\"unlimited\" for none; default nproc=1024,cpu=600,fsize=4 GiB,as=16 GiB)")
+	fl.StringVar(&w.user, "exec-user", "", "with --exec sandbox, when agenttools runs as root: the unprivileged UID:GID the\ncommands run as (default 65534:65534), who must be able to write --dir")
+}
+
+// sandbox is the sandbox the flags ask for: nil without --exec sandbox,
+// where the other sandbox flags are a usage error.
+func (w *workspaceFlags) sandbox() (*execbackend.Sandbox, error) {
+	if w.exec != "sandbox" {
+		for name, set := range map[string]bool{"--exec-network": w.network, "--exec-limits": w.limits != "", "--exec-user": w.user != ""} {
+			if set {
+				return nil, usagef(w.command, "%s needs --exec sandbox", name)
+			}
+		}
+		return nil, nil
+	}
+	sb := &execbackend.Sandbox{Network: w.network}
+	if w.limits != "" {
+		for item := range strings.SplitSeq(w.limits, ",") {
+			name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
+			n, err := int64(-1), error(nil)
+			if value != "unlimited" {
+				n, err = strconv.ParseInt(value, 10, 64)
+			}
+			if !ok || err != nil || n == 0 || n < -1 {
+				return nil, usagef(w.command, "--exec-limits: want NAME=NUMBER or NAME=unlimited items (nproc, cpu, fsize, as), got %q", item)
+			}
+			switch name {
+			case "nproc":
+				sb.Limits.Processes = int(n)
+			case "cpu":
+				sb.Limits.CPUSeconds = int(n)
+			case "fsize":
+				sb.Limits.FileBytes = n
+			case "as":
+				sb.Limits.AddressSpaceBytes = n
+			default:
+				return nil, usagef(w.command, "--exec-limits: no limit %q (the limits are nproc, cpu, fsize and as)", name)
+			}
+		}
+	}
+	if w.user != "" {
+		uid, gid, ok := strings.Cut(w.user, ":")
+		u, uerr := strconv.Atoi(uid)
+		g, gerr := strconv.Atoi(gid)
+		if !ok || uerr != nil || gerr != nil || u <= 0 || g <= 0 {
+			return nil, usagef(w.command, "--exec-user: want UID:GID, two numbers above 0, got %q", w.user)
+		}
+		sb.UID, sb.GID = u, g
+	}
+	return sb, nil
 }
 
 // workspace is an opened workspace and what to close with it.
@@ -358,13 +428,17 @@ func (w *workspaceFlags) open(ctx context.Context) (*raw.Tools, *workspace, erro
 // directory, or on a mirror of /workspace when it is in the database.
 func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Options, error) {
 	var none agenttools.Options
-	if w.exec != "host" && w.exec != "none" {
-		return nil, none, usagef(w.command, "--exec: want host or none, got %q", w.exec)
+	if w.exec != "host" && w.exec != "sandbox" && w.exec != "none" {
+		return nil, none, usagef(w.command, "--exec: want host, sandbox or none, got %q", w.exec)
+	}
+	sandbox, err := w.sandbox()
+	if err != nil {
+		return nil, none, err
 	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
 		return nil, none, usagef(w.command, "--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
-	withExec := w.exec == "host" && !w.readonly
+	withExec := w.exec != "none" && !w.readonly
 	var output *hostfs.FS
 	if withExec && w.output != "" {
 		// Before the database, which a failure here would leave made
@@ -392,13 +466,14 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 			}
 		}
 		var backend execbackend.Backend
+		hostOpts := execbackend.HostOptions{Sandbox: sandbox}
 		if w.dir != "" {
-			backend, err = execbackend.NewHost(ws, execbackend.HostOptions{})
+			backend, err = execbackend.NewHost(ws, hostOpts)
 		} else {
 			// The mirror is made when exec first runs (the other tools
 			// never need it): --mirror, or one per database under the
 			// user cache directory.
-			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: w.mirror, Key: wsp.dbPath})
+			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{HostOptions: hostOpts, Mirror: w.mirror, Key: wsp.dbPath})
 		}
 		if err != nil {
 			wsp.Discard()
@@ -411,7 +486,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
 	w.register(fl.FlagSet, "host")
@@ -470,22 +545,30 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("tools", "[--readonly] [--exec host|none]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
+	fl := flags("tools", "[--readonly] [--exec host|sandbox|none] [--exec-network]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
 	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
-	backend := fl.String("exec", "host", "exec backend: host or none")
+	backend := fl.String("exec", "host", "exec backend: host, sandbox or none")
+	network := fl.Bool("exec-network", false, "with --exec sandbox: the sandbox has the host's network")
 	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
 		return 0, usagef("tools", "takes no arguments, got %d", fl.NArg())
 	}
-	if *backend != "host" && *backend != "none" {
-		return 0, usagef("tools", "--exec: want host or none, got %q", *backend)
+	if *backend != "host" && *backend != "sandbox" && *backend != "none" {
+		return 0, usagef("tools", "--exec: want host, sandbox or none, got %q", *backend)
+	}
+	if *network && *backend != "sandbox" {
+		return 0, usagef("tools", "--exec-network needs --exec sandbox")
 	}
 	ws := vfs.New(memfs.New())
 	opts := agenttools.Options{Readonly: *readonly}
-	if *backend == "host" {
-		host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
+	if *backend != "none" {
+		var sandbox *execbackend.Sandbox
+		if *backend == "sandbox" {
+			sandbox = &execbackend.Sandbox{Network: *network}
+		}
+		host, err := execbackend.NewHost(ws, execbackend.HostOptions{Sandbox: sandbox})
 		if err != nil {
 			return 0, err
 		}
@@ -668,8 +751,8 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|none] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
-		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec host: with it, the client can run any command as this user. Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
+		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
 	if err := fl.parse(args); err != nil {
 		return 0, err

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+// sandboxDir is hostDir, given to the sandbox's user when the test runs
+// as root (the commands then run as execbackend.DefaultSandboxUser). It
+// skips the test where the sandbox cannot run.
+func sandboxDir(t *testing.T) string {
+	t.Helper()
+	testws.NeedSandbox(t)
+	dir := hostDir(t)
+	if os.Geteuid() == 0 {
+		err := filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, execbackend.DefaultSandboxUser, execbackend.DefaultSandboxUser)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// call --exec sandbox runs the command in the sandbox on --dir, and on
+// the database through the mirror: its writes land in the workspace,
+// and the host outside the workspace is out of its reach.
+func TestCallInTheSandbox(t *testing.T) {
+	dir := sandboxDir(t)
+	outside := filepath.Join(filepath.Dir(dir), "outside.txt")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runCLI(t, "", "call", "--dir", dir, "--exec", "sandbox", "exec",
+		`{"command":"pwd; cat a.txt; echo made > made.txt; cat /etc/shadow ../outside.txt 2>/dev/null || echo out-of-reach","cwd":"/workspace/sub"}`)
+	var res toolspec.ExecResult
+	if got.code != 0 || json.Unmarshal([]byte(got.stdout), &res) != nil {
+		t.Fatalf("call: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	if res.Backend != toolspec.MsgExecSandboxBackendID || res.Stdout != "/workspace/sub\nout-of-reach\n" || !strings.Contains(res.Stderr, "a.txt") {
+		t.Errorf("exec in the sandbox: %s", got.stdout)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "sub", "made.txt")); err != nil || string(data) != "made\n" {
+		t.Errorf("the command's file on the host: %q, %v", data, err)
+	}
+
+	db := filepath.Join(t.TempDir(), "ws.db")
+	mirror := filepath.Join(t.TempDir(), "mirror")
+	got = runCLI(t, "", "call", "--db", db, "--mirror", mirror, "--exec", "sandbox", "exec", `{"command":"pwd && echo synced > m.txt"}`)
+	if got.code != 0 || !strings.Contains(got.stdout, `"stdout":"/workspace\n"`) {
+		t.Fatalf("exec on the database: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	if got := runCLI(t, "", "call", "--db", db, "read", `{"path":"/workspace/m.txt"}`); got.stdout != "synced\n" {
+		t.Errorf("read of the command's file in the database: %q (stderr %q)", got.stdout, got.stderr)
+	}
+}
+
+// A client that is gone leaves nothing of a sandboxed command running.
+func TestMCPSandboxClientGone(t *testing.T) {
+	dir := sandboxDir(t)
+	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "sandbox")
+	s.write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"setsid sleep 7999.125 & exec sleep 7999.25"}}}`))
+	var watches []func(time.Duration) bool
+	for _, arg := range []string{"7999.125", "7999.25"} {
+		watches = append(watches, testws.Watch(t, waitForCommand(t, "sleep", arg)))
+	}
+	s.in.Close()
+	if rest := s.waitExit(); len(rest) != 0 {
+		t.Errorf("answered a client that is gone: %s", rest)
+	}
+	for i, exited := range watches {
+		if !exited(time.Minute) {
+			t.Errorf("process %d of the command outlived the server", i)
+		}
+	}
+}
+
+// waitForCommand returns the host pid of the process whose command line
+// is name and arg, once there is one (a guard of a minute).
+func waitForCommand(t *testing.T, name, arg string) int {
+	t.Helper()
+	want := name + "\x00" + arg + "\x00"
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(cmdline) == want {
+				return pid
+			}
+		}
+		time.Sleep(10 * time.Millisecond) // polling /proc for a process to start
+	}
+	t.Fatalf("no process %s %s started", name, arg)
+	return 0
+}
