@@ -110,3 +110,30 @@ func waitForCommand(t *testing.T, name, arg string) int {
 	t.Fatalf("no process %s %s started", name, arg)
 	return 0
 }
+
+// tools --exec sandbox describes exec by the sandbox backend, with the
+// network variant under --exec-network.
+func TestToolsInTheSandbox(t *testing.T) {
+	testws.NeedSandbox(t)
+	for _, tt := range []struct {
+		args []string
+		text string
+	}{
+		{[]string{"tools", "--exec", "sandbox"}, toolspec.MsgExecSandboxBackend(toolspec.WorkspaceRoot)},
+		{[]string{"tools", "--exec", "sandbox", "--exec-network"}, toolspec.MsgExecSandboxBackendNetwork(toolspec.WorkspaceRoot)},
+	} {
+		got := runCLI(t, "", tt.args...)
+		var defs []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if got.code != 0 || json.Unmarshal([]byte(got.stdout), &defs) != nil || len(defs) != 8 {
+			t.Fatalf("agenttools %q: exit %d, stdout %q, stderr %q", tt.args, got.code, got.stdout, got.stderr)
+		}
+		backends := []toolspec.ExecBackend{{ID: toolspec.MsgExecSandboxBackendID, Text: tt.text}}
+		if want := toolspec.ExecDescription(backends, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault); defs[7].Description != want {
+			t.Errorf("agenttools %q: exec's description %q, want %q", tt.args, defs[7].Description, want)
+		}
+	}
+}
