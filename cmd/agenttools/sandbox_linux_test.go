@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -134,6 +135,34 @@ func TestToolsInTheSandbox(t *testing.T) {
 		backends := []toolspec.ExecBackend{{ID: toolspec.MsgExecSandboxBackendID, Text: tt.text}}
 		if want := toolspec.ExecDescription(backends, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault); defs[7].Description != want {
 			t.Errorf("agenttools %q: exec's description %q, want %q", tt.args, defs[7].Description, want)
+		}
+	}
+}
+
+// A server killed outright (SIGKILL: no chance to clean up) leaves none
+// of a sandboxed command's processes behind, whatever they did to get
+// away: bwrap dies with its parent, and the kernel ends the command's
+// PID namespace with it. (The host backend cannot promise this: with
+// its server gone, nothing is left to kill a child that left the
+// session; this test fails on it.)
+func TestSandboxDiesWithTheServer(t *testing.T) {
+	dir := sandboxDir(t)
+	cmd := osexec.Command(agenttoolsBinary(t), "call", "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "sandbox", "exec",
+		`{"command":"setsid sleep 7999.375 & (nohup sleep 7999.5 >/dev/null 2>&1 &) ; exec sleep 7999.625"}`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var watches []func(time.Duration) bool
+	for _, arg := range []string{"7999.375", "7999.5", "7999.625"} {
+		watches = append(watches, testws.Watch(t, waitForCommand(t, "sleep", arg)))
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for i, exited := range watches {
+		if !exited(time.Minute) {
+			t.Errorf("process %d of the command outlived the killed server", i)
 		}
 	}
 }
