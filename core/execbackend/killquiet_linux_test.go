@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // Killing a command that keeps forking makes it print nothing: a fork
@@ -13,8 +14,12 @@ import (
 // command's output. The kill lands at a different point of the loop on
 // each round.
 func TestHostKillProvokesNoOutput(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testKillProvokesNoOutput)
+}
+
+func testKillProvokesNoOutput(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	for i := range 40 {
 		ctx, stop := context.WithTimeout(t.Context(), hang)
 		run := startAndKill(t, ctx, h, `echo started; while :; do sh -c 'true & true'; done`)
