@@ -175,14 +175,6 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
-	for _, p := range opts.ReadOnly {
-		if !filepath.IsAbs(p) {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			a = append(a, "--ro-bind", p, filepath.Clean(p))
-		}
-	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--perms", "1777")
 	if tmp := opts.TmpBytes; tmp >= 0 {
 		if tmp == 0 {
@@ -191,6 +183,15 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 		a = append(a, "--size", strconv.FormatInt(tmp, 10))
 	}
 	a = append(a, "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
+	// After the private /tmp, which would hide a path below it.
+	for _, p := range opts.ReadOnly {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			a = append(a, "--ro-bind", p, filepath.Clean(p))
+		}
+	}
 	return a
 }
 
