@@ -265,6 +265,33 @@ func TestMirrorMergeKeepsLineEndings(t *testing.T) {
 	})
 }
 
+// A command that changes nothing syncs nothing back: a file over
+// MaxMergeBytes (no base copy to compare with) that it did not touch is
+// neither written over the workspace's change of it meanwhile nor a
+// conflict, though the mirror itself changed the copy's owner (given to
+// the sandbox's user when the test runs as root). On the next command
+// too, and the mirror's state then is as the last sync left it.
+func TestMirrorUntouchedLargeFile(t *testing.T) {
+	big := strings.Repeat("0123456789abcde\n", execbackend.MaxMergeBytes/16) + "last\n"
+	forEachBackendMirror(t, map[string]string{"/workspace/big.txt": big, "/workspace/small.txt": "small\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
+		for i, content := range []string{"changed\n", "changed again\n"} {
+			got := runAround(t, m, fmt.Sprintf("exec-%d", i+1), "cat small.txt", func() {
+				write(t, ws, "/workspace/big.txt", content)
+			})
+			if got.stdout != "small\n" || got.stderr != "" || got.exit.Code != 0 {
+				t.Errorf("run %d: stdout %q stderr %q exit %d", i+1, got.stdout, got.stderr, got.exit.Code)
+			}
+			wantFile(t, ws, "/workspace/big.txt", content)
+			if s := m.LastSync(); s.CopiedOut != 0 || s.RemovedOut != 0 || s.Conflicts != 0 {
+				t.Errorf("run %d synced back %+v", i+1, s)
+			}
+		}
+		if _, err := ws.Lstat(t.Context(), "/.computer/conflicts"); errno.CodeOf(err) != errno.ENOENT {
+			t.Errorf("conflicts were saved: %v", err)
+		}
+	})
+}
+
 // A file over MaxMergeBytes has no base copy: the command's change of it
 // is written when the workspace did not change it, and is a conflict
 // when it did.

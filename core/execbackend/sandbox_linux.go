@@ -324,8 +324,8 @@ func (s *sandboxer) checkWritable(dir string) error {
 
 // giveTree makes the command's user (when this process is root) the
 // owner of every file in the mirror's copy dir, so that the command may
-// change it.
-func (s *sandboxer) giveTree(dir string) error {
+// change it, and calls given with the path of each file it gave.
+func (s *sandboxer) giveTree(dir string, given func(path string)) error {
 	if !s.asRoot {
 		return nil
 	}
@@ -341,9 +341,13 @@ func (s *sandboxer) giveTree(dir string) error {
 			return nil
 		}
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != s.uid || int(st.Gid) != s.gid) {
-			if err := os.Lchown(p, s.uid, s.gid); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Lchown(p, s.uid, s.gid); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
 				return err
 			}
+			given(p)
 		}
 		return nil
 	})
