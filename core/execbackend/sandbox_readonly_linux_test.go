@@ -14,15 +14,10 @@ import (
 // temporary directory are such paths); without it, it is not there.
 func TestSandboxReadOnlyBelowTmp(t *testing.T) {
 	ws, _ := testws.SandboxHost(t)
-	dir, err := os.MkdirTemp("/tmp", "agenttools-readonly-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	// The sandbox's user (nobody, when the test runs as root) may read it.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// Right below /tmp, which the sandbox's user (nobody, when the test
+	// runs as root) may enter, and readable to it.
+	t.Setenv("TMPDIR", "/tmp")
+	dir := testws.PublicDir(t)
 	file := filepath.Join(dir, "f")
 	if err := os.WriteFile(file, []byte("shared\n"), 0o644); err != nil {
 		t.Fatal(err)
