@@ -36,15 +36,17 @@ const guard = 30 * time.Second
 // output is not held in memory.
 func hostExec(t *testing.T, opts core.Options, spillOnDisk bool) (*core.Executor, string) {
 	t.Helper()
-	ws, dir := testws.Host(t, "")
+	return backendExec(t, testws.HostBackend, opts, spillOnDisk)
+}
+
+// backendExec is hostExec with exec on backend b.
+func backendExec(t *testing.T, b testws.Backend, opts core.Options, spillOnDisk bool) (*core.Executor, string) {
+	t.Helper()
+	ws, dir := b.Workspace(t)
 	if spillOnDisk {
 		testws.MountHost(t, ws, toolspec.OutputDir, "")
 	}
-	host, err := execbackend.NewHost(ws, execbackend.HostOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Backends = []execbackend.Backend{host}
+	opts.Backends = []execbackend.Backend{b.NewHost(t, ws, execbackend.HostOptions{})}
 	ex, err := core.New(ws, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -82,13 +84,17 @@ func argsJSON(t *testing.T, v any) string {
 }
 
 func TestExecOnTheHost(t *testing.T) {
-	ex, dir := hostExec(t, core.Options{}, false)
+	testws.ForEachBackend(t, testExecOnTheHost)
+}
+
+func testExecOnTheHost(t *testing.T, b testws.Backend) {
+	ex, _ := backendExec(t, b, core.Options{}, false)
 	ctx := t.Context()
 	call(t, ex, "write", `{"path":"/workspace/src/main.txt","content":"hello from the workspace\n"}`)
 
 	res := execResult(t, ctx, ex, `{"command":"cat main.txt; echo oops >&2; exit 4","cwd":"/workspace/src","env":{"GREETING":"hi"}}`)
 	cwd := "/workspace/src"
-	want := toolspec.ExecResult{Command: "cat main.txt; echo oops >&2; exit 4", Cwd: &cwd, Backend: "host", ExitCode: new(int64(4)),
+	want := toolspec.ExecResult{Command: "cat main.txt; echo oops >&2; exit 4", Cwd: &cwd, Backend: b.Name, ExitCode: new(int64(4)),
 		Stdout: "hello from the workspace\n", Stderr: "oops\n"}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
@@ -105,7 +111,7 @@ func TestExecOnTheHost(t *testing.T) {
 	call(t, ex, "write", `{"path":"/scratch/note","content":""}`)
 	out := call(t, ex, "exec", `{"command":"true","cwd":"/scratch"}`)
 	var failed toolspec.ExecErrorResult
-	if err := json.Unmarshal(out.JSON, &failed); err != nil || failed.Error != toolspec.MsgNotHostDirectory("/scratch") || failed.Backend != "host" {
+	if err := json.Unmarshal(out.JSON, &failed); err != nil || failed.Error != toolspec.MsgNotHostDirectory("/scratch") || failed.Backend != b.Name {
 		t.Errorf("exec in memory: %s", out.JSON)
 	}
 	if keys := strings.Join(keysOf(t, out.JSON), ","); keys != "command,cwd,backend,error" {
@@ -117,7 +123,6 @@ func TestExecOnTheHost(t *testing.T) {
 	if out := call(t, ex, "exec", `{"command":"exit 1"}`); out.IsError() {
 		t.Errorf("a command that ran is not a tool failure, whatever its status: %s", out.JSON)
 	}
-	_ = dir
 }
 
 // keysOf lists a JSON object's keys in order.
@@ -143,13 +148,17 @@ func keysOf(t *testing.T, data []byte) []string {
 }
 
 func TestExecHundredThousandLines(t *testing.T) {
-	ex, _ := hostExec(t, core.Options{}, false)
+	testws.ForEachBackend(t, testExecHundredThousandLines)
+}
+
+func testExecHundredThousandLines(t *testing.T, b testws.Backend) {
+	ex, _ := backendExec(t, b, core.Options{}, false)
 	res := execResult(t, t.Context(), ex, `{"command":"seq 1 100000"}`)
 	var tail strings.Builder
 	for i := 98001; i <= 100000; i++ {
 		tail.WriteString(strconv.Itoa(i) + "\n")
 	}
-	spill := toolspec.MsgExecSpillPath("host.exec-1.stdout.log")
+	spill := toolspec.MsgExecSpillPath(b.Name + ".exec-1.stdout.log")
 	want := tail.String() + toolspec.MsgExecShowingLines(98001, 100000, 100000, "", toolspec.MsgExecSavedAt(spill))
 	if res.Stdout != want {
 		t.Errorf("stdout ends %q, want it to end %q", last(res.Stdout, 120), last(want, 120))
@@ -169,11 +178,11 @@ func TestExecHundredThousandLines(t *testing.T) {
 	for i := 1; i <= 100000; i++ {
 		size += len(strconv.Itoa(i)) + 1
 	}
-	if !strings.Contains(string(listing.JSON), `"name":"host.exec-1.stdout.log","size":`+strconv.Itoa(size)) {
+	if !strings.Contains(string(listing.JSON), `"name":"`+b.Name+`.exec-1.stdout.log","size":`+strconv.Itoa(size)) {
 		t.Errorf("ls of the output directory: %s", listing.JSON)
 	}
 	// Runs are numbered on.
-	if res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000 >&2"}`); !strings.HasSuffix(res.Stderr, toolspec.MsgExecSavedAt(toolspec.MsgExecSpillPath("host.exec-2.stderr.log"))+"]") {
+	if res := execResult(t, t.Context(), ex, `{"command":"seq 1 3000 >&2"}`); !strings.HasSuffix(res.Stderr, toolspec.MsgExecSavedAt(toolspec.MsgExecSpillPath(b.Name+".exec-2.stderr.log"))+"]") {
 		t.Errorf("second run's stderr ends %q", last(res.Stderr, 100))
 	}
 }
@@ -183,7 +192,11 @@ func last(s string, n int) string {
 }
 
 func TestExecDecodesAcrossChunks(t *testing.T) {
-	ex, _ := hostExec(t, core.Options{}, false)
+	testws.ForEachBackend(t, testExecDecodesAcrossChunks)
+}
+
+func testExecDecodesAcrossChunks(t *testing.T, b testws.Backend) {
+	ex, _ := backendExec(t, b, core.Options{}, false)
 	// The check mark's three bytes arrive in two writes, a pause apart.
 	res := execResult(t, t.Context(), ex, `{"command":"printf '\\342\\234'; sleep 0.1; printf '\\223 ok, caf\\351\\n'"}`)
 	if res.Stdout != "✓ ok, caf\uFFFD\n" {
@@ -196,21 +209,35 @@ func TestExecDecodesAcrossChunks(t *testing.T) {
 }
 
 func TestExecTimeout(t *testing.T) {
-	ex, _ := hostExec(t, core.Options{ExecTimeout: 100}, false)
+	testws.ForEachBackend(t, testExecTimeout)
+}
+
+func testExecTimeout(t *testing.T, b testws.Backend) {
+	// The timeout runs from the start: long enough for the command to
+	// print first, which in the sandbox comes after bwrap set it up.
+	timeout := int64(100)
+	if b.Sandbox {
+		timeout = 500
+	}
+	ex, _ := backendExec(t, b, core.Options{ExecTimeout: timeout}, false)
 	// The note alone does not start with blank lines; after the
 	// command's stderr it is set off by one.
 	res := execResult(t, t.Context(), ex, `{"command":"echo started; sleep 100"}`)
-	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != strings.TrimLeft(toolspec.MsgExecTimedOut(100), "\n") || res.Stderr[0] != '[' {
+	if res.Stdout != "started\n" || *res.ExitCode != 128+int64(syscall.SIGKILL) || res.Stderr != strings.TrimLeft(toolspec.MsgExecTimedOut(timeout), "\n") || res.Stderr[0] != '[' {
 		t.Errorf("timed out run: exit %d stdout %q stderr %q", *res.ExitCode, res.Stdout, res.Stderr)
 	}
 	res = execResult(t, t.Context(), ex, `{"command":"echo oops >&2; sleep 100"}`)
-	if res.Stderr != "oops\n"+toolspec.MsgExecTimedOut(100) {
+	if res.Stderr != "oops\n"+toolspec.MsgExecTimedOut(timeout) {
 		t.Errorf("timed out run with stderr: %q", res.Stderr)
 	}
 }
 
 func TestExecCancel(t *testing.T) {
-	ex, _ := hostExec(t, core.Options{Clock: stepClock(time.Second)}, false)
+	testws.ForEachBackend(t, testExecCancel)
+}
+
+func testExecCancel(t *testing.T, b testws.Backend) {
+	ex, _ := backendExec(t, b, core.Options{Clock: stepClock(time.Second)}, false)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	// The first snapshot shows the command running; cancel then.
@@ -289,8 +316,12 @@ func TestExecLargeOutputMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("prints 256 MiB")
 	}
+	testws.ForEachBackend(t, testExecLargeOutputMemoryIsBounded)
+}
+
+func testExecLargeOutputMemoryIsBounded(t *testing.T, b testws.Backend) {
 	const size = 256 << 20
-	ex, _ := hostExec(t, core.Options{Clock: stepClock(10 * time.Millisecond)}, true)
+	ex, _ := backendExec(t, b, core.Options{Clock: stepClock(10 * time.Millisecond)}, true)
 	var peak uint64
 	var ms runtime.MemStats
 	sample := func() {

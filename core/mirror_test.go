@@ -22,8 +22,13 @@ import (
 // handle on the database, as another process has) edits the same file
 // and reports success; when the command ends, that edit is still there.
 // A change of another line merges; a change of the same line keeps the
-// edit, and the command's version is saved and named on stderr.
+// edit, and the command's version is saved and named on stderr. On the
+// host backend and in the sandbox.
 func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
+	testws.ForEachBackend(t, testExecKeepsAnEditMadeWhileItRuns)
+}
+
+func testExecKeepsAnEditMadeWhileItRuns(t *testing.T, b testws.Backend) {
 	const hang = 20 * time.Second
 	cases := []struct {
 		name, oldText, newText string
@@ -46,7 +51,14 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 				return vfs.New(store)
 			}
 			ws1, ws2 := open(), open()
-			mirror, err := execbackend.NewMirror(ws1, execbackend.MirrorOptions{Mirror: filepath.Join(dir, "mirror")})
+			// The FIFOs the command and the test meet at, bound read-only
+			// in the sandbox at their own path.
+			fifos := testws.PublicDir(t)
+			opts := b.Options(execbackend.HostOptions{})
+			if b.Sandbox {
+				opts.Sandbox.ReadOnly = []string{fifos}
+			}
+			mirror, err := execbackend.NewMirror(ws1, execbackend.MirrorOptions{HostOptions: opts, Mirror: filepath.Join(dir, "mirror")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,11 +76,12 @@ func TestExecKeepsAnEditMadeWhileItRuns(t *testing.T) {
 
 			// The command says it runs (its copy is made), then waits for
 			// the edit.
-			ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+			ready, goOn := filepath.Join(fifos, "ready"), filepath.Join(fifos, "go")
 			for _, f := range []string{ready, goOn} {
 				if err := testws.Mkfifo(f, 0o600); err != nil {
 					t.Fatal(err)
 				}
+				b.Give(t, f)
 			}
 			command, _ := json.Marshal("echo > " + ready + "; read -r _ < " + goOn + "; sed -i s/alpha/ALPHA/ f.txt")
 			done := make(chan toolspec.Output, 1)

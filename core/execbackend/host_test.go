@@ -25,20 +25,11 @@ import (
 // before calling it a hang: generous, a guard and not a speed target.
 const hang = 20 * time.Second
 
-// hostWorkspace is testws.Host on a fresh directory.
-func hostWorkspace(t *testing.T) (*vfs.Workspace, string) {
-	t.Helper()
-	return testws.Host(t, "")
-}
+// host is the host backend, for the tests of what only it does.
+var host = testws.HostBackend
 
-func newHost(t *testing.T, ws *vfs.Workspace, opts execbackend.HostOptions) *execbackend.Host {
-	t.Helper()
-	h, err := execbackend.NewHost(ws, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
+// forEachBackend runs test on the host backend and in the sandbox.
+var forEachBackend = testws.ForEachBackend
 
 // finished is everything a run reported.
 type finished struct {
@@ -60,8 +51,12 @@ func runToEnd(t *testing.T, b execbackend.Backend, req execbackend.Request) fini
 }
 
 func TestHostExitStatusAndStreams(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testExitStatusAndStreams)
+}
+
+func testExitStatusAndStreams(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	cases := []struct {
 		command        string
 		stdout, stderr string
@@ -92,10 +87,16 @@ func TestHostExitStatusAndStreams(t *testing.T) {
 }
 
 func TestHostEnvironment(t *testing.T) {
-	ws, _ := hostWorkspace(t)
+	forEachBackend(t, testEnvironment)
+}
+
+func testEnvironment(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
 	t.Setenv("AGENTTOOLS_TEST_SECRET", "must not leak")
 	t.Setenv("LC_AGENTTOOLS_TEST", "prefix allowed")
-	h := newHost(t, ws, execbackend.HostOptions{})
+	t.Setenv("GOPATH", "/host/go")
+	t.Setenv("TMPDIR", os.TempDir())
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	show := `printf '%s|%s|%s|%s' "${AGENTTOOLS_TEST_SECRET-unset}" "${ONE_RUN-unset}" "${LC_AGENTTOOLS_TEST-unset}" "${PATH:+path}"`
 
 	got := runToEnd(t, h, execbackend.Request{Command: show, Env: map[string]string{"ONE_RUN": "set for this run", "PATH": os.Getenv("PATH")}})
@@ -112,28 +113,59 @@ func TestHostEnvironment(t *testing.T) {
 	if got.stdout != "1\noverride" {
 		t.Errorf("override of an allowed variable: %q", got.stdout)
 	}
-	// HostOptions.Env widens the allowlist.
-	wide := newHost(t, ws, execbackend.HostOptions{Env: []string{"AGENTTOOLS_TEST_*"}})
-	got = runToEnd(t, wide, execbackend.Request{Command: `printf '%s' "$AGENTTOOLS_TEST_SECRET"`})
-	if got.stdout != "must not leak" {
+	// The user's variables: the host's on the host; in the sandbox its
+	// own, and none that names a host path.
+	user := `printf '%s|%s|%s|%s|%s' "${HOME-unset}" "${USER-unset}" "${LOGNAME-unset}" "${GOPATH-unset}" "${TMPDIR-unset}"`
+	want := strings.Join([]string{envOr("HOME"), envOr("USER"), envOr("LOGNAME"), "/host/go", os.TempDir()}, "|")
+	if b.Sandbox {
+		want = "/tmp|sandbox|sandbox|unset|unset"
+	}
+	if got := runToEnd(t, h, execbackend.Request{Command: user}); got.stdout != want {
+		t.Errorf("the user's variables: %q, want %q", got.stdout, want)
+	}
+	// The call's env wins over what the backend sets.
+	if got := runToEnd(t, h, execbackend.Request{Command: `printf %s "$HOME"`, Env: map[string]string{"HOME": "/workspace"}}); got.stdout != "/workspace" {
+		t.Errorf("HOME from the call's env: %q", got.stdout)
+	}
+	// HostOptions.Env widens the allowlist, in the sandbox too.
+	wide := b.NewHost(t, ws, execbackend.HostOptions{Env: []string{"AGENTTOOLS_TEST_*", "GOPATH"}})
+	got = runToEnd(t, wide, execbackend.Request{Command: `printf '%s|%s' "$AGENTTOOLS_TEST_SECRET" "$GOPATH"`})
+	if got.stdout != "must not leak|/host/go" {
 		t.Errorf("allowlisted by HostOptions.Env: %q", got.stdout)
 	}
 }
 
+// envOr is the variable name of this process, or "unset".
+func envOr(name string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return "unset"
+}
+
+// The command runs in the host directory of its cwd; in the sandbox,
+// where that directory is bound at the workspace's path, pwd prints the
+// workspace path.
 func TestHostWorkingDirectory(t *testing.T) {
-	ws, dir := hostWorkspace(t)
+	forEachBackend(t, testWorkingDirectory)
+}
+
+func testWorkingDirectory(t *testing.T, b testws.Backend) {
+	ws, dir := b.Workspace(t)
 	if err := os.MkdirAll(filepath.Join(dir, "src", "pkg"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	b.Give(t, dir)
 	if err := ws.Mkdir(t.Context(), "/scratch", vfs.MkdirOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h := newHost(t, ws, execbackend.HostOptions{})
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
+	seen := func(p string) string { return b.Path(dir, "/workspace", p) }
 	for cwd, want := range map[string]string{
-		"":                        dir,
-		"/workspace":              dir,
-		"/workspace/src/pkg":      filepath.Join(dir, "src", "pkg"),
-		"/workspace/src/../src/.": filepath.Join(dir, "src"),
+		"":                        seen(dir),
+		"/workspace":              seen(dir),
+		"/workspace/src/pkg":      seen(filepath.Join(dir, "src", "pkg")),
+		"/workspace/src/../src/.": seen(filepath.Join(dir, "src")),
 	} {
 		got := runToEnd(t, h, execbackend.Request{Command: "pwd -P", Cwd: cwd})
 		if got.stdout != want+"\n" {
@@ -141,9 +173,9 @@ func TestHostWorkingDirectory(t *testing.T) {
 		}
 	}
 	// A backend rooted elsewhere in the mount uses that as its default.
-	sub := newHost(t, ws, execbackend.HostOptions{Dir: "/workspace/src"})
-	if got := runToEnd(t, sub, execbackend.Request{Command: "pwd -P"}); got.stdout != filepath.Join(dir, "src")+"\n" {
-		t.Errorf("HostOptions.Dir: pwd %q", got.stdout)
+	sub := b.NewHost(t, ws, execbackend.HostOptions{Dir: "/workspace/src"})
+	if got, want := runToEnd(t, sub, execbackend.Request{Command: "pwd -P"}), b.Path(filepath.Join(dir, "src"), "/workspace/src", filepath.Join(dir, "src")); got.stdout != want+"\n" {
+		t.Errorf("HostOptions.Dir: pwd %q, want %q", got.stdout, want)
 	}
 	if !strings.Contains(sub.Info().Description, "/workspace/src") {
 		t.Errorf("description %q does not name its directory", sub.Info().Description)
@@ -171,7 +203,11 @@ func TestHostWorkingDirectory(t *testing.T) {
 // The run is over when the shell exits, though a background child still
 // holds its output pipes; and the child does not outlive the run.
 func TestHostBackgroundChildDoesNotHoldTheRun(t *testing.T) {
-	h, gone := fifoHost(t)
+	forEachBackend(t, testBackgroundChild)
+}
+
+func testBackgroundChild(t *testing.T, b testws.Backend) {
+	h, gone := fifoHost(t, b)
 	got := runToEnd(t, h, execbackend.Request{Command: "exec 3>fifo; sleep 100 & sleep 100 & echo done"})
 	if got.stdout != "done\n" || got.exit.Code != 0 {
 		t.Errorf("stdout %q exit %d", got.stdout, got.exit.Code)
@@ -185,7 +221,11 @@ func TestHostKillFindsNewSessions(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sessions are found through /proc")
 	}
-	h, gone := fifoHost(t)
+	forEachBackend(t, testKillFindsNewSessions)
+}
+
+func testKillFindsNewSessions(t *testing.T, b testws.Backend) {
+	h, gone := fifoHost(t, b)
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	startAndKill(t, ctx, h, `exec 3>fifo; setsid sh -c 'echo started; exec sleep 100' & wait`)
@@ -257,12 +297,13 @@ func readUntil(t *testing.T, ctx context.Context, run execbackend.Run, want stri
 
 // holders opens a FIFO for reading and returns a channel closed when
 // every process that opened it for writing is gone: the read end sees
-// EOF only then, whoever reaps them.
-func holders(t *testing.T, fifo string) <-chan struct{} {
+// EOF only then, whoever reaps them. The FIFO is b's commands' to open.
+func holders(t *testing.T, b testws.Backend, fifo string) <-chan struct{} {
 	t.Helper()
 	if err := testws.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	b.Give(t, fifo)
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
@@ -276,12 +317,12 @@ func holders(t *testing.T, fifo string) <-chan struct{} {
 	return gone
 }
 
-// fifoHost is a host backend on a fresh directory that holds a FIFO
-// "fifo" (see holders), and what holders returns for it.
-func fifoHost(t *testing.T) (*execbackend.Host, <-chan struct{}) {
+// fifoHost is a backend b on a fresh directory that holds a FIFO "fifo"
+// (see holders), and what holders returns for it.
+func fifoHost(t *testing.T, b testws.Backend) (*execbackend.Host, <-chan struct{}) {
 	t.Helper()
-	ws, dir := hostWorkspace(t)
-	return newHost(t, ws, execbackend.HostOptions{}), holders(t, filepath.Join(dir, "fifo"))
+	ws, dir := b.Workspace(t)
+	return b.NewHost(t, ws, execbackend.HostOptions{}), holders(t, b, filepath.Join(dir, "fifo"))
 }
 
 // waitGone waits for every holder of a FIFO to be gone (see holders),
@@ -296,10 +337,11 @@ func waitGone(t *testing.T, gone <-chan struct{}, format string, args ...any) {
 }
 
 func TestHostCancelKillsTheProcessTree(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
-	fifo := filepath.Join(dir, "fifo")
-	gone := holders(t, fifo)
+	forEachBackend(t, testCancelKillsTheProcessTree)
+}
+
+func testCancelKillsTheProcessTree(t *testing.T, b testws.Backend) {
+	h, gone := fifoHost(t, b)
 	// Every process of the tree holds the FIFO open: the shell, sh, and
 	// both sleeps.
 	ctx, cancel := context.WithCancel(t.Context())
@@ -322,7 +364,11 @@ func TestHostCancelKillsTheProcessTree(t *testing.T) {
 }
 
 func TestHostKillKillsTheProcessTree(t *testing.T) {
-	h, gone := fifoHost(t)
+	forEachBackend(t, testKillKillsTheProcessTree)
+}
+
+func testKillKillsTheProcessTree(t *testing.T, b testws.Backend) {
+	h, gone := fifoHost(t, b)
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	run := startAndKill(t, ctx, h, `exec 3>fifo; sh -c 'sleep 100 & sleep 100' & echo started; wait`)
@@ -338,10 +384,14 @@ func TestHostKillKillsTheProcessTree(t *testing.T) {
 // The timeout kills the whole tree. It fires once the tree is up: the
 // test's clock, not the machine's speed, says when.
 func TestHostTimeout(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testTimeout)
+}
+
+func testTimeout(t *testing.T, b testws.Backend) {
+	ws, dir := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	timer := manualTimeouts(h)
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	gone := holders(t, b, filepath.Join(dir, "fifo"))
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	run, err := h.Start(ctx, execbackend.Request{Command: `exec 3>fifo; sleep 100 & echo before; sleep 100`, Timeout: 50 * time.Millisecond})
@@ -357,13 +407,13 @@ func TestHostTimeout(t *testing.T) {
 	}
 	waitGone(t, gone, "a process survived the timeout")
 	// A command that ends in time is not marked.
-	if got := runToEnd(t, newHost(t, ws, execbackend.HostOptions{}), execbackend.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
+	if got := runToEnd(t, b.NewHost(t, ws, execbackend.HostOptions{}), execbackend.Request{Command: "true", Timeout: hang}); got.exit.TimedOut {
 		t.Errorf("a quick command is marked timed out")
 	}
 }
 
 func TestNewHostShell(t *testing.T) {
-	ws, _ := hostWorkspace(t)
+	ws, _ := host.Workspace(t)
 	sh, err := execbackend.NewHost(ws, execbackend.HostOptions{Shell: "/bin/sh", ID: "posix", Description: "plain sh"})
 	if err != nil {
 		t.Fatal(err)
@@ -374,10 +424,6 @@ func TestNewHostShell(t *testing.T) {
 	if got := runToEnd(t, sh, execbackend.Request{Command: "echo $0"}); got.stdout != "/bin/sh\n" {
 		t.Errorf("shell: %q", got.stdout)
 	}
-	def := newHost(t, ws, execbackend.HostOptions{})
-	if info := def.Info(); info.ID != "host" || info.Description != toolspec.MsgExecHostBackend(toolspec.WorkspaceRoot) {
-		t.Errorf("default Info %+v", info)
-	}
 	// Without bash or sh on PATH there is no host backend.
 	t.Setenv("PATH", t.TempDir())
 	if _, err := execbackend.NewHost(ws, execbackend.HostOptions{}); err == nil {
@@ -385,13 +431,93 @@ func TestNewHostShell(t *testing.T) {
 	}
 }
 
-// A longer linger waits for what a background child still writes.
+// Each backend says what it is: its id, and the spec's description of
+// it for its directory.
+func TestHostInfo(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b testws.Backend) {
+		ws, dir := b.Workspace(t)
+		if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b.Give(t, dir)
+		want := map[string]string{
+			"":               toolspec.MsgExecHostBackend(toolspec.WorkspaceRoot),
+			"/workspace/src": toolspec.MsgExecHostBackend("/workspace/src"),
+		}
+		if b.Sandbox {
+			want = map[string]string{
+				"":               toolspec.MsgExecSandboxBackend(toolspec.WorkspaceRoot),
+				"/workspace/src": toolspec.MsgExecSandboxBackend("/workspace/src"),
+			}
+		}
+		for d, desc := range want {
+			if info := b.NewHost(t, ws, execbackend.HostOptions{Dir: d}).Info(); info.ID != b.Name || info.Description != desc || info.Callable {
+				t.Errorf("Dir %q: Info %+v, want id %q description %q", d, info, b.Name, desc)
+			}
+		}
+		if !b.Sandbox {
+			return
+		}
+		networked := b.NewHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{Network: true}})
+		if info := networked.Info(); info.ID != b.Name || info.Description != toolspec.MsgExecSandboxBackendNetwork(toolspec.WorkspaceRoot) {
+			t.Errorf("with the network: Info %+v", info)
+		}
+	})
+}
+
+// On the host, a longer linger waits for what a background child still
+// writes after the command exited. In the sandbox the child dies with the
+// command (its PID namespace goes): its late output never comes, and the
+// run does not wait the linger for it.
 func TestHostLinger(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{Linger: hang})
-	got := runToEnd(t, h, execbackend.Request{Command: "(sleep 0.2; echo late) & echo early"})
-	if got.stdout != "early\nlate\n" {
-		t.Errorf("stdout %q", got.stdout)
+	forEachBackend(t, testLinger)
+}
+
+func testLinger(t *testing.T, b testws.Backend) {
+	ws, dir := b.Workspace(t)
+	// The guard (hang) comes long before the linger: a run that waited
+	// for it fails.
+	h := b.NewHost(t, ws, execbackend.HostOptions{Linger: 100 * hang})
+	gate := gateFIFO(t, b, filepath.Join(dir, "gate"))
+	ctx, stop := context.WithTimeout(t.Context(), hang)
+	defer stop()
+	run, err := h.Start(ctx, execbackend.Request{Command: `(read -r _ < gate; echo late) & echo early`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := readUntil(t, ctx, run, "early\n")
+	want := "early\nlate\n"
+	if b.Sandbox {
+		// The gate stays shut: only the child's death ends the run.
+		want = "early\n"
+	} else {
+		gate()
+	}
+	if got := drain(t, ctx, run, "the late child"); stdout+got.stdout != want || got.exit.Code != 0 {
+		t.Errorf("stdout %q exit %+v, want %q", stdout+got.stdout, got.exit, want)
+	}
+}
+
+// gateFIFO makes a FIFO at path that b's commands may read and returns
+// what writes a line into it, without waiting for a reader.
+func gateFIFO(t *testing.T, b testws.Backend, path string) func() {
+	t.Helper()
+	if err := testws.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.Give(t, path)
+	return func() {
+		t.Helper()
+		// Opened for reading and writing, the FIFO takes the line though
+		// no reader has it open yet.
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if _, err := f.WriteString("go\n"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -401,10 +527,14 @@ func TestHostTimeoutKillsOtherProcessGroups(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("sessions are found through /proc")
 	}
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testTimeoutKillsOtherProcessGroups)
+}
+
+func testTimeoutKillsOtherProcessGroups(t *testing.T, b testws.Backend) {
+	ws, dir := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	timer := manualTimeouts(h)
-	gone := holders(t, filepath.Join(dir, "fifo"))
+	gone := holders(t, b, filepath.Join(dir, "fifo"))
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	run, err := h.Start(ctx, execbackend.Request{Command: `exec 3>fifo; timeout 100 sleep 100 & set -m; sleep 100 & echo started; wait`, Timeout: time.Second})
@@ -421,30 +551,42 @@ func TestHostTimeoutKillsOtherProcessGroups(t *testing.T) {
 }
 
 // The command runs in a session of its own, with no controlling
-// terminal: a read from /dev/tty fails at once instead of stopping.
+// terminal: a read from /dev/tty fails at once instead of stopping. On
+// the host the shell leads the session; in the sandbox the sandbox's
+// first process (pid 1, bwrap's) does (--new-session).
 func TestHostOwnSession(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
-	got := runToEnd(t, h, execbackend.Request{Command: `read -r _ _ _ _ _ sid _ < /proc/$$/stat; [ "$sid" = $$ ] && echo leader; read x </dev/tty || echo no-tty`})
-	if got.stdout != "leader\nno-tty\n" {
-		t.Errorf("stdout %q stderr %q", got.stdout, got.stderr)
+	forEachBackend(t, testOwnSession)
+}
+
+func testOwnSession(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
+	got := runToEnd(t, h, execbackend.Request{Command: `read -r _ _ _ _ _ sid _ < /proc/$$/stat; [ "$sid" = $$ ] && echo leader; [ "$sid" = 1 ] && echo init; read x </dev/tty || echo no-tty`})
+	want := "leader\nno-tty\n"
+	if b.Sandbox {
+		want = "init\nno-tty\n"
+	}
+	if got.stdout != want {
+		t.Errorf("stdout %q stderr %q, want stdout %q", got.stdout, got.stderr, want)
 	}
 }
 
-// A timeout that comes after the command exited kills nothing: a
-// background child goes on to the end of the run, and the run is not
+// A timeout that comes after the command exited kills nothing: on the
+// host a background child goes on to the end of the run (in the sandbox
+// it died with the command, see TestHostLinger), and the run is not
 // marked timed out.
 func TestHostTimeoutAfterExit(t *testing.T) {
-	ws, dir := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{Linger: hang})
+	forEachBackend(t, testTimeoutAfterExit)
+}
+
+func testTimeoutAfterExit(t *testing.T, b testws.Backend) {
+	ws, dir := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{Linger: 100 * hang})
 	timer := manualTimeouts(h)
-	gate := filepath.Join(dir, "gate")
-	if err := testws.Mkfifo(gate, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gate := gateFIFO(t, b, filepath.Join(dir, "gate"))
 	ctx, stop := context.WithTimeout(t.Context(), hang)
 	defer stop()
 	run, err := h.Start(ctx, execbackend.Request{Command: `(read -r _ < gate; echo late) & echo done`, Timeout: time.Second})
@@ -458,19 +600,25 @@ func TestHostTimeoutAfterExit(t *testing.T) {
 		t.Fatal("the shell did not exit")
 	}
 	fire() // a timer that fired as the shell exited
-	if err := os.WriteFile(gate, []byte("go\n"), 0); err != nil {
-		t.Fatal(err)
+	want := "done\n"
+	if !b.Sandbox {
+		gate()
+		want += "late\n"
 	}
 	got := drain(t, ctx, run, "the late child")
-	if got.exit.TimedOut || got.exit.Code != 0 || got.stdout != "done\nlate\n" {
-		t.Errorf("stdout %q exit %+v", got.stdout, got.exit)
+	if got.exit.TimedOut || got.exit.Code != 0 || got.stdout != want {
+		t.Errorf("stdout %q exit %+v, want %q", got.stdout, got.exit, want)
 	}
 }
 
 // A command longer than one argument may be runs all the same.
 func TestHostLongCommand(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testLongCommand)
+}
+
+func testLongCommand(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	long := "x='" + strings.Repeat("a", 300_000) + "'\necho ${#x}; echo \"$0\" | grep -c . ; declare -p __agenttools_command 2>/dev/null || echo unset"
 	got := runToEnd(t, h, execbackend.Request{Command: long})
 	if got.stdout != "300000\n1\nunset\n" || got.exit.Code != 0 {
@@ -479,8 +627,12 @@ func TestHostLongCommand(t *testing.T) {
 }
 
 func TestHostRefusesBadEnvNames(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
+	forEachBackend(t, testRefusesBadEnvNames)
+}
+
+func testRefusesBadEnvNames(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
 	for _, name := range []string{"", "A=B", "NUL\x00"} {
 		_, err := h.Start(t.Context(), execbackend.Request{Command: "true", Env: map[string]string{name: "x"}})
 		if err == nil || err.Error() != toolspec.MsgExecBadEnvName(name) {

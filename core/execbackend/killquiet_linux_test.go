@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/internal/testws"
 )
 
 // Killing a command that keeps forking makes it print nothing: a fork
@@ -13,9 +14,17 @@ import (
 // command's output. The kill lands at a different point of the loop on
 // each round.
 func TestHostKillProvokesNoOutput(t *testing.T) {
-	ws, _ := hostWorkspace(t)
-	h := newHost(t, ws, execbackend.HostOptions{})
-	for i := range 40 {
+	forEachBackend(t, testKillProvokesNoOutput)
+}
+
+func testKillProvokesNoOutput(t *testing.T, b testws.Backend) {
+	ws, _ := b.Workspace(t)
+	h := b.NewHost(t, ws, execbackend.HostOptions{})
+	rounds := 40
+	if b.Sandbox {
+		rounds = 10 // each round sets a sandbox up: a fraction of a second
+	}
+	for i := range rounds {
 		ctx, stop := context.WithTimeout(t.Context(), hang)
 		run := startAndKill(t, ctx, h, `echo started; while :; do sh -c 'true & true'; done`)
 		ev, err := run.Next(ctx)

@@ -199,7 +199,7 @@ func (m *Mirror) Start(ctx context.Context, req Request) (Run, error) {
 	if sb := m.host.sandbox; sb != nil {
 		// The sandbox binds the copy at the mirrored directory's path;
 		// as root its user gets the copy.
-		if err = sb.giveTree(tree); err == nil {
+		if err = s.give(sb); err == nil {
 			run, err = m.host.startIn(ctx, tree, path.Join(m.root, rel), req)
 		}
 	} else {
@@ -582,6 +582,28 @@ func (s *syncer) in(ctx context.Context) (skipped, err error) {
 		return nil, err
 	}
 	return s.skipped.err(), nil
+}
+
+// give gives the copy to the sandbox's user (see sandboxer.giveTree)
+// and records the host attributes of what it gave again: a new owner
+// changes a node's change time, which the sync back must not take for
+// the command's change (a file without a base copy would be written
+// back, or be a conflict).
+func (s *syncer) give(sb *sandboxer) error {
+	changed := false
+	err := sb.giveTree(s.tree, func(hp string) {
+		rel := s.relOf(hp)
+		if st, ok := s.state[rel]; ok {
+			if fi, err := os.Lstat(hp); err == nil {
+				s.state[rel] = withHost(st, fi)
+				changed = true
+			}
+		}
+	})
+	if err == nil && changed {
+		err = s.save()
+	}
+	return err
 }
 
 func (s *syncer) relOf(hp string) string {

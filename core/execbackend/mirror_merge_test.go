@@ -2,6 +2,7 @@ package execbackend_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,31 +21,36 @@ import (
 // SQLite (the store the mirror is for).
 var stores = []testws.Store{testws.Memory, testws.SQLite}
 
-// forEachStore runs test on a mirror over each store, holding files.
-func forEachStore(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror)) {
-	for _, s := range stores {
-		t.Run(s.Name, func(t *testing.T) {
-			ws := s.New(t)
-			for p, content := range files {
-				if err := ws.WriteFile(t.Context(), p, []byte(content), vfs.WriteOptions{CreateParents: true}); err != nil {
-					t.Fatal(err)
+// forEachStore runs test on a mirror over each store, holding files, on
+// each backend (subtests backend/store).
+func forEachStore(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, m *testMirror)) {
+	forEachBackend(t, func(t *testing.T, b testws.Backend) {
+		for _, s := range stores {
+			t.Run(s.Name, func(t *testing.T) {
+				ws := s.New(t)
+				for p, content := range files {
+					if err := ws.WriteFile(t.Context(), p, []byte(content), vfs.WriteOptions{CreateParents: true}); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			test(t, ws, newMirror(t, ws, t.TempDir()))
-		})
-	}
+				test(t, ws, newBackendMirror(t, b, ws, t.TempDir()))
+			})
+		}
+	})
 }
 
 // runAround runs command on b as run id, and makes the workspace changes
 // of during after the command's copy is made and before the command
 // goes on (it waits on a pipe until during returned), then reads the
 // run's events to the exit.
-func runAround(t *testing.T, b execbackend.Backend, id, command string, during func()) finished {
+func runAround(t *testing.T, b *testMirror, id, command string, during func()) finished {
 	t.Helper()
-	fifo := filepath.Join(t.TempDir(), "go")
+	b.fifos++
+	fifo := filepath.Join(b.gates, fmt.Sprintf("go%d", b.fifos))
 	if err := testws.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	b.b.Give(t, fifo)
 	ctx, cancel := context.WithTimeout(t.Context(), hang)
 	defer cancel()
 	run, err := b.Start(ctx, execbackend.Request{ID: id, Command: "read -r _ < " + fifo + "; " + command})
@@ -104,7 +110,7 @@ func wantFile(t *testing.T, ws *vfs.Workspace, p, want string) {
 // changes another line of it; the sync back merges the two, and the next
 // command sees the merge.
 func TestMirrorMergesAConcurrentChange(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/f.txt": "alpha\nbeta\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/f.txt": "alpha\nbeta\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "sed -i s/alpha/ALPHA/ f.txt", func() {
 			write(t, ws, "/workspace/f.txt", "alpha\nBETA\n")
 		})
@@ -125,7 +131,7 @@ func TestMirrorMergesAConcurrentChange(t *testing.T) {
 // command's is saved under the run's conflict directory, and the note
 // names both; a later run of the same id never overwrites that copy.
 func TestMirrorConflictKeepsTheWorkspaceVersion(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/sub/f.txt": "alpha\nbeta\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/sub/f.txt": "alpha\nbeta\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-7", "sed -i s/alpha/ALPHA/ sub/f.txt", func() {
 			write(t, ws, "/workspace/sub/f.txt", "alpha, changed\nbeta\n")
 		})
@@ -160,7 +166,7 @@ func TestMirrorConflictKeepsTheWorkspaceVersion(t *testing.T) {
 // A file the command deleted that the workspace changed meanwhile is
 // kept, and named; one nobody else touched goes.
 func TestMirrorKeepsADeletedFileChangedMeanwhile(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/f.txt": "f\n", "/workspace/g.txt": "g\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/f.txt": "f\n", "/workspace/g.txt": "g\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "rm f.txt g.txt", func() {
 			write(t, ws, "/workspace/f.txt", "f, changed\n")
 		})
@@ -180,7 +186,7 @@ func TestMirrorKeepsADeletedFileChangedMeanwhile(t *testing.T) {
 // A file the command changed that the workspace deleted meanwhile stays
 // deleted; the command's version is saved.
 func TestMirrorKeepsADeletionMeanwhile(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/f.txt": "f\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/f.txt": "f\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "echo more >> f.txt", func() {
 			if err := ws.Remove(t.Context(), "/workspace/f.txt", vfs.RemoveOptions{}); err != nil {
 				t.Fatal(err)
@@ -199,7 +205,7 @@ func TestMirrorKeepsADeletionMeanwhile(t *testing.T) {
 // Both made a file at one path: the same content is no conflict;
 // different content keeps the workspace's, and saves the command's.
 func TestMirrorCreateVersusCreate(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/keep": ""}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/keep": ""}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "echo same > same.txt; echo mine > new.txt", func() {
 			write(t, ws, "/workspace/same.txt", "same\n")
 			write(t, ws, "/workspace/new.txt", "theirs\n")
@@ -216,7 +222,7 @@ func TestMirrorCreateVersusCreate(t *testing.T) {
 // A mode the command changed is applied to the workspace's file, which
 // keeps the content the workspace gave it meanwhile.
 func TestMirrorModeOnlyChange(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/run.sh": "echo old\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/run.sh": "echo old\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "chmod 755 run.sh", func() {
 			write(t, ws, "/workspace/run.sh", "echo new\n")
 		})
@@ -241,7 +247,7 @@ func TestMirrorMergeKeepsLineEndings(t *testing.T) {
 		"/workspace/nonl.txt":  "one\ntwo\nthree\nfour",
 		"/workspace/mixed.txt": "one\r\ntwo\nthree\r\nfour",
 	}
-	forEachStore(t, files, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, files, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "sed -i s/one/ONE/ crlf.txt nonl.txt mixed.txt", func() {
 			write(t, ws, "/workspace/crlf.txt", "one\r\ntwo\r\nthree\r\nFOUR\r\n")
 			write(t, ws, "/workspace/nonl.txt", "one\ntwo\nthree\nFOUR")
@@ -255,6 +261,33 @@ func TestMirrorMergeKeepsLineEndings(t *testing.T) {
 		wantFile(t, ws, "/workspace/mixed.txt", "ONE\r\ntwo\nTHREE\r\nfour")
 		if s := m.LastSync(); s.Merged != 3 {
 			t.Errorf("sync %+v", s)
+		}
+	})
+}
+
+// A command that changes nothing syncs nothing back: a file over
+// MaxMergeBytes (no base copy to compare with) that it did not touch is
+// neither written over the workspace's change of it meanwhile nor a
+// conflict, though the mirror itself changed the copy's owner (given to
+// the sandbox's user when the test runs as root). On the next command
+// too, and the mirror's state then is as the last sync left it.
+func TestMirrorUntouchedLargeFile(t *testing.T) {
+	big := strings.Repeat("0123456789abcde\n", execbackend.MaxMergeBytes/16) + "last\n"
+	forEachBackendMirror(t, map[string]string{"/workspace/big.txt": big, "/workspace/small.txt": "small\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
+		for i, content := range []string{"changed\n", "changed again\n"} {
+			got := runAround(t, m, fmt.Sprintf("exec-%d", i+1), "cat small.txt", func() {
+				write(t, ws, "/workspace/big.txt", content)
+			})
+			if got.stdout != "small\n" || got.stderr != "" || got.exit.Code != 0 {
+				t.Errorf("run %d: stdout %q stderr %q exit %d", i+1, got.stdout, got.stderr, got.exit.Code)
+			}
+			wantFile(t, ws, "/workspace/big.txt", content)
+			if s := m.LastSync(); s.CopiedOut != 0 || s.RemovedOut != 0 || s.Conflicts != 0 {
+				t.Errorf("run %d synced back %+v", i+1, s)
+			}
+		}
+		if _, err := ws.Lstat(t.Context(), "/.computer/conflicts"); errno.CodeOf(err) != errno.ENOENT {
+			t.Errorf("conflicts were saved: %v", err)
 		}
 	})
 }
@@ -284,7 +317,7 @@ func TestMirrorLargeFile(t *testing.T) {
 // A directory the command removed keeps what the workspace put in it
 // meanwhile; what the command removed from it goes.
 func TestMirrorRemovedDirectoryKeepsNewContent(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/d/old.txt": "old\n", "/workspace/d/e/deep.txt": "deep\n"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/d/old.txt": "old\n", "/workspace/d/e/deep.txt": "deep\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		got := runAround(t, m, "exec-1", "rm -r d", func() {
 			write(t, ws, "/workspace/d/new.txt", "new\n")
 		})
@@ -303,7 +336,7 @@ func TestMirrorRemovedDirectoryKeepsNewContent(t *testing.T) {
 // A link both re-pointed keeps the workspace's target; the command's
 // link is saved.
 func TestMirrorLinkConflict(t *testing.T) {
-	forEachStore(t, map[string]string{"/workspace/a": "a", "/workspace/b": "b", "/workspace/c": "c"}, func(t *testing.T, ws *vfs.Workspace, m *execbackend.Mirror) {
+	forEachStore(t, map[string]string{"/workspace/a": "a", "/workspace/b": "b", "/workspace/c": "c"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 		if err := ws.Symlink(t.Context(), "a", "/workspace/link"); err != nil {
 			t.Fatal(err)
 		}
@@ -356,10 +389,14 @@ func TestMirrorConflictNoteIsBounded(t *testing.T) {
 // when it is copied in, left alone while it does not change, and removed
 // with it.
 func TestMirrorBaseCopies(t *testing.T) {
+	forEachBackend(t, testMirrorBaseCopies)
+}
+
+func testMirrorBaseCopies(t *testing.T, b testws.Backend) {
 	big := strings.Repeat("x", execbackend.MaxMergeBytes+1)
 	ws := memWorkspace(t, map[string]string{"/workspace/a.txt": "a\n", "/workspace/d/b.txt": "b\n", "/workspace/big": big})
 	dir := t.TempDir()
-	m := newMirror(t, ws, dir)
+	m := newBackendMirror(t, b, ws, dir)
 	bases := func() []os.FileInfo {
 		t.Helper()
 		entries, err := os.ReadDir(filepath.Join(dir, "base"))
@@ -431,11 +468,15 @@ func (s *racyStore) RemoveIf(ctx context.Context, name string, rev int64) error 
 // is merged, not written over; one that lands before a removal keeps the
 // file.
 func TestMirrorRaceWithTheSync(t *testing.T) {
+	forEachBackend(t, testMirrorRaceWithTheSync)
+}
+
+func testMirrorRaceWithTheSync(t *testing.T, b testws.Backend) {
 	store := &racyStore{FS: memfs.New()}
 	ws := vfs.New(store)
 	write(t, ws, "/workspace/f.txt", "alpha\nbeta\n")
 	write(t, ws, "/workspace/g.txt", "g\n")
-	m := newMirror(t, ws, t.TempDir())
+	m := newBackendMirror(t, b, ws, t.TempDir())
 	runToEnd(t, m, execbackend.Request{Command: "true"})
 
 	store.name, store.content = "workspace/f.txt", "alpha\nBETA\n"
@@ -464,6 +505,10 @@ func TestMirrorRaceWithTheSync(t *testing.T) {
 // in the workspace), the mirror syncs as before: changes, deletions of
 // files and directories, modes; a concurrent change still merges.
 func TestMirrorOnAStoreWithoutRevisions(t *testing.T) {
+	forEachBackend(t, testMirrorOnAStoreWithoutRevisions)
+}
+
+func testMirrorOnAStoreWithoutRevisions(t *testing.T, b testws.Backend) {
 	ws, _ := testws.Host(t, "")
 	write(t, ws, "/workspace/f.txt", "alpha\nbeta\n")
 	write(t, ws, "/workspace/gone.txt", "x\n")
@@ -472,7 +517,7 @@ func TestMirrorOnAStoreWithoutRevisions(t *testing.T) {
 	if info, err := ws.Lstat(t.Context(), "/workspace/f.txt"); err != nil || info.Rev != 0 {
 		t.Fatalf("the store numbers its changes: %+v %v", info, err)
 	}
-	m := newMirror(t, ws, t.TempDir())
+	m := newBackendMirror(t, b, ws, t.TempDir())
 	got := runAround(t, m, "exec-1", "sed -i s/alpha/ALPHA/ f.txt; rm gone.txt; rm -r d; chmod 755 run.sh; echo new > new.txt", func() {
 		write(t, ws, "/workspace/f.txt", "alpha\nBETA\n")
 	})

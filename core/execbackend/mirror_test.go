@@ -13,6 +13,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -28,13 +29,46 @@ func memWorkspace(t *testing.T, files map[string]string) *vfs.Workspace {
 	return ws
 }
 
-func newMirror(t *testing.T, ws *vfs.Workspace, dir string) *execbackend.Mirror {
+// testMirror is a Mirror in a test, with a directory its commands see
+// (in the sandbox too) for runAround's FIFOs.
+type testMirror struct {
+	*execbackend.Mirror
+	b     testws.Backend
+	gates string
+	fifos int
+}
+
+// newMirror is a mirror on the host backend in dir.
+func newMirror(t *testing.T, ws *vfs.Workspace, dir string) *testMirror {
 	t.Helper()
-	m, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: dir})
+	return newBackendMirror(t, host, ws, dir)
+}
+
+// newBackendMirror is a mirror on backend b in dir.
+func newBackendMirror(t *testing.T, b testws.Backend, ws *vfs.Workspace, dir string) *testMirror {
+	t.Helper()
+	// Bound at its own path in the sandbox, where the directories above
+	// it are as private as on the host: they must let its user in.
+	gates := testws.PublicDir(t)
+	b.Give(t, gates)
+	opts := b.Options(execbackend.HostOptions{})
+	if b.Sandbox {
+		opts.Sandbox.ReadOnly = []string{gates}
+	}
+	m, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{HostOptions: opts, Mirror: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return &testMirror{Mirror: m, b: b, gates: gates}
+}
+
+// forEachBackendMirror runs test on a mirror in a fresh directory over a
+// memfs workspace holding files, on each backend.
+func forEachBackendMirror(t *testing.T, files map[string]string, test func(t *testing.T, ws *vfs.Workspace, m *testMirror)) {
+	forEachBackend(t, func(t *testing.T, b testws.Backend) {
+		ws := memWorkspace(t, files)
+		test(t, ws, newBackendMirror(t, b, ws, t.TempDir()))
+	})
 }
 
 func readWS(t *testing.T, ws *vfs.Workspace, p string) string {
@@ -59,15 +93,21 @@ func readWS(t *testing.T, ws *vfs.Workspace, p string) string {
 // what it changes comes back: new, changed and deleted files, a new
 // directory, a mode, a symbolic link.
 func TestMirrorSyncsBothWays(t *testing.T) {
-	ws := memWorkspace(t, map[string]string{
+	forEachStore(t, map[string]string{
 		"/workspace/a.txt":        "alpha\n",
 		"/workspace/gone.txt":     "remove me\n",
 		"/workspace/src/main.go":  "package main\n",
 		"/workspace/run.sh":       "echo run\n",
 		"/outside/not-synced.txt": "x",
-	})
-	m := newMirror(t, ws, t.TempDir())
-	if info := m.Info(); info.ID != "host" || info.Description != toolspec.MsgExecMirrorBackend(toolspec.WorkspaceRoot) {
+	}, testMirrorSyncsBothWays)
+}
+
+func testMirrorSyncsBothWays(t *testing.T, ws *vfs.Workspace, m *testMirror) {
+	desc := toolspec.MsgExecMirrorBackend(toolspec.WorkspaceRoot)
+	if m.b.Sandbox {
+		desc = toolspec.MsgExecSandboxBackend(toolspec.WorkspaceRoot)
+	}
+	if info := m.Info(); info.ID != m.b.Name || info.Description != desc {
 		t.Errorf("Info %+v", info)
 	}
 	got := runToEnd(t, m, execbackend.Request{Command: `cat a.txt src/main.go; ls /outside 2>/dev/null; echo beta >> a.txt; printf new > b.txt; rm gone.txt; mkdir -p d/e && echo deep > d/e/f.txt; chmod 755 run.sh; ln -s a.txt link`})
@@ -109,12 +149,22 @@ func TestMirrorSyncsBothWays(t *testing.T) {
 	}
 }
 
+// The command runs in its cwd's copy: on the host in the mirror's tree,
+// in the sandbox (where the tree is bound at /workspace) at the cwd's
+// own path.
 func TestMirrorWorkingDirectory(t *testing.T) {
+	forEachBackend(t, testMirrorWorkingDirectory)
+}
+
+func testMirrorWorkingDirectory(t *testing.T, b testws.Backend) {
 	ws := memWorkspace(t, map[string]string{"/workspace/sub/x": "", "/elsewhere/y": ""})
 	dir := t.TempDir()
-	m := newMirror(t, ws, dir)
+	m := newBackendMirror(t, b, ws, dir)
 	got := runToEnd(t, m, execbackend.Request{Command: "pwd -P", Cwd: "/workspace/sub"})
 	want, _ := filepath.EvalSymlinks(filepath.Join(dir, "tree", "sub"))
+	if b.Sandbox {
+		want = "/workspace/sub"
+	}
 	if got.stdout != want+"\n" {
 		t.Errorf("pwd %q, want %q", got.stdout, want)
 	}
@@ -132,13 +182,17 @@ func TestMirrorWorkingDirectory(t *testing.T) {
 // The mirror's record survives the process: a new Mirror on the same
 // directory (the next agenttools call) finds the tree in place.
 func TestMirrorStateSurvives(t *testing.T) {
+	forEachBackend(t, testMirrorStateSurvives)
+}
+
+func testMirrorStateSurvives(t *testing.T, b testws.Backend) {
 	ws := memWorkspace(t, map[string]string{"/workspace/dir/a": "a", "/workspace/dir/b": "b"})
 	dir := t.TempDir()
-	runToEnd(t, newMirror(t, ws, dir), execbackend.Request{Command: "true"})
+	runToEnd(t, newBackendMirror(t, b, ws, dir), execbackend.Request{Command: "true"})
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
 		t.Fatal(err)
 	}
-	m := newMirror(t, ws, dir)
+	m := newBackendMirror(t, b, ws, dir)
 	got := runToEnd(t, m, execbackend.Request{Command: "cat dir/a dir/b"})
 	if got.stdout != "ab" {
 		t.Errorf("stdout %q", got.stdout)
@@ -152,6 +206,10 @@ func TestMirrorStateSurvives(t *testing.T) {
 // On a store that numbers its changes (sqlitefs), a command on an
 // unchanged tree copies nothing, and a change copies only itself.
 func TestMirrorCopiesOnlyChanges(t *testing.T) {
+	forEachBackend(t, testMirrorCopiesOnlyChanges)
+}
+
+func testMirrorCopiesOnlyChanges(t *testing.T, b testws.Backend) {
 	db, err := sqlitefs.Open(filepath.Join(t.TempDir(), "ws.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -165,12 +223,12 @@ func TestMirrorCopiesOnlyChanges(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	got := runToEnd(t, newMirror(t, ws, dir), execbackend.Request{Command: "find . -name '*.go' | wc -l"})
+	got := runToEnd(t, newBackendMirror(t, b, ws, dir), execbackend.Request{Command: "find . -name '*.go' | wc -l"})
 	if strings.TrimSpace(got.stdout) != "100" {
 		t.Fatalf("the command saw %q files", got.stdout)
 	}
 	// A new Mirror on the same directory: the next process.
-	m := newMirror(t, ws, dir)
+	m := newBackendMirror(t, b, ws, dir)
 	runToEnd(t, m, execbackend.Request{Command: "true"})
 	if s := m.LastSync(); s != (execbackend.SyncStats{}) {
 		t.Errorf("a command on an unchanged tree synced %+v", s)
@@ -193,8 +251,10 @@ func TestMirrorCopiesOnlyChanges(t *testing.T) {
 // A cancelled command's changes are dropped: the next command sees the
 // workspace, not what the killed one left in the copy.
 func TestMirrorDropsACancelledCommand(t *testing.T) {
-	ws := memWorkspace(t, map[string]string{"/workspace/old.txt": "old\n"})
-	m := newMirror(t, ws, t.TempDir())
+	forEachBackendMirror(t, map[string]string{"/workspace/old.txt": "old\n"}, testMirrorDropsACancelledCommand)
+}
+
+func testMirrorDropsACancelledCommand(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 	ctx, cancel := context.WithCancel(t.Context())
 	run, err := m.Start(ctx, execbackend.Request{Command: "echo new > created.txt; rm old.txt; echo started; sleep 100"})
 	if err != nil {
@@ -220,8 +280,10 @@ func TestMirrorDropsACancelledCommand(t *testing.T) {
 
 // A change that puts the modification time back is still seen.
 func TestMirrorSeesAChangeThatKeepsTheTime(t *testing.T) {
-	ws := memWorkspace(t, map[string]string{"/workspace/f": "AAAA\n"})
-	m := newMirror(t, ws, t.TempDir())
+	forEachBackendMirror(t, map[string]string{"/workspace/f": "AAAA\n"}, testMirrorSeesAChangeThatKeepsTheTime)
+}
+
+func testMirrorSeesAChangeThatKeepsTheTime(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 	runToEnd(t, m, execbackend.Request{Command: "true"})
 	runToEnd(t, m, execbackend.Request{Command: `t=$(stat -c %y f); echo BBBB > f; touch -d "$t" f`})
 	if got := readWS(t, ws, "/workspace/f"); got != "BBBB\n" {
@@ -233,8 +295,12 @@ func TestMirrorSeesAChangeThatKeepsTheTime(t *testing.T) {
 // over with a note; the command runs with the rest.
 func TestMirrorPassesOverWhatTheHostCannotHold(t *testing.T) {
 	long := strings.Repeat("n", 300)
-	ws := memWorkspace(t, map[string]string{"/workspace/" + long: "x", "/workspace/ok.txt": "ok\n"})
-	m := newMirror(t, ws, t.TempDir())
+	forEachBackendMirror(t, map[string]string{"/workspace/" + long: "x", "/workspace/ok.txt": "ok\n"}, func(t *testing.T, ws *vfs.Workspace, m *testMirror) {
+		testMirrorPassesOver(t, ws, m, long)
+	})
+}
+
+func testMirrorPassesOver(t *testing.T, ws *vfs.Workspace, m *testMirror, long string) {
 	got := runToEnd(t, m, execbackend.Request{Command: "cat ok.txt; echo done > out.txt"})
 	if got.exit.Code != 0 || got.stdout != "ok\n" || !strings.HasPrefix(got.stderr, "[Some of the workspace could not be copied") {
 		t.Errorf("stdout %q stderr %q exit %d", got.stdout, got.stderr, got.exit.Code)
@@ -256,8 +322,10 @@ func TestMirrorPassesOverWhatTheHostCannotHold(t *testing.T) {
 
 // A read-only directory in the copy does not stop the next sync.
 func TestMirrorReadOnlyDirectory(t *testing.T) {
-	ws := memWorkspace(t, map[string]string{"/workspace/keep": ""})
-	m := newMirror(t, ws, t.TempDir())
+	forEachBackendMirror(t, map[string]string{"/workspace/keep": ""}, testMirrorReadOnlyDirectory)
+}
+
+func testMirrorReadOnlyDirectory(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 	runToEnd(t, m, execbackend.Request{Command: "mkdir ro && echo 1 > ro/f && chmod 555 ro"})
 	if err := ws.WriteFile(t.Context(), "/workspace/ro/f", []byte("2\n"), vfs.WriteOptions{}); err != nil {
 		t.Fatal(err)
@@ -278,7 +346,8 @@ func TestMirrorReadOnlyDirectory(t *testing.T) {
 }
 
 // A command that puts a link where the copy was cannot make the next
-// sync write outside the mirror.
+// sync write outside the mirror. (On the host backend only: in the
+// sandbox the copy's parent is not there.)
 func TestMirrorTreeReplacedByALink(t *testing.T) {
 	ws := memWorkspace(t, map[string]string{"/workspace/a": "workspace\n"})
 	dir := t.TempDir()
@@ -315,8 +384,10 @@ func TestMirrorUnreadableFile(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every file")
 	}
-	ws := memWorkspace(t, map[string]string{"/workspace/a": "a\n"})
-	m := newMirror(t, ws, t.TempDir())
+	forEachBackendMirror(t, map[string]string{"/workspace/a": "a\n"}, testMirrorUnreadableFile)
+}
+
+func testMirrorUnreadableFile(t *testing.T, ws *vfs.Workspace, m *testMirror) {
 	got := runToEnd(t, m, execbackend.Request{Command: "echo s > s; chmod 000 s; rm a; echo new > b"})
 	if got.exit.Code != 0 || !strings.Contains(got.stderr, "could not all be copied back") {
 		t.Errorf("stderr %q exit %d", got.stderr, got.exit.Code)

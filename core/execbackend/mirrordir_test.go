@@ -37,18 +37,18 @@ func TestMirrorMadeByTheFirstCommand(t *testing.T) {
 	// fails saying why.
 	t.Setenv("HOME", "/proc")
 	t.Setenv("XDG_CACHE_HOME", "")
-	m, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Key: "/some/ws.db"})
+	keyed, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Key: "/some/ws.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Start(t.Context(), execbackend.Request{Command: "true"})
+	_, err = keyed.Start(t.Context(), execbackend.Request{Command: "true"})
 	var pe *fs.PathError
 	if !errors.As(err, &pe) || pe.Path != "/proc/.cache" ||
 		err.Error() != toolspec.MsgExecMirrorUnavailable(toolspec.MsgExecMirrorDefaultUnusable(pe.Error(), toolspec.MsgExecMirrorChoose)) {
 		t.Errorf("Start: %v", err)
 	}
 	t.Setenv("HOME", "")
-	if _, err = m.Start(t.Context(), execbackend.Request{Command: "true"}); err == nil || !strings.Contains(err.Error(), "no cache directory") {
+	if _, err = keyed.Start(t.Context(), execbackend.Request{Command: "true"}); err == nil || !strings.Contains(err.Error(), "no cache directory") {
 		t.Errorf("Start without a cache directory: %v", err)
 	}
 	if _, err := execbackend.MirrorCache(); err == nil {

@@ -59,8 +59,9 @@ type Sandbox struct {
 	// its own: no connection leaves it, to the host's loopback neither.
 	Network bool
 	// ReadOnly are more host paths bound read-only at the same path in
-	// the sandbox (a toolchain in /opt, a module cache). A path that is
-	// not there is left out.
+	// the sandbox (a toolchain in /opt, a module cache), over the
+	// sandbox's own /tmp and /var too. A path that is not there is left
+	// out.
 	ReadOnly []string
 	// Limits are the resource limits of each command.
 	Limits SandboxLimits

@@ -175,14 +175,6 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
-	for _, p := range opts.ReadOnly {
-		if !filepath.IsAbs(p) {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			a = append(a, "--ro-bind", p, filepath.Clean(p))
-		}
-	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--perms", "1777")
 	if tmp := opts.TmpBytes; tmp >= 0 {
 		if tmp == 0 {
@@ -191,6 +183,15 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 		a = append(a, "--size", strconv.FormatInt(tmp, 10))
 	}
 	a = append(a, "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
+	// After the private /tmp, which would hide a path below it.
+	for _, p := range opts.ReadOnly {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			a = append(a, "--ro-bind", p, filepath.Clean(p))
+		}
+	}
 	return a
 }
 
@@ -323,8 +324,8 @@ func (s *sandboxer) checkWritable(dir string) error {
 
 // giveTree makes the command's user (when this process is root) the
 // owner of every file in the mirror's copy dir, so that the command may
-// change it.
-func (s *sandboxer) giveTree(dir string) error {
+// change it, and calls given with the path of each file it gave.
+func (s *sandboxer) giveTree(dir string, given func(path string)) error {
 	if !s.asRoot {
 		return nil
 	}
@@ -340,9 +341,13 @@ func (s *sandboxer) giveTree(dir string) error {
 			return nil
 		}
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != s.uid || int(st.Gid) != s.gid) {
-			if err := os.Lchown(p, s.uid, s.gid); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Lchown(p, s.uid, s.gid); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
 				return err
 			}
+			given(p)
 		}
 		return nil
 	})

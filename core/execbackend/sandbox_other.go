@@ -22,4 +22,4 @@ func (s *sandboxer) command(string, string, int, string, []string) ([]string, []
 
 func (s *sandboxer) checkWritable(string) error { return sandboxSupported() }
 
-func (s *sandboxer) giveTree(string) error { return sandboxSupported() }
+func (s *sandboxer) giveTree(string, func(string)) error { return sandboxSupported() }

@@ -50,6 +50,22 @@ func MountHost(tb testing.TB, ws *vfs.Workspace, at, dir string) string {
 	return resolved
 }
 
+// PublicDir makes a new directory every user can enter and read, and
+// only this one write (a test's temporary directory and its parents are
+// private), removed when the test ends.
+func PublicDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "agenttools-public")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
 // PIDFIFO makes a FIFO at path for a command to write its pid into
 // (`echo $$ > path`) and returns a function that waits until it does,
 // without polling, and returns the pid. The wait fails the test after a

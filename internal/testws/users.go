@@ -20,22 +20,6 @@ const Nobody = 65534
 // count.
 const Loner = 65533
 
-// PublicDir makes a new directory every user can enter and read, and
-// only this one write (a test's temporary directory and its parents are
-// private), removed when the test ends.
-func PublicDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.MkdirTemp("", "agenttools-public")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	return dir
-}
-
 // PublicCopy copies the program at src into a PublicDir, so that another
 // user can run it, and returns the copy's path.
 func PublicCopy(tb testing.TB, src string) string {
