@@ -45,8 +45,15 @@ import (
 // the run's pids cgroup (see Confinement) holds the command's tasks to
 // Limits.Processes as well, where one can be made.
 //
+// The keyring system calls (add_key, request_key, keyctl) fail with
+// ENOSYS, as on a kernel without keys (a seccomp filter, on amd64, arm64
+// and riscv64): keyrings are in no namespace, so a command would
+// otherwise hold this process's session keyring and read its keys, and
+// as root's unprivileged user share that user's keyring with every
+// other sandbox.
+//
 // What the sandbox does not protect against: the kernel itself (its
-// system calls are not filtered; a kernel bug reached from a user
+// other system calls are not filtered; a kernel bug reached from a user
 // namespace is reached from the sandbox), the workspace (the command
 // may change or delete anything in it), use of the CPU and memory within
 // the limits, and, with Network set, anything the host's network

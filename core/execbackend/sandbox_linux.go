@@ -30,6 +30,9 @@ type sandboxer struct {
 	// tail are the arguments between "--" and the shell.
 	tail           []string
 	passwd, groups []byte
+	// seccomp is the filter of the keyring system calls (keyringFilter);
+	// nil where there is none for this architecture.
+	seccomp []byte
 }
 
 // systemLinks are the top-level names of the system that the sandbox
@@ -99,6 +102,7 @@ func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
 	}
 	s.passwd = fmt.Appendf(nil, "root:x:0:0:root:/root:/usr/sbin/nologin\n%s:x:%d:%d:%s:/tmp:%s\n", sandboxUser, s.uid, s.gid, sandboxUser, shell)
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)
+	s.seccomp = keyringFilter()
 	s.fixed = s.fixedArgs(opts)
 	s.tail = s.tailArgs(opts.Limits)
 	if err := s.probe(shell); err != nil {
@@ -208,11 +212,14 @@ func (s *sandboxer) tailArgs(l SandboxLimits) []string {
 // command returns bwrap's arguments for a run of shell with shellArgs,
 // the workspace's host directory bound at s.dir and inside as the
 // working directory, and the files to hand over from descriptor firstFD
-// on (the sandbox's /etc/passwd and /etc/group), which the caller
-// closes once the command started.
+// on (the sandbox's /etc/passwd and /etc/group, and the seccomp filter),
+// which the caller closes once the command started.
 func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs []string) ([]string, []*os.File, error) {
 	var files []*os.File
-	for _, data := range [][]byte{s.passwd, s.groups} {
+	for _, data := range [][]byte{s.passwd, s.groups, s.seccomp} {
+		if data == nil {
+			continue
+		}
 		f, err := dataPipe(data)
 		if err != nil {
 			closeAll(files)
@@ -220,12 +227,15 @@ func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shel
 		}
 		files = append(files, f)
 	}
-	a := make([]string, 0, len(s.fixed)+len(s.tail)+len(shellArgs)+16)
+	a := make([]string, 0, len(s.fixed)+len(s.tail)+len(shellArgs)+18)
 	a = append(a, s.fixed...)
 	a = append(a,
 		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD), "/etc/passwd",
-		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD+1), "/etc/group",
-		"--bind", bind, s.dir, "--chdir", inside, "--remount-ro", "/", "--")
+		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD+1), "/etc/group")
+	if s.seccomp != nil {
+		a = append(a, "--seccomp", strconv.Itoa(firstFD+2))
+	}
+	a = append(a, "--bind", bind, s.dir, "--chdir", inside, "--remount-ro", "/", "--")
 	a = append(a, s.tail...)
 	a = append(a, shell)
 	return append(a, shellArgs...), files, nil

@@ -1,0 +1,64 @@
+package execbackend_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/internal/testws"
+)
+
+// Probes a malicious command would run, each tried on the plain host
+// backend first (where it reaches what it aims at, so the probe works)
+// and then in the sandbox (where it must not).
+
+// TestSandboxKeyringUnreachable: the kernel keeps keyrings outside the
+// namespaces bwrap makes. A command that inherits the server's session
+// keyring possesses its keys and may read them; one that runs as 65534
+// (root mode) shares that user's keyring with every other sandbox and
+// every other process of 65534 on the host.
+func TestSandboxKeyringUnreachable(t *testing.T) {
+	ws, _ := testws.SandboxHost(t)
+	// A session keyring is a thread's credential: the key goes into a new
+	// one of this thread, which the processes this goroutine starts
+	// inherit. The thread is not given back (no UnlockOSThread): it ends
+	// with the test, its keyring with it.
+	runtime.LockOSThread()
+	if _, err := unix.KeyctlJoinSessionKeyring("agenttools-hostile-test"); err != nil {
+		t.Skipf("no session keyring can be made here: %v", err)
+	}
+	const secret = "hostile-keyring-secret"
+	id, err := unix.AddKey("user", "agenttools-hostile", []byte(secret), unix.KEY_SPEC_SESSION_KEYRING)
+	if err != nil {
+		t.Skipf("no key can be added here: %v", err)
+	}
+	// perl (in /usr, so in the sandbox too) makes the system calls.
+	read := fmt.Sprintf(`perl -e '$b = "\0" x 64; $n = syscall(%d, %d, %d, $b, 64); print $n > 0 ? substr($b, 0, $n) : "refused: $!"'`,
+		unix.SYS_KEYCTL, unix.KEYCTL_READ, id)
+	addTo := func(ring int) string {
+		return fmt.Sprintf(`perl -e 'my ($t, $d, $p) = ("user", "agenttools-hostile-added", "x"); print syscall(%d, $t, $d, $p, 1, %d) > 0 ? "added" : "refused: $!"'`,
+			unix.SYS_ADD_KEY, ring)
+	}
+
+	host := newHost(t, ws, execbackend.HostOptions{})
+	if got := runToEnd(t, host, execbackend.Request{Command: read}); got.stdout != secret {
+		t.Fatalf("control on the host backend: the probe read %q (stderr %q), want the key %q", got.stdout, got.stderr, secret)
+	}
+	if got := runToEnd(t, host, execbackend.Request{Command: addTo(unix.KEY_SPEC_SESSION_KEYRING)}); got.stdout != "added" {
+		t.Fatalf("control on the host backend: add_key said %q (stderr %q), want added", got.stdout, got.stderr)
+	}
+
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{}})
+	if got := runToEnd(t, sb, execbackend.Request{Command: read}); strings.Contains(got.stdout, secret) || !strings.HasPrefix(got.stdout, "refused") {
+		t.Errorf("in the sandbox the command read the server's session key: stdout %q, stderr %q", got.stdout, got.stderr)
+	}
+	for _, ring := range []int{unix.KEY_SPEC_SESSION_KEYRING, unix.KEY_SPEC_USER_KEYRING} {
+		if got := runToEnd(t, sb, execbackend.Request{Command: addTo(ring)}); !strings.HasPrefix(got.stdout, "refused") {
+			t.Errorf("in the sandbox add_key to keyring %d said %q (stderr %q), want refused", ring, got.stdout, got.stderr)
+		}
+	}
+}
