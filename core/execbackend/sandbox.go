@@ -25,7 +25,10 @@ import (
 // private tmpfs (/var/tmp leads there); /dev holds only the null, zero,
 // random, tty and pty devices; /proc is the sandbox's own. Nothing else
 // of the host is there: no home directory, no other users' files, no
-// sockets, and the root directory is read-only.
+// sockets, and the root directory is read-only. Of this process's
+// descriptors the command gets its stdin, stdout and stderr only: before
+// bwrap starts, every descriptor from 3 on is marked close-on-exec (one
+// inherited open from the program that started this process included).
 //
 // The command's processes live in its PID namespace, whose first
 // process is bwrap's: when the command exits, is killed (timeout,

@@ -2,7 +2,9 @@ package execbackend_test
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,5 +62,38 @@ func TestSandboxKeyringUnreachable(t *testing.T) {
 		if got := runToEnd(t, sb, execbackend.Request{Command: addTo(ring)}); !strings.HasPrefix(got.stdout, "refused") {
 			t.Errorf("in the sandbox add_key to keyring %d said %q (stderr %q), want refused", ring, got.stdout, got.stderr)
 		}
+	}
+}
+
+// TestSandboxInheritedDescriptorsClosed: a descriptor this process
+// inherited without close-on-exec (from the agent that started it: a
+// socket, a pipe) is not handed to the command.
+func TestSandboxInheritedDescriptorsClosed(t *testing.T) {
+	ws, _ := testws.SandboxHost(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	fd := int(w.Fd())
+	// As a parent that meant to pass it leaves it.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	leaked := "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
+	probe := "readlink /proc/self/fd/" + strconv.Itoa(fd) + " || true"
+
+	host := newHost(t, ws, execbackend.HostOptions{})
+	if got := runToEnd(t, host, execbackend.Request{Command: probe}); !strings.Contains(got.stdout, leaked) {
+		t.Fatalf("control on the host backend: descriptor %d is %q, want the inherited %s", fd, got.stdout, leaked)
+	}
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{}})
+	if got := runToEnd(t, sb, execbackend.Request{Command: probe}); strings.Contains(got.stdout, leaked) {
+		t.Errorf("in the sandbox the command holds this process's inherited descriptor %d (%s)", fd, leaked)
 	}
 }

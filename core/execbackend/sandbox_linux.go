@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	osexec "os/exec"
 	"path"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandboxer builds the bwrap command line of each run.
@@ -215,6 +218,7 @@ func (s *sandboxer) tailArgs(l SandboxLimits) []string {
 // on (the sandbox's /etc/passwd and /etc/group, and the seccomp filter),
 // which the caller closes once the command started.
 func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs []string) ([]string, []*os.File, error) {
+	inheritNothing()
 	var files []*os.File
 	for _, data := range [][]byte{s.passwd, s.groups, s.seccomp} {
 		if data == nil {
@@ -239,6 +243,31 @@ func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shel
 	a = append(a, s.tail...)
 	a = append(a, shell)
 	return append(a, shellArgs...), files, nil
+}
+
+// inheritNothing marks every descriptor of this process from 3 on
+// close-on-exec, so that bwrap, and so the command, get only those
+// handed over (ExtraFiles): Go opens its own so, but one this process
+// inherited open (a socket or pipe of the program that started it) or
+// that C code opened would pass into the sandbox.
+func inheritNothing() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one at a time.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+		}
+	}
 }
 
 // dataPipe is the read end of a pipe that holds data (less than a pipe
