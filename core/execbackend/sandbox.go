@@ -22,8 +22,9 @@ import (
 // linker's cache, alternatives, time zone, certificates, name service
 // switch; resolv.conf and hosts when Network is set) and a /etc/passwd
 // and /etc/group that name only root and the command's user; /tmp is a
-// private tmpfs (/var/tmp leads there); /dev holds only the null, zero,
-// random, tty and pty devices; /proc is the sandbox's own. Nothing else
+// private tmpfs (/var/tmp leads there); /dev, read-only, holds only the
+// null, zero, random, tty and pty devices and /dev/shm, a private tmpfs
+// as /tmp is; /proc is the sandbox's own. Nothing else
 // of the host is there: no home directory, no other users' files, no
 // sockets, and the root directory is read-only. Of this process's
 // descriptors the command gets its stdin, stdout and stderr only: before
@@ -81,8 +82,8 @@ type Sandbox struct {
 	UID, GID int
 	// Bwrap is the bubblewrap program; "bwrap" on PATH when empty.
 	Bwrap string
-	// TmpBytes bounds the private /tmp (a tmpfs, held in memory), in
-	// bytes; 0 picks DefaultSandboxTmpBytes, negative leaves it to the
+	// TmpBytes bounds the private /tmp and, apart, /dev/shm (tmpfs, held
+	// in memory), in bytes each; 0 picks DefaultSandboxTmpBytes, negative leaves it to the
 	// kernel's default (half of the memory).
 	TmpBytes int64
 }

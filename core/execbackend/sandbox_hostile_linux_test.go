@@ -97,3 +97,32 @@ func TestSandboxInheritedDescriptorsClosed(t *testing.T) {
 		t.Errorf("in the sandbox the command holds this process's inherited descriptor %d (%s)", fd, leaked)
 	}
 }
+
+// TestSandboxDevBounded: /dev/shm is a tmpfs of Sandbox.TmpBytes that the
+// command may write, as /tmp, and /dev itself takes no files: bwrap's
+// /dev is a tmpfs without a bound, which a command running as the
+// server's user (the user namespace's owner) could otherwise fill up to
+// half of the memory past the bound on /tmp.
+func TestSandboxDevBounded(t *testing.T) {
+	ws, _ := testws.SandboxHost(t)
+	const bound = 1 << 20
+	name := fmt.Sprintf("agenttools-hostile-%d", os.Getpid())
+	probe := fmt.Sprintf(`head -c %d /dev/zero > /dev/shm/%s 2>/dev/null; stat -c %%s /dev/shm/%s; rm -f /dev/shm/%s; : 2>/dev/null > /dev/%s && echo dev-written && rm -f /dev/%s`,
+		2*bound, name, name, name, name, name)
+	if _, err := os.Stat("/dev/shm"); err == nil {
+		host := newHost(t, ws, execbackend.HostOptions{})
+		if got := runToEnd(t, host, execbackend.Request{Command: "head -c " + strconv.Itoa(2*bound) + " /dev/zero > /dev/shm/" + name + "; stat -c %s /dev/shm/" + name + "; rm -f /dev/shm/" + name}); strings.TrimSpace(got.stdout) != strconv.Itoa(2*bound) {
+			t.Fatalf("control on the host backend: wrote %q bytes to the host's /dev/shm (stderr %q), want %d", got.stdout, got.stderr, 2*bound)
+		}
+	}
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{TmpBytes: bound}})
+	got := runToEnd(t, sb, execbackend.Request{Command: probe})
+	lines := strings.Split(strings.TrimSpace(got.stdout), "\n")
+	n, err := strconv.Atoi(lines[0])
+	if err != nil || n <= 0 || n > bound {
+		t.Errorf("in the sandbox /dev/shm took %q bytes (stderr %q), want some and at most the bound %d", lines[0], got.stderr, bound)
+	}
+	if strings.Contains(got.stdout, "dev-written") {
+		t.Errorf("in the sandbox the command made a file in /dev (stdout %q)", got.stdout)
+	}
+}

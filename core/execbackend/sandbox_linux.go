@@ -190,14 +190,25 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 			a = append(a, "--ro-bind", p, filepath.Clean(p))
 		}
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--perms", "1777")
-	if tmp := opts.TmpBytes; tmp >= 0 {
-		if tmp == 0 {
-			tmp = DefaultSandboxTmpBytes
+	// bwrap's /dev is a tmpfs without a bound, which a command that runs
+	// as the user namespace's owner (this process not root) could fill:
+	// it is made read-only, and /dev/shm, for POSIX shared memory, is a
+	// tmpfs of the same bound as /tmp that the command may write.
+	tmpfs := func(at string) {
+		a = append(a, "--perms", "1777")
+		if tmp := opts.TmpBytes; tmp >= 0 {
+			if tmp == 0 {
+				tmp = DefaultSandboxTmpBytes
+			}
+			a = append(a, "--size", strconv.FormatInt(tmp, 10))
 		}
-		a = append(a, "--size", strconv.FormatInt(tmp, 10))
+		a = append(a, "--tmpfs", at)
 	}
-	a = append(a, "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
+	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	tmpfs("/dev/shm")
+	a = append(a, "--remount-ro", "/dev")
+	tmpfs("/tmp")
+	a = append(a, "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
 	return a
 }
 
