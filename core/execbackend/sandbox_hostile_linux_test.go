@@ -3,6 +3,8 @@ package execbackend_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -124,5 +126,42 @@ func TestSandboxDevBounded(t *testing.T) {
 	}
 	if strings.Contains(got.stdout, "dev-written") {
 		t.Errorf("in the sandbox the command made a file in /dev (stdout %q)", got.stdout)
+	}
+}
+
+// TestSandboxEnvOnlyForTheShell: the call's env is the command's, not
+// that of the programs that set the sandbox up. bwrap runs outside the
+// sandbox (as root when this process is root), and setpriv inside it
+// with the rights to change user: a LD_PRELOAD naming a library the
+// command built in the workspace (whose host path /proc/1/cmdline
+// showed) ran that library's code in them, out of the sandbox. The
+// dynamic linker's LD_DEBUG shows which programs read the variables.
+func TestSandboxEnvOnlyForTheShell(t *testing.T) {
+	ws, _ := testws.SandboxHost(t)
+	req := execbackend.Request{Command: "true", Env: map[string]string{"LD_DEBUG": "libs"}}
+	loaded := func(stderr, program string) bool {
+		return strings.Contains(stderr, "initialize program: "+program+"\n")
+	}
+	host := newHost(t, ws, execbackend.HostOptions{})
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip(err)
+	}
+	if got := runToEnd(t, host, req); !loaded(got.stderr, shell) {
+		t.Skipf("the dynamic linker does not report with LD_DEBUG=libs here (stderr %q)", got.stderr)
+	}
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{}})
+	got := runToEnd(t, sb, req)
+	if !loaded(got.stderr, shell) {
+		t.Errorf("in the sandbox the call's env did not reach the shell %s (stderr %q)", shell, got.stderr)
+	}
+	for _, name := range []string{"bwrap", "setpriv", "prlimit", "env"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && loaded(got.stderr, real) || loaded(got.stderr, p) {
+			t.Errorf("the call's env reached %s, which sets the sandbox up (stderr %q)", p, got.stderr)
+		}
 	}
 }

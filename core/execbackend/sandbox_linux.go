@@ -21,7 +21,7 @@ import (
 
 // sandboxer builds the bwrap command line of each run.
 type sandboxer struct {
-	bwrap, prlimit, setpriv string
+	bwrap, prlimit, setpriv, env string
 	// asRoot: this process is root, so bwrap sets up the namespaces
 	// with root's rights and setpriv drops to uid and gid.
 	asRoot   bool
@@ -82,7 +82,10 @@ func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
 	if s.prlimit, err = osexec.LookPath("prlimit"); err != nil {
 		return nil, sandboxUnavailable("prlimit, which sets the sandbox's limits, is not installed: install util-linux: %v", err)
 	}
-	for _, p := range []string{s.prlimit, shell} {
+	if s.env, err = osexec.LookPath("env"); err != nil {
+		return nil, sandboxUnavailable("env, which gives the command its environment in the sandbox, is not installed: install coreutils: %v", err)
+	}
+	for _, p := range []string{s.prlimit, s.env, shell} {
 		if err := visibleInSandbox(p); err != nil {
 			return nil, err
 		}
@@ -220,15 +223,23 @@ func (s *sandboxer) tailArgs(l SandboxLimits) []string {
 	}
 	a = append(a, s.prlimit)
 	a = append(a, l.prlimitArgs()...)
-	return append(a, "--")
+	return append(a, "--", s.env, "-i", "--")
 }
 
-// command returns bwrap's arguments for a run of shell with shellArgs,
-// the workspace's host directory bound at s.dir and inside as the
-// working directory, and the files to hand over from descriptor firstFD
-// on (the sandbox's /etc/passwd and /etc/group, and the seccomp filter),
-// which the caller closes once the command started.
-func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs []string) ([]string, []*os.File, error) {
+// command returns bwrap's arguments for a run of shell with shellArgs
+// and the environment env (NAME=value entries), the workspace's host
+// directory bound at s.dir and inside as the working directory, and the
+// files to hand over from descriptor firstFD on (the sandbox's
+// /etc/passwd and /etc/group, and the seccomp filter), which the caller
+// closes once the command started.
+//
+// env is given to the shell alone, by env -i as the last step: bwrap
+// (outside the sandbox, as root when this process is root), setpriv
+// (with the rights to change user) and prlimit must run with none of
+// the call's variables, or a LD_PRELOAD or LD_LIBRARY_PATH naming a
+// library the command built in the workspace would run its code in
+// them. The caller starts bwrap with an environment of its own.
+func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs, env []string) ([]string, []*os.File, error) {
 	inheritNothing()
 	var files []*os.File
 	for _, data := range [][]byte{s.passwd, s.groups, s.seccomp} {
@@ -252,6 +263,7 @@ func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shel
 	}
 	a = append(a, "--bind", bind, s.dir, "--chdir", inside, "--remount-ro", "/", "--")
 	a = append(a, s.tail...)
+	a = append(a, env...)
 	a = append(a, shell)
 	return append(a, shellArgs...), files, nil
 }
@@ -310,7 +322,7 @@ func (s *sandboxer) probe(shell string) error {
 		return err
 	}
 	defer os.Remove(empty)
-	args, files, err := s.command(empty, s.dir, 3, shell, []string{"-c", "exit 0"})
+	args, files, err := s.command(empty, s.dir, 3, shell, []string{"-c", "exit 0"}, nil)
 	if err != nil {
 		return err
 	}
@@ -319,7 +331,7 @@ func (s *sandboxer) probe(shell string) error {
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, s.bwrap, args...)
 	cmd.ExtraFiles = files
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Env = []string{}
 	cmd.Dir = "/"
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

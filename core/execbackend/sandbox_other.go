@@ -16,7 +16,7 @@ func sandboxSupported() error {
 
 func newSandboxer(*Sandbox, string, string) (*sandboxer, error) { return nil, sandboxSupported() }
 
-func (s *sandboxer) command(string, string, int, string, []string) ([]string, []*os.File, error) {
+func (s *sandboxer) command(string, string, int, string, []string, []string) ([]string, []*os.File, error) {
 	return nil, nil, sandboxSupported()
 }
 
