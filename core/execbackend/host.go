@@ -184,7 +184,7 @@ func newHost(ws *vfs.Workspace, opts HostOptions, mirrored bool) (*Host, error) 
 	}
 	h.allow = append(slices.Clone(BaseEnv), opts.Env...)
 	if opts.Sandbox != nil {
-		sb, err := newSandboxer(opts.Sandbox, vfs.Clean(h.dir), h.shell)
+		sb, err := newSandboxer(opts.Sandbox, vfs.Clean(h.dir), h.shell, &h.procs)
 		if err != nil {
 			return nil, err
 		}

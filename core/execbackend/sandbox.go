@@ -95,7 +95,9 @@ type Sandbox struct {
 type SandboxLimits struct {
 	// Processes caps the processes and threads of the command
 	// (RLIMIT_NPROC, counted in the sandbox's user namespace, and the
-	// run's pids cgroup where one is made); default 1024.
+	// run's pids cgroup where one is made); default 1024. As root,
+	// where RLIMIT_NPROC would count every process of UID on the host
+	// (every sandbox's), the cgroup alone holds it where runs get one.
 	Processes int
 	// CPUSeconds caps the CPU time of each process, in seconds
 	// (RLIMIT_CPU: SIGXCPU, then SIGKILL); default 600.
@@ -148,8 +150,9 @@ func (l SandboxLimits) withDefaults() SandboxLimits {
 	return l
 }
 
-// prlimitArgs are prlimit's options that set l (defaults applied).
-func (l SandboxLimits) prlimitArgs() []string {
+// prlimitArgs are prlimit's options that set l (defaults applied),
+// the process limit only when nproc is set.
+func (l SandboxLimits) prlimitArgs(nproc bool) []string {
 	l = l.withDefaults()
 	v := func(n int64) string {
 		if n < 0 {
@@ -157,12 +160,15 @@ func (l SandboxLimits) prlimitArgs() []string {
 		}
 		return strconv.FormatInt(n, 10)
 	}
-	return []string{
-		"--nproc=" + v(int64(l.Processes)),
+	a := []string{
 		"--cpu=" + v(int64(l.CPUSeconds)),
 		"--fsize=" + v(l.FileBytes),
 		"--as=" + v(l.AddressSpaceBytes),
 	}
+	if nproc {
+		a = append(a, "--nproc="+v(int64(l.Processes)))
+	}
+	return a
 }
 
 // sandboxUnavailable is an ErrSandboxUnavailable error with a reason.

@@ -1,6 +1,7 @@
 package execbackend_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,5 +164,48 @@ func TestSandboxEnvOnlyForTheShell(t *testing.T) {
 		if real, err := filepath.EvalSymlinks(p); err == nil && loaded(got.stderr, real) || loaded(got.stderr, p) {
 			t.Errorf("the call's env reached %s, which sets the sandbox up (stderr %q)", p, got.stderr)
 		}
+	}
+}
+
+// TestSandboxRootRunsCountTheirOwnProcesses: as root every run's command
+// is uid 65534 with no user namespace, so RLIMIT_NPROC counts that
+// user's processes on the whole host: one run holding its limit's worth
+// left every other sandbox unable to fork ("fork: retry: Resource
+// temporarily unavailable"). Where each run has a pids cgroup, that
+// cgroup alone holds the run's processes.
+func TestSandboxRootRunsCountTheirOwnProcesses(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("as root only: elsewhere each run has a user namespace of its own, in which its processes are counted")
+	}
+	const procs = 24
+	opts := execbackend.HostOptions{Sandbox: &execbackend.Sandbox{Limits: execbackend.SandboxLimits{Processes: procs}}}
+	wsA, _ := testws.SandboxHost(t)
+	wsB, _ := testws.SandboxHost(t)
+	a, b := newHost(t, wsA, opts), newHost(t, wsB, opts)
+	if conf := a.Confinement(); conf.MaxTasks == 0 {
+		t.Skipf("no pids cgroup for each run here (%s): the process limit of uid %d, shared by all its processes, is then the only cap", conf, execbackend.DefaultSandboxUser)
+	}
+	probe := execbackend.Request{Command: "for i in 1 2 3 4 5 6 7 8; do /bin/true || echo refused; done; echo done"}
+	if got := runToEnd(t, b, probe); got.stdout != "done\n" {
+		t.Fatalf("alone, the probe said %q (stderr %q), want done", got.stdout, got.stderr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), hang)
+	defer cancel()
+	hold, err := a.Start(ctx, execbackend.Request{Command: fmt.Sprintf("for i in $(seq %d); do sleep 600 & done; echo up; wait", procs-2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Kill()
+	for out := ""; !strings.Contains(out, "up\n"); {
+		ev, err := hold.Next(ctx)
+		if err != nil || ev.Kind == execbackend.Exit {
+			t.Fatalf("the run holding processes ended before they were up: %v %+v (stdout %q)", err, ev, out)
+		}
+		if ev.Kind == execbackend.Stdout {
+			out += string(ev.Data)
+		}
+	}
+	if got := runToEnd(t, b, probe); got.stdout != "done\n" || got.stderr != "" {
+		t.Errorf("with another sandbox's run holding %d processes, the probe said %q (stderr %q), want done", procs-1, got.stdout, got.stderr)
 	}
 }

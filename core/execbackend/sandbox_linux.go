@@ -66,7 +66,7 @@ func sandboxSupported() error { return nil }
 // newSandboxer checks that the sandbox can run here (bwrap found and
 // started once) and prepares its command lines. dir is the workspace
 // directory (bound at the same path); shell runs the commands.
-func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
+func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxer, error) {
 	if err := checkSandboxDir(dir); err != nil {
 		return nil, err
 	}
@@ -110,7 +110,23 @@ func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)
 	s.seccomp = keyringFilter()
 	s.fixed = s.fixedArgs(opts)
-	s.tail = s.tailArgs(opts.Limits)
+	nproc := true
+	if s.asRoot {
+		// Without a user namespace RLIMIT_NPROC counts the processes of
+		// the command's user on the whole host, every other sandbox's
+		// included: one run at its limit would leave the others unable
+		// to fork. Where each run gets a pids cgroup, that alone holds
+		// the run's processes; a run whose cgroup cannot be made gets the
+		// limit as it starts (hostProcs.uncapped).
+		procs.init()
+		if procs.parent != nil && procs.parent.Pids {
+			nproc = false
+			if n := opts.Limits.withDefaults().Processes; n > 0 {
+				procs.uncapped = uint64(n)
+			}
+		}
+	}
+	s.tail = s.tailArgs(opts.Limits, nproc)
 	if err := s.probe(shell); err != nil {
 		return nil, err
 	}
@@ -215,14 +231,14 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 	return a
 }
 
-func (s *sandboxer) tailArgs(l SandboxLimits) []string {
+func (s *sandboxer) tailArgs(l SandboxLimits, nproc bool) []string {
 	var a []string
 	if s.asRoot {
 		a = append(a, s.setpriv, "--reuid", strconv.Itoa(s.uid), "--regid", strconv.Itoa(s.gid),
 			"--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
 	}
 	a = append(a, s.prlimit)
-	a = append(a, l.prlimitArgs()...)
+	a = append(a, l.prlimitArgs(nproc)...)
 	return append(a, "--", s.env, "-i", "--")
 }
 
