@@ -62,7 +62,9 @@ import (
 // may change or delete anything in it), use of the CPU and memory within
 // the limits, and, with Network set, anything the host's network
 // reaches (including the host's loopback services and the abstract Unix
-// sockets of its network namespace).
+// sockets of its network namespace); without it too, a Unix socket a
+// host program listens on inside the workspace directory, as the
+// network namespace does not cover sockets bound to a path.
 type Sandbox struct {
 	// Network keeps the host's network in the sandbox (and binds
 	// /etc/resolv.conf and /etc/hosts). Without it the sandbox has a
