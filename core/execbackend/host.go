@@ -88,7 +88,9 @@ type HostOptions struct {
 	// Sandbox, when set, runs every command in a bubblewrap sandbox
 	// (see Sandbox; Linux only): ID is then "sandbox" and Description
 	// toolspec.MsgExecSandboxBackend when empty, and the environment is
-	// SandboxBaseEnv (plus Env) instead of BaseEnv. NewHost fails with
+	// SandboxBaseEnv (plus Env) instead of BaseEnv, given to the
+	// command's shell alone (bwrap and the programs that set the
+	// sandbox up get none of it). NewHost fails with
 	// an ErrSandboxUnavailable error where the sandbox cannot run; it
 	// never falls back to running commands without it.
 	Sandbox *Sandbox
@@ -182,7 +184,7 @@ func newHost(ws *vfs.Workspace, opts HostOptions, mirrored bool) (*Host, error) 
 	}
 	h.allow = append(slices.Clone(BaseEnv), opts.Env...)
 	if opts.Sandbox != nil {
-		sb, err := newSandboxer(opts.Sandbox, vfs.Clean(h.dir), h.shell)
+		sb, err := newSandboxer(opts.Sandbox, vfs.Clean(h.dir), h.shell, &h.procs)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +214,8 @@ func (h *Host) Info() Info { return h.info }
 func (h *Host) Confinement() Confinement { return h.confinement() }
 
 func (h *Host) environ(overrides map[string]string) []string {
-	var env []string
+	// Never nil, which os/exec takes for "this process's environment".
+	env := []string{}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if _, over := overrides[name]; over {
@@ -296,23 +299,25 @@ func (h *Host) startIn(ctx context.Context, dir, inside string, req Request) (*h
 		outW.Close()
 		return nil, err
 	}
-	name := h.shell
+	name, env := h.shell, h.environ(req.Env)
 	if h.sandbox != nil {
 		var data []*os.File
-		args, data, err = h.sandbox.command(dir, inside, 3+len(extra), h.shell, args)
+		args, data, err = h.sandbox.command(dir, inside, 3+len(extra), h.shell, args, env)
 		if err != nil {
 			closeAll([]*os.File{outR, outW, errR, errW, script})
 			return nil, err
 		}
 		defer closeAll(data)
 		extra = append(extra, data...)
-		name, dir = h.sandbox.bwrap, "/"
+		// The environment is the shell's alone (see command): bwrap
+		// gets none but the run's mark.
+		name, dir, env = h.sandbox.bwrap, "/", []string{}
 	}
 	newCmd := func() *osexec.Cmd {
 		cmd := osexec.Command(name, args...)
 		cmd.ExtraFiles = extra
 		cmd.Dir = dir
-		cmd.Env = h.environ(req.Env)
+		cmd.Env = env
 		// The process writes straight into the pipes, so its exit is
 		// seen even while a background child still holds them.
 		cmd.Stdout, cmd.Stderr = outW, errW

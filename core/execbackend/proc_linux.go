@@ -39,6 +39,10 @@ type hostProcs struct {
 	// ungated is set once ptrace was refused: a command is then confined
 	// just after it started instead of before it ran anything.
 	ungated atomic.Bool
+	// uncapped is the RLIMIT_NPROC of a run that no capped cgroup holds,
+	// when lower than nproc (the sandbox as root: prlimit leaves the
+	// limit to the cgroup); 0: none.
+	uncapped uint64
 }
 
 func (c *hostProcs) init() {
@@ -68,6 +72,9 @@ func (c *hostProcs) init() {
 // even if they end during the run. Root is held by neither.
 func (c *hostProcs) limit(capped bool) uint64 {
 	n := c.nproc
+	if !capped && c.uncapped > 0 && (n == 0 || c.uncapped < n) {
+		n = c.uncapped
+	}
 	if capped || !c.holds {
 		return n
 	}

@@ -22,10 +22,14 @@ import (
 // linker's cache, alternatives, time zone, certificates, name service
 // switch; resolv.conf and hosts when Network is set) and a /etc/passwd
 // and /etc/group that name only root and the command's user; /tmp is a
-// private tmpfs (/var/tmp leads there); /dev holds only the null, zero,
-// random, tty and pty devices; /proc is the sandbox's own. Nothing else
+// private tmpfs (/var/tmp leads there); /dev, read-only, holds only the
+// null, zero, random, tty and pty devices and /dev/shm, a private tmpfs
+// as /tmp is; /proc is the sandbox's own. Nothing else
 // of the host is there: no home directory, no other users' files, no
-// sockets, and the root directory is read-only.
+// sockets, and the root directory is read-only. Of this process's
+// descriptors the command gets its stdin, stdout and stderr only: before
+// bwrap starts, every descriptor from 3 on is marked close-on-exec (one
+// inherited open from the program that started this process included).
 //
 // The command's processes live in its PID namespace, whose first
 // process is bwrap's: when the command exits, is killed (timeout,
@@ -45,13 +49,22 @@ import (
 // the run's pids cgroup (see Confinement) holds the command's tasks to
 // Limits.Processes as well, where one can be made.
 //
+// The keyring system calls (add_key, request_key, keyctl) fail with
+// ENOSYS, as on a kernel without keys (a seccomp filter, on amd64, arm64
+// and riscv64): keyrings are in no namespace, so a command would
+// otherwise hold this process's session keyring and read its keys, and
+// as root's unprivileged user share that user's keyring with every
+// other sandbox.
+//
 // What the sandbox does not protect against: the kernel itself (its
-// system calls are not filtered; a kernel bug reached from a user
+// other system calls are not filtered; a kernel bug reached from a user
 // namespace is reached from the sandbox), the workspace (the command
 // may change or delete anything in it), use of the CPU and memory within
 // the limits, and, with Network set, anything the host's network
 // reaches (including the host's loopback services and the abstract Unix
-// sockets of its network namespace).
+// sockets of its network namespace); without it too, a Unix socket a
+// host program listens on inside the workspace directory, as the
+// network namespace does not cover sockets bound to a path.
 type Sandbox struct {
 	// Network keeps the host's network in the sandbox (and binds
 	// /etc/resolv.conf and /etc/hosts). Without it the sandbox has a
@@ -72,8 +85,8 @@ type Sandbox struct {
 	UID, GID int
 	// Bwrap is the bubblewrap program; "bwrap" on PATH when empty.
 	Bwrap string
-	// TmpBytes bounds the private /tmp (a tmpfs, held in memory), in
-	// bytes; 0 picks DefaultSandboxTmpBytes, negative leaves it to the
+	// TmpBytes bounds the private /tmp and, apart, /dev/shm (tmpfs, held
+	// in memory), in bytes each; 0 picks DefaultSandboxTmpBytes, negative leaves it to the
 	// kernel's default (half of the memory).
 	TmpBytes int64
 }
@@ -85,7 +98,9 @@ type Sandbox struct {
 type SandboxLimits struct {
 	// Processes caps the processes and threads of the command
 	// (RLIMIT_NPROC, counted in the sandbox's user namespace, and the
-	// run's pids cgroup where one is made); default 1024.
+	// run's pids cgroup where one is made); default 1024. As root,
+	// where RLIMIT_NPROC would count every process of UID on the host
+	// (every sandbox's), the cgroup alone holds it where runs get one.
 	Processes int
 	// CPUSeconds caps the CPU time of each process, in seconds
 	// (RLIMIT_CPU: SIGXCPU, then SIGKILL); default 600.
@@ -138,8 +153,9 @@ func (l SandboxLimits) withDefaults() SandboxLimits {
 	return l
 }
 
-// prlimitArgs are prlimit's options that set l (defaults applied).
-func (l SandboxLimits) prlimitArgs() []string {
+// prlimitArgs are prlimit's options that set l (defaults applied),
+// the process limit only when nproc is set.
+func (l SandboxLimits) prlimitArgs(nproc bool) []string {
 	l = l.withDefaults()
 	v := func(n int64) string {
 		if n < 0 {
@@ -147,12 +163,15 @@ func (l SandboxLimits) prlimitArgs() []string {
 		}
 		return strconv.FormatInt(n, 10)
 	}
-	return []string{
-		"--nproc=" + v(int64(l.Processes)),
+	a := []string{
 		"--cpu=" + v(int64(l.CPUSeconds)),
 		"--fsize=" + v(l.FileBytes),
 		"--as=" + v(l.AddressSpaceBytes),
 	}
+	if nproc {
+		a = append(a, "--nproc="+v(int64(l.Processes)))
+	}
+	return a
 }
 
 // sandboxUnavailable is an ErrSandboxUnavailable error with a reason.

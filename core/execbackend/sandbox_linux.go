@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	osexec "os/exec"
 	"path"
@@ -14,11 +15,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandboxer builds the bwrap command line of each run.
 type sandboxer struct {
-	bwrap, prlimit, setpriv string
+	bwrap, prlimit, setpriv, env string
 	// asRoot: this process is root, so bwrap sets up the namespaces
 	// with root's rights and setpriv drops to uid and gid.
 	asRoot   bool
@@ -30,6 +33,9 @@ type sandboxer struct {
 	// tail are the arguments between "--" and the shell.
 	tail           []string
 	passwd, groups []byte
+	// seccomp is the filter of the keyring system calls (keyringFilter);
+	// nil where there is none for this architecture.
+	seccomp []byte
 }
 
 // systemLinks are the top-level names of the system that the sandbox
@@ -60,7 +66,7 @@ func sandboxSupported() error { return nil }
 // newSandboxer checks that the sandbox can run here (bwrap found and
 // started once) and prepares its command lines. dir is the workspace
 // directory (bound at the same path); shell runs the commands.
-func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
+func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxer, error) {
 	if err := checkSandboxDir(dir); err != nil {
 		return nil, err
 	}
@@ -76,7 +82,10 @@ func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
 	if s.prlimit, err = osexec.LookPath("prlimit"); err != nil {
 		return nil, sandboxUnavailable("prlimit, which sets the sandbox's limits, is not installed: install util-linux: %v", err)
 	}
-	for _, p := range []string{s.prlimit, shell} {
+	if s.env, err = osexec.LookPath("env"); err != nil {
+		return nil, sandboxUnavailable("env, which gives the command its environment in the sandbox, is not installed: install coreutils: %v", err)
+	}
+	for _, p := range []string{s.prlimit, s.env, shell} {
 		if err := visibleInSandbox(p); err != nil {
 			return nil, err
 		}
@@ -99,8 +108,25 @@ func newSandboxer(opts *Sandbox, dir, shell string) (*sandboxer, error) {
 	}
 	s.passwd = fmt.Appendf(nil, "root:x:0:0:root:/root:/usr/sbin/nologin\n%s:x:%d:%d:%s:/tmp:%s\n", sandboxUser, s.uid, s.gid, sandboxUser, shell)
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)
+	s.seccomp = keyringFilter()
 	s.fixed = s.fixedArgs(opts)
-	s.tail = s.tailArgs(opts.Limits)
+	nproc := true
+	if s.asRoot {
+		// Without a user namespace RLIMIT_NPROC counts the processes of
+		// the command's user on the whole host, every other sandbox's
+		// included: one run at its limit would leave the others unable
+		// to fork. Where each run gets a pids cgroup, that alone holds
+		// the run's processes; a run whose cgroup cannot be made gets the
+		// limit as it starts (hostProcs.uncapped).
+		procs.init()
+		if procs.parent != nil && procs.parent.Pids {
+			nproc = false
+			if n := opts.Limits.withDefaults().Processes; n > 0 {
+				procs.uncapped = uint64(n)
+			}
+		}
+	}
+	s.tail = s.tailArgs(opts.Limits, nproc)
 	if err := s.probe(shell); err != nil {
 		return nil, err
 	}
@@ -175,14 +201,25 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--perms", "1777")
-	if tmp := opts.TmpBytes; tmp >= 0 {
-		if tmp == 0 {
-			tmp = DefaultSandboxTmpBytes
+	// bwrap's /dev is a tmpfs without a bound, which a command that runs
+	// as the user namespace's owner (this process not root) could fill:
+	// it is made read-only, and /dev/shm, for POSIX shared memory, is a
+	// tmpfs of the same bound as /tmp that the command may write.
+	tmpfs := func(at string) {
+		a = append(a, "--perms", "1777")
+		if tmp := opts.TmpBytes; tmp >= 0 {
+			if tmp == 0 {
+				tmp = DefaultSandboxTmpBytes
+			}
+			a = append(a, "--size", strconv.FormatInt(tmp, 10))
 		}
-		a = append(a, "--size", strconv.FormatInt(tmp, 10))
+		a = append(a, "--tmpfs", at)
 	}
-	a = append(a, "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
+	a = append(a, "--proc", "/proc", "--dev", "/dev")
+	tmpfs("/dev/shm")
+	a = append(a, "--remount-ro", "/dev")
+	tmpfs("/tmp")
+	a = append(a, "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
 	// After the private /tmp, which would hide a path below it.
 	for _, p := range opts.ReadOnly {
 		if !filepath.IsAbs(p) {
@@ -195,25 +232,37 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 	return a
 }
 
-func (s *sandboxer) tailArgs(l SandboxLimits) []string {
+func (s *sandboxer) tailArgs(l SandboxLimits, nproc bool) []string {
 	var a []string
 	if s.asRoot {
 		a = append(a, s.setpriv, "--reuid", strconv.Itoa(s.uid), "--regid", strconv.Itoa(s.gid),
 			"--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
 	}
 	a = append(a, s.prlimit)
-	a = append(a, l.prlimitArgs()...)
-	return append(a, "--")
+	a = append(a, l.prlimitArgs(nproc)...)
+	return append(a, "--", s.env, "-i", "--")
 }
 
-// command returns bwrap's arguments for a run of shell with shellArgs,
-// the workspace's host directory bound at s.dir and inside as the
-// working directory, and the files to hand over from descriptor firstFD
-// on (the sandbox's /etc/passwd and /etc/group), which the caller
+// command returns bwrap's arguments for a run of shell with shellArgs
+// and the environment env (NAME=value entries), the workspace's host
+// directory bound at s.dir and inside as the working directory, and the
+// files to hand over from descriptor firstFD on (the sandbox's
+// /etc/passwd and /etc/group, and the seccomp filter), which the caller
 // closes once the command started.
-func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs []string) ([]string, []*os.File, error) {
+//
+// env is given to the shell alone, by env -i as the last step: bwrap
+// (outside the sandbox, as root when this process is root), setpriv
+// (with the rights to change user) and prlimit must run with none of
+// the call's variables, or a LD_PRELOAD or LD_LIBRARY_PATH naming a
+// library the command built in the workspace would run its code in
+// them. The caller starts bwrap with an environment of its own.
+func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs, env []string) ([]string, []*os.File, error) {
+	inheritNothing()
 	var files []*os.File
-	for _, data := range [][]byte{s.passwd, s.groups} {
+	for _, data := range [][]byte{s.passwd, s.groups, s.seccomp} {
+		if data == nil {
+			continue
+		}
 		f, err := dataPipe(data)
 		if err != nil {
 			closeAll(files)
@@ -221,15 +270,44 @@ func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shel
 		}
 		files = append(files, f)
 	}
-	a := make([]string, 0, len(s.fixed)+len(s.tail)+len(shellArgs)+16)
+	a := make([]string, 0, len(s.fixed)+len(s.tail)+len(shellArgs)+18)
 	a = append(a, s.fixed...)
 	a = append(a,
 		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD), "/etc/passwd",
-		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD+1), "/etc/group",
-		"--bind", bind, s.dir, "--chdir", inside, "--remount-ro", "/", "--")
+		"--perms", "0644", "--ro-bind-data", strconv.Itoa(firstFD+1), "/etc/group")
+	if s.seccomp != nil {
+		a = append(a, "--seccomp", strconv.Itoa(firstFD+2))
+	}
+	a = append(a, "--bind", bind, s.dir, "--chdir", inside, "--remount-ro", "/", "--")
 	a = append(a, s.tail...)
+	a = append(a, env...)
 	a = append(a, shell)
 	return append(a, shellArgs...), files, nil
+}
+
+// inheritNothing marks every descriptor of this process from 3 on
+// close-on-exec, so that bwrap, and so the command, get only those
+// handed over (ExtraFiles): Go opens its own so, but one this process
+// inherited open (a socket or pipe of the program that started it) or
+// that C code opened would pass into the sandbox.
+func inheritNothing() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one at a time.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+		}
+	}
 }
 
 // dataPipe is the read end of a pipe that holds data (less than a pipe
@@ -261,7 +339,7 @@ func (s *sandboxer) probe(shell string) error {
 		return err
 	}
 	defer os.Remove(empty)
-	args, files, err := s.command(empty, s.dir, 3, shell, []string{"-c", "exit 0"})
+	args, files, err := s.command(empty, s.dir, 3, shell, []string{"-c", "exit 0"}, nil)
 	if err != nil {
 		return err
 	}
@@ -270,7 +348,7 @@ func (s *sandboxer) probe(shell string) error {
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, s.bwrap, args...)
 	cmd.ExtraFiles = files
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Env = []string{}
 	cmd.Dir = "/"
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

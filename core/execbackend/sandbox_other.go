@@ -14,9 +14,11 @@ func sandboxSupported() error {
 	return sandboxUnavailable("the sandbox backend runs on Linux only (it uses bubblewrap's namespaces); this system is %s", runtime.GOOS)
 }
 
-func newSandboxer(*Sandbox, string, string) (*sandboxer, error) { return nil, sandboxSupported() }
+func newSandboxer(*Sandbox, string, string, *hostProcs) (*sandboxer, error) {
+	return nil, sandboxSupported()
+}
 
-func (s *sandboxer) command(string, string, int, string, []string) ([]string, []*os.File, error) {
+func (s *sandboxer) command(string, string, int, string, []string, []string) ([]string, []*os.File, error) {
 	return nil, nil, sandboxSupported()
 }
 
