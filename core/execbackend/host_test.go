@@ -31,6 +31,16 @@ var host = testws.HostBackend
 // forEachBackend runs test on the host backend and in the sandbox.
 var forEachBackend = testws.ForEachBackend
 
+// newHost is execbackend.NewHost, failing the test on an error.
+func newHost(t *testing.T, ws *vfs.Workspace, opts execbackend.HostOptions) *execbackend.Host {
+	t.Helper()
+	h, err := execbackend.NewHost(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // finished is everything a run reported.
 type finished struct {
 	stdout, stderr string
