@@ -23,7 +23,9 @@ import (
 // switch; resolv.conf and hosts when Network is set) and a /etc/passwd
 // and /etc/group that name only root and the command's user; /tmp is a
 // private tmpfs (/var/tmp leads there); /dev holds only the null, zero,
-// random, tty and pty devices; /proc is the sandbox's own. Nothing else
+// random, tty and pty devices, and nothing can be written there (no
+// /dev/shm: POSIX shared memory and semaphores fail); /proc is the
+// sandbox's own. Nothing else
 // of the host is there: no home directory, no other users' files, no
 // sockets, and the root directory is read-only.
 //

@@ -183,7 +183,11 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 			a = append(a, "--ro-bind", p, filepath.Clean(p))
 		}
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--perms", "1777")
+	// bwrap's /dev is a tmpfs of its own that, in a user namespace, the
+	// command's user owns: read-only, nothing is written there (/dev/shm
+	// included) past the bound of /tmp. The devices are mounts of their
+	// own and stay writable.
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--perms", "1777")
 	if tmp := opts.TmpBytes; tmp >= 0 {
 		if tmp == 0 {
 			tmp = DefaultSandboxTmpBytes

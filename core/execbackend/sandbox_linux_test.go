@@ -135,6 +135,8 @@ func TestSandboxHidesAndProtectsTheHost(t *testing.T) {
 		writeProbe("/etc", readOnly, true),
 		writeProbe("/var", readOnly, true),
 		writeProbe("/home", notThere, true),
+		writeProbe("/dev", readOnly, true),
+		writeProbe("/dev/shm", readOnly, false),
 		writeProbe(filepath.Dir(dir), notThere, false), // the workspace's parent on the host
 	}
 	// All probes in one command per backend: each prints its number,
