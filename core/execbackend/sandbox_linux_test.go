@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	osexec "os/exec"
@@ -178,12 +179,12 @@ func TestSandboxHidesAndProtectsTheHost(t *testing.T) {
 	}
 }
 
-// lineListener listens on the loopback and returns its port and a
-// channel that gets the first line of each connection, in the order
-// the connections were accepted.
-func lineListener(t *testing.T) (int, <-chan string) {
+// lineListener listens at address and returns the address it listens
+// at and a channel that gets the first line of each connection, in the
+// order the connections were accepted.
+func lineListener(t *testing.T, network, address string) (net.Addr, <-chan string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,39 +201,17 @@ func lineListener(t *testing.T) (int, <-chan string) {
 			lines <- line
 		}
 	}()
-	return l.Addr().(*net.TCPAddr).Port, lines
+	return l.Addr(), lines
 }
 
-// No connection leaves the sandbox, to the host's loopback neither,
-// unless the host opted in (Sandbox.Network), which the description
-// then says.
+// No connection leaves the sandbox, to the host's loopback or to an
+// abstract Unix socket of the host's network namespace neither, unless
+// the host opted in (Sandbox.Network), which the description then
+// says.
 func TestSandboxNetwork(t *testing.T) {
 	box, plain, _ := sandboxed(t, execbackend.Sandbox{})
 	ws, _ := testws.SandboxHost(t)
 	netBox := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{Network: true}})
-	port, lines := lineListener(t)
-	connect := func(name string) string {
-		return fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo %s >&3", port, name)
-	}
-	// reaches checks that a connection from h gets through: the
-	// listener's next connection is its. The listener accepts in order,
-	// so had an earlier connection (the sandbox's) come through, its
-	// line would come first.
-	reaches := func(h *execbackend.Host, name string) {
-		t.Helper()
-		if got := runToEnd(t, h, execbackend.Request{Command: connect(name)}); got.exit.Code != 0 {
-			t.Fatalf("connect from %s: exit %d, stderr %q", name, got.exit.Code, got.stderr)
-		}
-		if line := nextLine(t, lines); line != name+"\n" {
-			t.Errorf("connection accepted: %q, want %s's", line, name)
-		}
-	}
-	got := runToEnd(t, box, execbackend.Request{Command: connect("sandbox")})
-	if got.exit.Code == 0 || !strings.Contains(got.stderr, "Connection refused") {
-		t.Errorf("connect from the sandbox: exit %d, stderr %q", got.exit.Code, got.stderr)
-	}
-	reaches(plain, "host")
-	reaches(netBox, "network")
 	for h, want := range map[*execbackend.Host]string{
 		box:    toolspec.MsgExecSandboxBackend(toolspec.WorkspaceRoot),
 		netBox: toolspec.MsgExecSandboxBackendNetwork(toolspec.WorkspaceRoot),
@@ -240,6 +219,49 @@ func TestSandboxNetwork(t *testing.T) {
 		if info := h.Info(); info.ID != toolspec.MsgExecSandboxBackendID || info.Description != want {
 			t.Errorf("Info %+v, want the description %q", info, want)
 		}
+	}
+	for _, c := range []struct {
+		name, network, address string
+		// connect is the command that connects and sends a line.
+		connect func(addr net.Addr, line string) string
+		refused string // in the error of a connection refused
+	}{
+		{"TCP on the loopback", "tcp", "127.0.0.1:0", func(addr net.Addr, line string) string {
+			return fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo %s >&3", addr.(*net.TCPAddr).Port, line)
+		}, "Connection refused"},
+		{"abstract Unix socket", "unix", fmt.Sprintf("@agenttools-test-%d-%d", os.Getpid(), time.Now().UnixNano()), func(addr net.Addr, line string) string {
+			name := strings.TrimPrefix(addr.String(), "@")
+			return fmt.Sprintf(`python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect("\0" + sys.argv[1]); s.sendall(b"%s\n")' %s`, line, name)
+		}, "ConnectionRefusedError"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.network == "unix" {
+				// bash has no Unix sockets.
+				if _, err := os.Stat("/usr/bin/python3"); err != nil {
+					t.Skip("connects with python3, which is not in /usr/bin")
+				}
+			}
+			addr, lines := lineListener(t, c.network, c.address)
+			// reaches checks that a connection from h gets through: the
+			// listener's next connection is its. The listener accepts in
+			// order, so had an earlier connection (the sandbox's) come
+			// through, its line would come first.
+			reaches := func(h *execbackend.Host, name string) {
+				t.Helper()
+				if got := runToEnd(t, h, execbackend.Request{Command: c.connect(addr, name)}); got.exit.Code != 0 {
+					t.Fatalf("connect from %s: exit %d, stderr %q", name, got.exit.Code, got.stderr)
+				}
+				if line := nextLine(t, lines); line != name+"\n" {
+					t.Errorf("connection accepted: %q, want %s's", line, name)
+				}
+			}
+			got := runToEnd(t, box, execbackend.Request{Command: c.connect(addr, "sandbox")})
+			if got.exit.Code == 0 || !strings.Contains(got.stderr, c.refused) {
+				t.Errorf("connect from the sandbox: exit %d, stderr %q", got.exit.Code, got.stderr)
+			}
+			reaches(plain, "host")
+			reaches(netBox, "network")
+		})
 	}
 }
 
@@ -686,4 +708,82 @@ func TestSandboxUserNamespacesRefused(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestSandboxUserNamespacesRefused") || !strings.Contains(string(out), "bwrap cannot make a user namespace") {
 		t.Errorf("in a user namespace that may make none: %v\n%s", err, out)
 	}
+}
+
+// serverEnv marks the run of this test binary that
+// TestSandboxDiesWithTheServer starts as the server it kills.
+const serverEnv = "AGENTTOOLS_TEST_SANDBOX_SERVER"
+
+// When the server dies (killed: nothing of it runs to clean up), its
+// commands in the sandbox die with it (bwrap's --die-with-parent, then
+// the PID namespace).
+func TestSandboxDiesWithTheServer(t *testing.T) {
+	if os.Getenv(serverEnv) != "" {
+		// The server: it starts a command, says which PID namespace the
+		// command has once it runs, and waits to be killed.
+		box, _, _ := sandboxed(t, execbackend.Sandbox{})
+		run, err := box.Start(t.Context(), execbackend.Request{Command: "readlink /proc/self/ns/pid; setsid sleep 1000 & nohup sleep 1000 >/dev/null 2>&1 & until [ \"$(pgrep -cx sleep)\" = 2 ]; do :; done; echo started; wait"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := readUntil(t, t.Context(), run, "started\n")
+		ns, _, _ := strings.Cut(out, "\n")
+		fmt.Printf("namespace %s\n", ns)
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
+	}
+	testws.NeedSandbox(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := osexec.Command(exe, "-test.run=^TestSandboxDiesWithTheServer$")
+	server.Env = append(os.Environ(), serverEnv+"=1")
+	stdin, err := server.StdinPipe() // held open: the server waits for its end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := server.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer server.Wait()
+	defer server.Process.Kill()
+	said := make(chan string, 1)
+	go func() {
+		var all string
+		for lines := bufio.NewScanner(stdout); lines.Scan(); {
+			if ns, ok := strings.CutPrefix(lines.Text(), "namespace "); ok {
+				said <- ns
+				return
+			}
+			all += lines.Text() + "\n"
+		}
+		said <- "the server ended first:\n" + all
+	}()
+	var ns string
+	select {
+	case ns = <-said:
+	case <-time.After(hang):
+		t.Fatal("the server's command did not start")
+	}
+	if !strings.HasPrefix(ns, "pid:[") {
+		t.Fatalf("the command's PID namespace: %s", ns)
+	}
+	count := map[string]int{}
+	for _, comm := range inNamespace(ns) {
+		count[comm]++
+	}
+	if count["sleep"] != 2 {
+		t.Fatalf("before the server's death, the namespace holds %v", count)
+	}
+	if err := server.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = server.Wait()
+	waitEmpty(t, ns)
 }
