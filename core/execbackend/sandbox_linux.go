@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	osexec "os/exec"
 	"path"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandboxer builds the bwrap command line of each run.
@@ -215,6 +218,7 @@ func (s *sandboxer) tailArgs(l SandboxLimits) []string {
 // on (the sandbox's /etc/passwd and /etc/group), which the caller
 // closes once the command started.
 func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shellArgs []string) ([]string, []*os.File, error) {
+	closeInherited()
 	var files []*os.File
 	for _, data := range [][]byte{s.passwd, s.groups} {
 		f, err := dataPipe(data)
@@ -233,6 +237,28 @@ func (s *sandboxer) command(bind, inside string, firstFD int, shell string, shel
 	a = append(a, s.tail...)
 	a = append(a, shell)
 	return append(a, shellArgs...), files, nil
+}
+
+// closeInherited makes every descriptor of this process from 3 on
+// close-on-exec. Go opens its own so, but one this process inherited
+// without the flag (from its parent) would pass through bwrap into the
+// sandbox, and with it what it opened outside: a file, a directory to
+// walk from, a socket. The descriptors a command is given on purpose
+// (exec.Cmd.ExtraFiles) are duplicated for it, and so unaffected.
+func closeInherited() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= 3 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
 }
 
 // dataPipe is the read end of a pipe that holds data (less than a pipe
