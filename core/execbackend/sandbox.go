@@ -45,6 +45,14 @@ import (
 // it owns the directory, or may write to it by its mode); a Mirror gives
 // its copy to that user before each command.
 //
+// Of this process's descriptors, only those the backend hands over pass
+// into the sandbox (the command's standard input, output and error, and
+// the pipes bwrap and the shell read their setup from): when a command
+// starts, every descriptor of this process from 3 on is made
+// close-on-exec, so one it inherited without that flag (from its
+// parent) is not passed to any command it starts from then on, in the
+// sandbox or not.
+//
 // Limits caps each command's processes (prlimit inside the sandbox);
 // the run's pids cgroup (see Confinement) holds the command's tasks to
 // Limits.Processes as well, where one can be made.
