@@ -8,6 +8,7 @@ require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/dave/jennifer v1.7.1
 	github.com/eino-contrib/jsonschema v1.0.3
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/epiclabs-io/diff3 v0.0.0-20260520111523-3b1669897fb1
 	github.com/firebase/genkit/go v1.4.0
 	github.com/gofrs/flock v0.13.2
@@ -15,6 +16,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rivo/uniseg v0.4.7
 	github.com/tmc/langchaingo v0.1.14
+	golang.org/x/net v0.61.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.44.0
 	golang.org/x/tools v0.52.0
@@ -85,7 +87,6 @@ require (
 	golang.org/x/arch v0.11.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20250408133849-7e4ce0ab07d0 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

@@ -57,16 +57,23 @@ import (
 // the run's pids cgroup (see Confinement) holds the command's tasks to
 // Limits.Processes as well, where one can be made.
 //
-// The keyring system calls (add_key, request_key, keyctl) fail with
-// ENOSYS, as on a kernel without keys (a seccomp filter, on amd64, arm64
-// and riscv64): keyrings are in no namespace, so a command would
-// otherwise hold this process's session keyring and read its keys, and
-// as root's unprivileged user share that user's keyring with every
-// other sandbox.
+// A seccomp filter (built with github.com/elastic/go-seccomp-bpf) makes
+// these system calls fail with ENOSYS: the keyring ones (add_key,
+// request_key, keyctl), since keyrings are in no namespace, so a command
+// would otherwise hold this process's session keyring and read its keys,
+// and as root's unprivileged user share that user's keyring with every
+// other sandbox; unshare and clone asking for a new user namespace, and
+// clone3 (whose flags a filter cannot read; the C library falls back to
+// clone), so that no command makes a user namespace of its own, in which
+// it would reach kernel code that otherwise needs privileges; and every
+// system call of another ABI than the machine's own (i386 and x32 on
+// amd64, 32-bit arm on arm64: 32-bit programs do not run). Where that
+// package has no system call table for the architecture, NewHost fails
+// with ErrSandboxUnavailable.
 //
 // What the sandbox does not protect against: the kernel itself (its
-// other system calls are not filtered; a kernel bug reached from a user
-// namespace is reached from the sandbox), the workspace (the command
+// other system calls are not filtered; a kernel bug reached from them is
+// reached from the sandbox), the workspace (the command
 // may change or delete anything in it), use of the CPU and memory within
 // the limits, and, with Network set, anything the host's network
 // reaches (including the host's loopback services and the abstract Unix

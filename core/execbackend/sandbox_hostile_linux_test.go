@@ -209,3 +209,38 @@ func TestSandboxRootRunsCountTheirOwnProcesses(t *testing.T) {
 		t.Errorf("with another sandbox's run holding %d processes, the probe said %q (stderr %q), want done", procs-1, got.stdout, got.stderr)
 	}
 }
+
+// No command makes a user namespace in the sandbox: unshare and clone
+// asking for one, and clone3, are refused by the filter (as root, where
+// bwrap makes no user namespace and so cannot forbid further ones, this
+// was open: unshare -Ur gave the command every capability over the
+// namespaces it made next). Threads and the processes the C library
+// starts (clone3 refused, it falls back to clone) still run; a 32-bit
+// program's system calls are refused.
+func TestSandboxMakesNoUserNamespace(t *testing.T) {
+	ws, _ := testws.SandboxHost(t)
+	probe := fmt.Sprintf(`unshare -Ur id -u 2>&1 || echo refused; perl -e 'print syscall(%d, %d) == 0 ? "made\n" : "unshare refused: $!\n"'`, unix.SYS_UNSHARE, unix.CLONE_NEWUSER)
+	if os.Geteuid() == 0 || unprivilegedUserNamespaces() {
+		host := newHost(t, ws, execbackend.HostOptions{})
+		if got := runToEnd(t, host, execbackend.Request{Command: probe}); got.stdout != "0\nmade\n" {
+			t.Fatalf("control on the host backend: %q (stderr %q), want a user namespace made twice", got.stdout, got.stderr)
+		}
+	}
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{}})
+	got := runToEnd(t, sb, execbackend.Request{Command: probe})
+	if !strings.Contains(got.stdout, "refused\n") || !strings.Contains(got.stdout, "unshare refused: ") || strings.Contains(got.stdout, "made") {
+		t.Errorf("in the sandbox: %q (stderr %q), want both refused", got.stdout, got.stderr)
+	}
+	// Threads (clone) and spawned processes (posix_spawn, clone3 first)
+	// work as ever.
+	threads := `perl -e 'use threads; print threads->create(sub { "thread\n" })->join()' 2>/dev/null || echo thread; (sh -c 'echo spawned') ; python3 -c 'import subprocess; print(subprocess.run(["echo", "posix_spawn"], capture_output=True, text=True).stdout, end="")' 2>/dev/null || echo posix_spawn`
+	if got := runToEnd(t, sb, execbackend.Request{Command: threads}); got.stdout != "thread\nspawned\nposix_spawn\n" || got.exit.Code != 0 {
+		t.Errorf("threads and processes in the sandbox: %q (stderr %q), exit %d", got.stdout, got.stderr, got.exit.Code)
+	}
+}
+
+// unprivilegedUserNamespaces says whether this process may make a user
+// namespace without privileges.
+func unprivilegedUserNamespaces() bool {
+	return exec.Command("unshare", "-Ur", "true").Run() == nil
+}

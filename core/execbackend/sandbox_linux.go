@@ -33,8 +33,7 @@ type sandboxer struct {
 	// tail are the arguments between "--" and the shell.
 	tail           []string
 	passwd, groups []byte
-	// seccomp is the filter of the keyring system calls (keyringFilter);
-	// nil where there is none for this architecture.
+	// seccomp is the system call filter (sandboxFilter).
 	seccomp []byte
 }
 
@@ -108,7 +107,9 @@ func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxe
 	}
 	s.passwd = fmt.Appendf(nil, "root:x:0:0:root:/root:/usr/sbin/nologin\n%s:x:%d:%d:%s:/tmp:%s\n", sandboxUser, s.uid, s.gid, sandboxUser, shell)
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)
-	s.seccomp = keyringFilter()
+	if s.seccomp, err = sandboxFilter(); err != nil {
+		return nil, err
+	}
 	s.fixed = s.fixedArgs(opts)
 	nproc := true
 	if s.asRoot {

@@ -4,94 +4,62 @@ import (
 	"encoding/binary"
 	"runtime"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
-// The kernel's keyrings are not in any namespace bwrap makes: a command
-// would inherit this process's session keyring (and possess, so read,
-// the keys in it), and as root's unprivileged user it would share that
-// user's keyring with every other sandbox and process of that user. The
-// sandbox refuses the keyring system calls (add_key, request_key,
-// keyctl) with ENOSYS, as on a kernel built without keys, through a
-// seccomp filter bwrap installs before the command starts.
+// refusedCalls are the system calls the sandbox refuses outright, with
+// ENOSYS as a kernel without them would: the kernel's keyrings (add_key,
+// request_key, keyctl) are in no namespace bwrap makes, so a command
+// would inherit this process's session keyring and read the keys in it,
+// and as root's unprivileged user share that user's keyring with every
+// other sandbox; clone3 passes its flags in memory a filter cannot read,
+// so it is refused whole (the C library then falls back to clone, whose
+// flags are checked below).
+var refusedCalls = []string{"add_key", "request_key", "keyctl", "clone3"}
 
-// keyCalls are the numbers of add_key, request_key and keyctl in one
-// system call table, with the audit architecture that table is for.
-type keyCalls struct {
-	arch uint32
-	nrs  []uint32
-}
+// newUserCalls are the system calls that make a user namespace when
+// their first argument (flags) holds CLONE_NEWUSER: refused too, so that
+// a command cannot make one, in which it would hold every capability
+// over the namespaces it makes next and reach the kernel code that only
+// such capabilities reach (bwrap's --disable-userns does the same only
+// where it makes a user namespace itself, which it does not as root).
+var newUserCalls = []string{"unshare", "clone"}
 
-// x32 marks the system calls of the x32 ABI, made on the x86-64
-// architecture.
-const x32 = 0x40000000
-
-// keyCallTables are the system call tables a process may use on this
-// machine's architecture (its compat ones included), by GOARCH.
-var keyCallTables = map[string][]keyCalls{
-	"amd64": {
-		{unix.AUDIT_ARCH_X86_64, []uint32{248, 249, 250, x32 | 248, x32 | 249, x32 | 250}},
-		{unix.AUDIT_ARCH_I386, []uint32{286, 287, 288}},
-	},
-	"arm64": {
-		{unix.AUDIT_ARCH_AARCH64, []uint32{217, 218, 219}},
-		{unix.AUDIT_ARCH_ARM, []uint32{309, 310, 311}},
-	},
-	"riscv64": {
-		{unix.AUDIT_ARCH_RISCV64, []uint32{217, 218, 219}},
-	},
-}
-
-// Classic BPF as seccomp runs it: load a word of struct seccomp_data,
-// compare, return.
-const (
-	bpfLoadWord = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-	bpfJumpEq   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-	bpfReturn   = unix.BPF_RET | unix.BPF_K
-	seccompNr   = 0 // offsetof(struct seccomp_data, nr)
-	seccompArch = 4 // offsetof(struct seccomp_data, arch)
-)
-
-type bpfInstr struct {
-	code   uint16
-	jt, jf uint8
-	k      uint32
-}
-
-// keyringFilter is the seccomp program (struct sock_filter entries in
-// this machine's byte order, as bwrap --seccomp reads them) that makes
-// the keyring system calls fail with ENOSYS and lets every other call
-// through; nil on an architecture it has no table for.
-func keyringFilter() []byte {
-	tables := keyCallTables[runtime.GOARCH]
-	if len(tables) == 0 {
-		return nil
+// sandboxFilter is the seccomp program bwrap installs before the command
+// starts (--seccomp: struct sock_filter entries in this machine's byte
+// order): refusedCalls, and newUserCalls with CLONE_NEWUSER, fail with
+// ENOSYS, as does every system call of another ABI than this machine's
+// own (i386 on amd64, x32), which would otherwise take numbers the
+// filter does not check; the rest is allowed. The program is built by
+// github.com/elastic/go-seccomp-bpf; it fails on an architecture that
+// package has no system call table for.
+func sandboxFilter() ([]byte, error) {
+	group := seccomp.SyscallGroup{
+		Names:  refusedCalls,
+		Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS),
 	}
-	prog := []bpfInstr{{code: bpfLoadWord, k: seccompArch}}
-	var toDeny []int // the jumps to the refusal, resolved at the end
-	for _, t := range tables {
-		// Not this architecture: on to the next comparison of it.
-		prog = append(prog, bpfInstr{code: bpfJumpEq, k: t.arch, jf: uint8(len(t.nrs) + 2)})
-		prog = append(prog, bpfInstr{code: bpfLoadWord, k: seccompNr})
-		for _, nr := range t.nrs {
-			toDeny = append(toDeny, len(prog))
-			prog = append(prog, bpfInstr{code: bpfJumpEq, k: nr})
-		}
-		prog = append(prog, bpfInstr{code: bpfReturn, k: unix.SECCOMP_RET_ALLOW})
-		// The next comparison needs the architecture loaded again.
-		prog = append(prog, bpfInstr{code: bpfLoadWord, k: seccompArch})
+	for _, name := range newUserCalls {
+		group.NamesWithCondtions = append(group.NamesWithCondtions, seccomp.NameWithConditions{
+			Name:       name,
+			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}},
+		})
 	}
-	prog = append(prog, bpfInstr{code: bpfReturn, k: unix.SECCOMP_RET_ALLOW})
-	deny := len(prog)
-	prog = append(prog, bpfInstr{code: bpfReturn, k: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
-	for _, i := range toDeny {
-		prog[i].jt = uint8(deny - i - 1)
+	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{group}}
+	program, err := policy.Assemble()
+	if err != nil {
+		return nil, sandboxUnavailable("no seccomp filter for %s: %v", runtime.GOARCH, err)
 	}
-	out := make([]byte, 0, 8*len(prog))
-	for _, in := range prog {
-		out = binary.NativeEndian.AppendUint16(out, in.code)
-		out = append(out, in.jt, in.jf)
-		out = binary.NativeEndian.AppendUint32(out, in.k)
+	raw, err := bpf.Assemble(program)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := make([]byte, 0, 8*len(raw))
+	for _, in := range raw {
+		out = binary.NativeEndian.AppendUint16(out, in.Op)
+		out = append(out, in.Jt, in.Jf)
+		out = binary.NativeEndian.AppendUint32(out, in.K)
+	}
+	return out, nil
 }
