@@ -213,6 +213,10 @@ type workspaceFlags struct {
 	limits      string
 	user        string
 	stderr      io.Writer // where a kept database is noted (os.Stderr when nil)
+	// hostOpts open --dir: as root with --exec sandbox, what the tools
+	// create there goes to the sandbox's user, who could otherwise not
+	// change it.
+	hostOpts []hostfs.Option
 }
 
 // registerStore registers the flags that choose the workspace.
@@ -363,7 +367,7 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 		if err != nil {
 			return nil, err
 		}
-		if host, err = hostfs.Open(dir); err != nil {
+		if host, err = hostfs.Open(dir, w.hostOpts...); err != nil {
 			return nil, fmt.Errorf("--dir: %w", err)
 		}
 		out.closers = append(out.closers, host)
@@ -434,6 +438,9 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	sandbox, err := w.sandbox()
 	if err != nil {
 		return nil, none, err
+	}
+	if sandbox != nil && os.Geteuid() == 0 && !w.readonly {
+		w.hostOpts = append(w.hostOpts, hostfs.WithOwner(sandbox.RootUser()))
 	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
 		return nil, none, usagef(w.command, "--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)

@@ -166,3 +166,21 @@ func TestSandboxDiesWithTheServer(t *testing.T) {
 		}
 	}
 }
+
+// As root, the sandboxed command runs as an unprivileged user: what the
+// file tools make in --dir is given to that user, so the command can
+// change it (before, "echo >> file" was refused).
+func TestSandboxChangesWhatTheToolsMade(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("as root only: elsewhere the tools and the command are one user")
+	}
+	dir := sandboxDir(t)
+	args := []string{"call", "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "sandbox"}
+	if got := runCLI(t, "", append(args, "write", `{"path":"/workspace/made/by-tools.txt","content":"one\n"}`)...); got.code != 0 {
+		t.Fatalf("write: exit %d, %q %q", got.code, got.stdout, got.stderr)
+	}
+	got := runCLI(t, "", append(args, "exec", `{"command":"echo two >> made/by-tools.txt && touch made/new.txt && cat made/by-tools.txt"}`)...)
+	if got.code != 0 || !strings.Contains(got.stdout, `"exitCode":0,"stdout":"one\ntwo\n"`) {
+		t.Errorf("the command changing what the tools made: exit %d, %q %q", got.code, got.stdout, got.stderr)
+	}
+}

@@ -151,6 +151,20 @@ var ErrSandboxUnavailable = errors.New("exec: the sandbox cannot run here")
 // /etc/passwd and /etc/group.
 const sandboxUser = "sandbox"
 
+// RootUser is the host user and group the commands run as when this
+// process is root: UID and GID, DefaultSandboxUser for either that is 0
+// or less.
+func (s *Sandbox) RootUser() (uid, gid int) {
+	uid, gid = s.UID, s.GID
+	if uid <= 0 {
+		uid = DefaultSandboxUser
+	}
+	if gid <= 0 {
+		gid = DefaultSandboxUser
+	}
+	return uid, gid
+}
+
 // withDefaults is l with its zero fields set to the defaults.
 func (l SandboxLimits) withDefaults() SandboxLimits {
 	if l.Processes == 0 {

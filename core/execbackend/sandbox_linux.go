@@ -97,13 +97,7 @@ func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxe
 		if err := visibleInSandbox(s.setpriv); err != nil {
 			return nil, err
 		}
-		s.uid, s.gid = opts.UID, opts.GID
-		if s.uid <= 0 {
-			s.uid = DefaultSandboxUser
-		}
-		if s.gid <= 0 {
-			s.gid = DefaultSandboxUser
-		}
+		s.uid, s.gid = opts.RootUser()
 	}
 	s.passwd = fmt.Appendf(nil, "root:x:0:0:root:/root:/usr/sbin/nologin\n%s:x:%d:%d:%s:/tmp:%s\n", sandboxUser, s.uid, s.gid, sandboxUser, shell)
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)

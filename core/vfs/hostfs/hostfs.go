@@ -68,6 +68,28 @@ type FS struct {
 	fd   rootFD // the directory again, for walks (see sysDir)
 	dir  string
 	dirs []string
+	// owner is who gets what the store creates (WithOwner); nil: this
+	// process's user, as the system gives it.
+	owner *creator
+}
+
+// creator is the user and group that new files, directories and links
+// get.
+type creator struct{ uid, gid int }
+
+// Option configures Open.
+type Option func(*FS)
+
+// WithOwner gives every file, directory and symbolic link the store
+// creates to user uid and group gid (a file a write replaces keeps the
+// owner it had, with or without this option). Where this process may
+// not give them (not root, on Unix; Windows), creating fails with the
+// system's error, EPERM. A program running as root uses it for a
+// directory another user's processes also change: the exec sandbox's
+// unprivileged user (execbackend.Sandbox), which could otherwise not
+// change the files the tools made.
+func WithOwner(uid, gid int) Option {
+	return func(f *FS) { f.owner = &creator{uid: uid, gid: gid} }
 }
 
 var (
@@ -77,7 +99,7 @@ var (
 )
 
 // Open opens the host directory dir. Close releases it.
-func Open(dir string) (*FS, error) {
+func Open(dir string, opts ...Option) (*FS, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -92,6 +114,9 @@ func Open(dir string) (*FS, error) {
 		return nil, err
 	}
 	f := &FS{root: root, fd: fd, dir: abs, dirs: []string{filepath.ToSlash(abs)}}
+	for _, o := range opts {
+		o(f)
+	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		f.dirs = append(f.dirs, filepath.ToSlash(real))
 	}
@@ -597,6 +622,11 @@ func (f *FS) replace(name string, tmp *staged, old *os.File, mode uint32, seen *
 			inPlace = true
 		}
 	}
+	if old == nil && f.owner != nil {
+		if err := tmp.file.Chown(f.owner.uid, f.owner.gid); err != nil {
+			return hostErr(name, err)
+		}
+	}
 	if inPlace && f.busy(old) {
 		return &errno.Error{Code: errno.EBUSY, Message: syscall.ETXTBSY.Error(), Path: name}
 	}
@@ -658,6 +688,11 @@ func (f *FS) Create(_ context.Context, name string, mode uint32) error {
 	if err != nil {
 		return hostErr(name, err)
 	}
+	if err := f.give(func(uid, gid int) error { return file.Chown(uid, gid) }); err != nil {
+		file.Close()
+		_ = f.root.Remove(name)
+		return hostErr(name, err)
+	}
 	if err := file.Chmod(vfs.GoMode(mode)); err != nil {
 		file.Close()
 		_ = f.root.Remove(name)
@@ -671,6 +706,10 @@ func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
 	if err := f.root.Mkdir(name, 0o700); err != nil {
 		return hostErr(name, err)
 	}
+	if err := f.give(func(uid, gid int) error { return f.root.Lchown(name, uid, gid) }); err != nil {
+		_ = f.root.Remove(name)
+		return hostErr(name, err)
+	}
 	if err := f.root.Chmod(name, vfs.GoMode(mode)); err != nil {
 		_ = f.root.Remove(name)
 		return hostErr(name, err)
@@ -680,7 +719,23 @@ func (f *FS) Mkdir(_ context.Context, name string, mode uint32) error {
 
 // Symlink creates a symbolic link holding target.
 func (f *FS) Symlink(_ context.Context, target, name string) error {
-	return hostErr(name, f.root.Symlink(target, name))
+	if err := f.root.Symlink(target, name); err != nil {
+		return hostErr(name, err)
+	}
+	if err := f.give(func(uid, gid int) error { return f.root.Lchown(name, uid, gid) }); err != nil {
+		_ = f.root.Remove(name)
+		return hostErr(name, err)
+	}
+	return nil
+}
+
+// give calls chown with the owner of what the store creates, when
+// WithOwner set one.
+func (f *FS) give(chown func(uid, gid int) error) error {
+	if f.owner == nil {
+		return nil
+	}
+	return chown(f.owner.uid, f.owner.gid)
 }
 
 // Remove removes a file, a link or an empty directory. A regular file is
