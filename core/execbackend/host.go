@@ -33,9 +33,10 @@ var BaseEnv = []string{
 // SandboxBaseEnv are the variables a command in the sandbox inherits
 // from this process (names ending in "*" are prefixes): those of
 // BaseEnv that name no host path. The sandbox sets HOME (/tmp), USER
-// and LOGNAME (sandbox) and SHELL itself.
+// and LOGNAME (sandbox), SHELL, and PATH: this process's, less the
+// directories the sandbox does not show.
 var SandboxBaseEnv = []string{
-	"PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
+	"LANG", "LANGUAGE", "LC_*", "TERM", "TZ",
 	"GOROOT", "GOPROXY", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
 	"GOINSECURE", "GOTOOLCHAIN", "GOOS", "GOARCH", "GOEXPERIMENT", "CGO_ENABLED",
 }
@@ -190,7 +191,7 @@ func newHost(ws *vfs.Workspace, opts HostOptions, mirrored bool) (*Host, error) 
 		}
 		h.sandbox = sb
 		h.allow = append(slices.Clone(SandboxBaseEnv), opts.Env...)
-		h.preset = []string{"HOME=/tmp", "USER=" + sandboxUser, "LOGNAME=" + sandboxUser, "SHELL=" + h.shell}
+		h.preset = []string{"PATH=" + sb.path, "HOME=/tmp", "USER=" + sandboxUser, "LOGNAME=" + sandboxUser, "SHELL=" + h.shell}
 		if procs := opts.Sandbox.Limits.withDefaults().Processes; h.procs.maxTasks == 0 && procs > 0 {
 			h.procs.maxTasks = procs + 2 // bwrap's two processes
 		}

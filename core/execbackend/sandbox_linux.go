@@ -11,6 +11,7 @@ import (
 	osexec "os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,9 @@ type sandboxer struct {
 	// tail are the arguments between "--" and the shell.
 	tail           []string
 	passwd, groups []byte
+	// path is the commands' PATH: this process's, less the directories
+	// the sandbox does not show.
+	path string
 	// seccomp is the system call filter (sandboxFilter).
 	seccomp []byte
 }
@@ -99,6 +103,7 @@ func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxe
 		}
 		s.uid, s.gid = opts.RootUser()
 	}
+	s.path = sandboxPath(os.Getenv("PATH"), opts.ReadOnly)
 	s.passwd = fmt.Appendf(nil, "root:x:0:0:root:/root:/usr/sbin/nologin\n%s:x:%d:%d:%s:/tmp:%s\n", sandboxUser, s.uid, s.gid, sandboxUser, shell)
 	s.groups = fmt.Appendf(nil, "root:x:0:\n%s:x:%d:\n", sandboxUser, s.gid)
 	if s.seccomp, err = sandboxFilter(); err != nil {
@@ -364,7 +369,10 @@ func (s *sandboxer) probe(shell string) error {
 // namespaceRefused says whether bwrap's message is about making a
 // namespace.
 func namespaceRefused(msg string) bool {
-	for _, s := range []string{"namespace", "uid map", "uid_map", "setting up uid", "Operation not permitted", "Permission denied"} {
+	// bwrap says "No permissions to create new namespace", "Creating
+	// new namespace failed", "setting up uid map: ..." or "unshare
+	// failed: ..." when the kernel refuses.
+	for _, s := range []string{"namespace", "uid map", "gid map", "uid_map", "unshare failed"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -424,4 +432,31 @@ func (s *sandboxer) giveTree(dir string, given func(path string)) error {
 		}
 		return nil
 	})
+}
+
+// sandboxPath is the entries of the PATH list that the sandbox shows
+// (below /usr, a link into it, or below a ReadOnly path), in order:
+// the others would only tell the command the host's directories (a home
+// directory's name). With none left, the system's usual ones.
+func sandboxPath(list string, readOnly []string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(list) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || !filepath.IsAbs(dir) || slices.Contains(keep, dir) {
+			continue
+		}
+		shown := false
+		for _, top := range append([]string{"/usr"}, readOnly...) {
+			if _, ok := within(filepath.Clean(top), real); ok {
+				shown = true
+			}
+		}
+		if shown {
+			keep = append(keep, dir)
+		}
+	}
+	if len(keep) == 0 {
+		return "/usr/local/bin:/usr/bin:/bin"
+	}
+	return strings.Join(keep, ":")
 }

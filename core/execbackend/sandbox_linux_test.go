@@ -815,3 +815,23 @@ func TestSandboxInheritsNoDescriptor(t *testing.T) {
 		t.Errorf("in the sandbox: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
+
+// The sandbox's PATH is this process's less the directories it does not
+// show, which would only tell the command the host's (a home
+// directory's name); the call's env may still set one.
+func TestSandboxPathShowsOnlyWhatIsThere(t *testing.T) {
+	hidden := t.TempDir()
+	t.Setenv("PATH", hidden+":/usr/bin:/nonexistent:/bin")
+	ws, _ := testws.SandboxHost(t)
+	sb := newHost(t, ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{}})
+	if got := runToEnd(t, sb, execbackend.Request{Command: `printf %s "$PATH"`}); got.stdout != "/usr/bin:/bin" {
+		t.Errorf("PATH in the sandbox: %q, want %q", got.stdout, "/usr/bin:/bin")
+	}
+	if got := runToEnd(t, sb, execbackend.Request{Command: `printf %s "$PATH"`, Env: map[string]string{"PATH": "/x:/usr/bin"}}); got.stdout != "/x:/usr/bin" {
+		t.Errorf("PATH from the call's env: %q", got.stdout)
+	}
+	host := newHost(t, ws, execbackend.HostOptions{})
+	if got := runToEnd(t, host, execbackend.Request{Command: `printf %s "$PATH"`}); got.stdout != hidden+":/usr/bin:/nonexistent:/bin" {
+		t.Errorf("control: PATH on the host backend: %q", got.stdout)
+	}
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // sandboxer: the sandbox runs on Linux only.
-type sandboxer struct{ bwrap string }
+type sandboxer struct{ bwrap, path string }
 
 func sandboxSupported() error {
 	return sandboxUnavailable("the sandbox backend runs on Linux only (it uses bubblewrap's namespaces); this system is %s", runtime.GOOS)
