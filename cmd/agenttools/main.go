@@ -1,8 +1,8 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--exec host|sandbox|none] [--exec-network]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
@@ -212,6 +212,7 @@ type workspaceFlags struct {
 	network     bool
 	limits      string
 	user        string
+	readOnly    string
 	stderr      io.Writer // where a kept database is noted (os.Stderr when nil)
 	// hostOpts open --dir: as root with --exec sandbox, what the tools
 	// create there goes to the sandbox's user, who could otherwise not
@@ -240,14 +241,48 @@ func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 func (w *workspaceFlags) registerSandbox(fl *flag.FlagSet) {
 	fl.BoolVar(&w.network, "exec-network", false, "with --exec sandbox: give the commands the host's network (default: none)")
 	fl.StringVar(&w.limits, "exec-limits", "", "with --exec sandbox: the limits of each command, as prlimit names them, e.g.\nnproc=256,cpu=120,fsize=1073741824,as=8589934592 (cpu in seconds, sizes in bytes,\n\"unlimited\" for none; default nproc=1024,cpu=600,fsize=4 GiB,as=16 GiB)")
+	fl.StringVar(&w.readOnly, "exec-ro", "", "with --exec sandbox: more host directories the sandbox shows, read-only, at the same\npath, separated by commas (a toolchain in /opt, a Go module cache)")
 	fl.StringVar(&w.user, "exec-user", "", "with --exec sandbox, when agenttools runs as root: the unprivileged UID:GID the\ncommands run as (default 65534:65534), who must be able to write --dir")
+}
+
+// warnDatabaseInside warns on stderr when the database (or its
+// directory) is inside --dir, where the sandbox's commands can read and
+// change it.
+func (w *workspaceFlags) warnDatabaseInside() {
+	dir, err1 := filepath.Abs(w.dir)
+	db, err2 := filepath.Abs(w.db)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(db)); err == nil {
+		db = filepath.Join(real, filepath.Base(db))
+	}
+	if rel, err := filepath.Rel(dir, db); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		stderr := w.stderr
+		if stderr == nil {
+			stderr = os.Stderr
+		}
+		fmt.Fprintf(stderr, "agenttools %s: warning: the database %s is inside --dir %s, so exec's commands can read and change it (and all of the workspace outside /workspace): put it elsewhere with --db\n", w.command, db, dir)
+	}
+}
+
+// execMode says how exec runs commands: "host", "sandbox" or
+// "sandbox with the network".
+func (w *workspaceFlags) execMode() string {
+	if w.exec == "sandbox" && w.network {
+		return "sandbox with the network"
+	}
+	return w.exec
 }
 
 // sandbox is the sandbox the flags ask for: nil without --exec sandbox,
 // where the other sandbox flags are a usage error.
 func (w *workspaceFlags) sandbox() (*execbackend.Sandbox, error) {
 	if w.exec != "sandbox" {
-		for name, set := range map[string]bool{"--exec-network": w.network, "--exec-limits": w.limits != "", "--exec-user": w.user != ""} {
+		for name, set := range map[string]bool{"--exec-network": w.network, "--exec-limits": w.limits != "", "--exec-user": w.user != "", "--exec-ro": w.readOnly != ""} {
 			if set {
 				return nil, usagef(w.command, "%s needs --exec sandbox", name)
 			}
@@ -255,16 +290,30 @@ func (w *workspaceFlags) sandbox() (*execbackend.Sandbox, error) {
 		return nil, nil
 	}
 	sb := &execbackend.Sandbox{Network: w.network}
+	if w.readOnly != "" {
+		for _, p := range strings.Split(w.readOnly, ",") {
+			abs, err := filepath.Abs(p)
+			if p == "" || err != nil {
+				return nil, usagef(w.command, "--exec-ro: want host directories separated by commas, got %q", w.readOnly)
+			}
+			sb.ReadOnly = append(sb.ReadOnly, abs)
+		}
+	}
 	if w.limits != "" {
+		seen := map[string]bool{}
 		for item := range strings.SplitSeq(w.limits, ",") {
 			name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
 			n, err := int64(-1), error(nil)
 			if value != "unlimited" {
 				n, err = strconv.ParseInt(value, 10, 64)
 			}
-			if !ok || err != nil || n == 0 || n < -1 {
-				return nil, usagef(w.command, "--exec-limits: want NAME=NUMBER or NAME=unlimited items (nproc, cpu, fsize, as), got %q", item)
+			if !ok || err != nil || n == 0 || n < -1 || n == -1 && value != "unlimited" {
+				return nil, usagef(w.command, "--exec-limits: want NAME=N items, N a whole number above 0 or unlimited (nproc, cpu, fsize, as), got %q", item)
 			}
+			if seen[name] {
+				return nil, usagef(w.command, "--exec-limits: %s is given twice", name)
+			}
+			seen[name] = true
 			switch name {
 			case "nproc":
 				sb.Limits.Processes = int(n)
@@ -285,6 +334,9 @@ func (w *workspaceFlags) sandbox() (*execbackend.Sandbox, error) {
 		g, gerr := strconv.Atoi(gid)
 		if !ok || uerr != nil || gerr != nil || u <= 0 || g <= 0 {
 			return nil, usagef(w.command, "--exec-user: want UID:GID, two numbers above 0, got %q", w.user)
+		}
+		if os.Geteuid() != 0 {
+			return nil, usagef(w.command, "--exec-user is for agenttools running as root; as any other user the commands run as that user")
 		}
 		sb.UID, sb.GID = u, g
 	}
@@ -442,6 +494,9 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	if sandbox != nil && os.Geteuid() == 0 && !w.readonly {
 		w.hostOpts = append(w.hostOpts, hostfs.WithOwner(sandbox.RootUser()))
 	}
+	if sandbox != nil && w.dir != "" && !w.readonly {
+		w.warnDatabaseInside()
+	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
 		return nil, none, usagef(w.command, "--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
@@ -493,7 +548,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
 	w.register(fl.FlagSet, "host")
@@ -758,7 +813,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
 		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
 	if err := fl.parse(args); err != nil {
@@ -781,7 +836,13 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// is served, on what.
 	var names []string
 	for _, t := range set.Executor().Tools() {
-		names = append(names, t.Name)
+		name := t.Name
+		if name == toolspec.ToolExec {
+			// Whether commands are confined is the first thing an
+			// operator wants to know.
+			name += " (" + w.execMode() + ")"
+		}
+		names = append(names, name)
 	}
 	where := wsp.dbPath
 	if _, err := os.Lstat(wsp.dbPath); w.readonly && errors.Is(err, fs.ErrNotExist) {

@@ -184,3 +184,26 @@ func TestSandboxChangesWhatTheToolsMade(t *testing.T) {
 		t.Errorf("the command changing what the tools made: exit %d, %q %q", got.code, got.stdout, got.stderr)
 	}
 }
+
+// The MCP server's line says how exec runs, and a database inside --dir
+// (which the sandbox's commands could read and change) is warned of.
+func TestSandboxServerSaysHowExecRuns(t *testing.T) {
+	dir := sandboxDir(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exec", "sandbox"}, "exec (sandbox) over stdin"},
+		{[]string{"--exec", "sandbox", "--exec-network"}, "exec (sandbox with the network) over stdin"},
+		{[]string{"--exec", "host"}, "exec (host) over stdin"},
+	} {
+		got := runCLI(t, "", append([]string{"mcp", "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir}, tt.args...)...)
+		if got.code != 0 || !strings.Contains(got.stderr, tt.want) || strings.Contains(got.stderr, "warning") {
+			t.Errorf("mcp %q: exit %d, stderr %q, want %q in it", tt.args, got.code, got.stderr, tt.want)
+		}
+	}
+	got := runCLI(t, "", "mcp", "--db", filepath.Join(dir, "inside.db"), "--dir", dir, "--exec", "sandbox")
+	if !strings.Contains(got.stderr, "warning: the database "+filepath.Join(dir, "inside.db")+" is inside --dir") {
+		t.Errorf("a database inside --dir: exit %d, stderr %q", got.code, got.stderr)
+	}
+}

@@ -80,7 +80,10 @@ func newSandboxer(opts *Sandbox, dir, shell string, procs *hostProcs) (*sandboxe
 	}
 	var err error
 	if s.bwrap, err = osexec.LookPath(bwrap); err != nil {
-		return nil, sandboxUnavailable("bubblewrap (%s) is not installed: install the bubblewrap package (apt-get install bubblewrap, dnf install bubblewrap): %v", bwrap, err)
+		if opts.Bwrap != "" {
+			return nil, sandboxUnavailable("Sandbox.Bwrap %s cannot be run: %v", bwrap, err)
+		}
+		return nil, sandboxUnavailable("bubblewrap (bwrap) is not installed: install the bubblewrap package (apt-get install bubblewrap, dnf install bubblewrap): %v", err)
 	}
 	if s.prlimit, err = osexec.LookPath("prlimit"); err != nil {
 		return nil, sandboxUnavailable("prlimit, which sets the sandbox's limits, is not installed: install util-linux: %v", err)
@@ -220,14 +223,28 @@ func (s *sandboxer) fixedArgs(opts *Sandbox) []string {
 	a = append(a, "--remount-ro", "/dev")
 	tmpfs("/tmp")
 	a = append(a, "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
-	// After the private /tmp, which would hide a path below it.
+	// After the private /tmp, which would hide a path below it. The
+	// directories above each are made open to all (bwrap would make them
+	// as the host has them, and the command's user could not pass a
+	// 0700 /root to a module cache below it); they hold nothing else.
+	made := map[string]bool{}
 	for _, p := range opts.ReadOnly {
 		if !filepath.IsAbs(p) {
 			continue
 		}
-		if _, err := os.Stat(p); err == nil {
-			a = append(a, "--ro-bind", p, filepath.Clean(p))
+		p = filepath.Clean(p)
+		if _, err := os.Stat(p); err != nil {
+			continue
 		}
+		var above []string
+		for d := filepath.Dir(p); d != "/" && !made[d]; d = filepath.Dir(d) {
+			made[d] = true
+			above = append(above, d)
+		}
+		for _, d := range slices.Backward(above) {
+			a = append(a, "--perms", "0755", "--dir", d)
+		}
+		a = append(a, "--ro-bind", p, p)
 	}
 	return a
 }

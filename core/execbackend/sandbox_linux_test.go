@@ -642,9 +642,16 @@ func TestSandboxPrivateTmp(t *testing.T) {
 func TestSandboxBadSetup(t *testing.T) {
 	ws := vfs.New(memfs.New())
 	_, err := execbackend.NewHost(ws, execbackend.HostOptions{Sandbox: &execbackend.Sandbox{Bwrap: "/nonexistent/bwrap"}})
-	if !errors.Is(err, execbackend.ErrSandboxUnavailable) || !strings.Contains(err.Error(), "install the bubblewrap package") {
-		t.Errorf("without bwrap: %v", err)
+	if !errors.Is(err, execbackend.ErrSandboxUnavailable) || !strings.Contains(err.Error(), "Sandbox.Bwrap /nonexistent/bwrap cannot be run") {
+		t.Errorf("a bwrap named that is not there: %v", err)
 	}
+	t.Run("no bwrap on PATH", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		_, err := execbackend.NewHost(ws, execbackend.HostOptions{Shell: "/bin/bash", Sandbox: &execbackend.Sandbox{}})
+		if !errors.Is(err, execbackend.ErrSandboxUnavailable) || !strings.Contains(err.Error(), "install the bubblewrap package") {
+			t.Errorf("without bwrap: %v", err)
+		}
+	})
 	for _, dir := range []string{"/", "/usr/x", "/usr", "/tmp", "/tmp/x", "/etc", "/proc/x", "/var/lib/x", "workspace", "/workspace/../etc"} {
 		_, err := execbackend.NewHost(ws, execbackend.HostOptions{Dir: dir, Sandbox: &execbackend.Sandbox{}})
 		if err == nil || !strings.Contains(err.Error(), "workspace directory") {
