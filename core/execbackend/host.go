@@ -303,6 +303,9 @@ func (h *Host) startIn(ctx context.Context, dir, inside string, req Request) (*h
 	name, env := h.shell, h.environ(req.Env)
 	if h.sandbox != nil {
 		var data []*os.File
+		// The run's mark comes from bwrap's environment; the call's
+		// env does not change it, as on the host.
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, RunEnv+"=") })
 		args, data, err = h.sandbox.command(dir, inside, 3+len(extra), h.shell, args, env)
 		if err != nil {
 			closeAll([]*os.File{outR, outW, errR, errW, script})

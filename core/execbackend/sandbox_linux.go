@@ -257,7 +257,9 @@ func (s *sandboxer) tailArgs(l SandboxLimits, nproc bool) []string {
 	}
 	a = append(a, s.prlimit)
 	a = append(a, l.prlimitArgs(nproc)...)
-	return append(a, "--", s.env, "-i", "--")
+	// env adds the shell's variables to what bwrap was started with:
+	// the run's mark (RunEnv) alone.
+	return append(a, "--", s.env, "--")
 }
 
 // command returns bwrap's arguments for a run of shell with shellArgs
@@ -267,7 +269,7 @@ func (s *sandboxer) tailArgs(l SandboxLimits, nproc bool) []string {
 // /etc/passwd and /etc/group, and the seccomp filter), which the caller
 // closes once the command started.
 //
-// env is given to the shell alone, by env -i as the last step: bwrap
+// env is given to the shell alone, by env as the last step: bwrap
 // (outside the sandbox, as root when this process is root), setpriv
 // (with the rights to change user) and prlimit must run with none of
 // the call's variables, or a LD_PRELOAD or LD_LIBRARY_PATH naming a
