@@ -26,7 +26,8 @@ import (
 // null, zero, random, tty and pty devices and /dev/shm, a private tmpfs
 // as /tmp is; /proc is the sandbox's own. Nothing else
 // of the host is there: no home directory, no other users' files, no
-// sockets, and the root directory is read-only. Of this process's
+// sockets of the host outside the workspace, and the root directory is
+// read-only. Of this process's
 // descriptors the command gets its stdin, stdout and stderr only: before
 // bwrap starts, every descriptor from 3 on is marked close-on-exec (one
 // inherited open from the program that started this process included).
