@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -22,17 +21,7 @@ func sandboxDir(t *testing.T) string {
 	t.Helper()
 	testws.NeedSandbox(t)
 	dir := hostDir(t)
-	if os.Geteuid() == 0 {
-		err := filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(p, execbackend.DefaultSandboxUser, execbackend.DefaultSandboxUser)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	testws.SandboxBackend.Give(t, dir)
 	return dir
 }
 
