@@ -799,30 +799,6 @@ func TestSandboxDiesWithTheServer(t *testing.T) {
 	waitEmpty(t, ns)
 }
 
-// A descriptor the server holds without close-on-exec (one it inherited
-// from its parent, say) does not pass into the sandbox, where it would
-// reach what it opened outside. On the plain host backend it does.
-func TestSandboxInheritsNoDescriptor(t *testing.T) {
-	box, plain, _ := sandboxed(t, execbackend.Sandbox{})
-	outside := t.TempDir()
-	fd, err := syscall.Open(publicFile(t, outside, "held"), syscall.O_RDONLY, 0) // no O_CLOEXEC
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	// A new open of the file the descriptor holds (not a read through
-	// it, which would share its offset with the other run's).
-	read := fmt.Sprintf("cat /proc/self/fd/%d", fd)
-	// The control first: the sandbox's start may mark the descriptor.
-	if got := runToEnd(t, plain, execbackend.Request{Command: read}); got.stdout != "secret\n" {
-		t.Errorf("control: the host backend's command read %q, stderr %q", got.stdout, got.stderr)
-	}
-	got := runToEnd(t, box, execbackend.Request{Command: read})
-	if got.exit.Code == 0 || !strings.Contains(got.stderr, notThere) {
-		t.Errorf("in the sandbox: stdout %q, stderr %q", got.stdout, got.stderr)
-	}
-}
-
 // The sandbox's PATH is this process's less the directories it does not
 // show, which would only tell the command the host's (a home
 // directory's name); the call's env may still set one.
