@@ -17,8 +17,10 @@ import (
 )
 
 // eino hands the model the tool message a compose.ToolsNode builds: for
-// ls, find, grep, write, edit and delete the invoked string as Content;
-// for read the enhanced result's parts as UserInputMultiContent; for exec
+// ls, find, grep, write, edit, delete and read the invoked string as
+// Content, read's image or PDF then attached by the set's MediaRewriter
+// (the message becomes its text and media parts as
+// UserInputMultiContent); for exec
 // the concatenation of the streamed chunks as Content (the ToolsNode is
 // streamed, as a streamed react agent runs it). As text: the Content, or
 // each part in order, a text part as its text and a media part on a line
@@ -35,6 +37,7 @@ func init() {
 			if err != nil {
 				t.Fatal(err)
 			}
+			attach := set.MediaRewriter()
 			return func(t *testing.T, tool, args string) string {
 				in := schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Type: "function", Function: schema.FunctionCall{Name: tool, Arguments: args}}})
 				var msgs []*schema.Message
@@ -43,6 +46,7 @@ func init() {
 				} else if msgs, err = node.Invoke(t.Context(), in); err != nil {
 					t.Fatalf("%s: %v", tool, err)
 				}
+				msgs = attach(t.Context(), msgs)
 				if len(msgs) != 1 || msgs[0].Role != schema.Tool || msgs[0].ToolCallID != "call_1" || msgs[0].ToolName != tool {
 					t.Fatalf("%s: tool messages %+v", tool, msgs)
 				}

@@ -2,6 +2,7 @@ package eino_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -90,7 +91,8 @@ func (m *scriptedModel) Stream(ctx context.Context, input []*schema.Message, opt
 	return schema.StreamReaderFromArray([]*schema.Message{msg}), nil
 }
 
-// newAgent builds eino's react agent over the session's workspace.
+// newAgent builds eino's react agent over the session's workspace, read's
+// media attached by the set's MediaRewriter.
 func newAgent(t *testing.T, m *scriptedModel) *react.Agent {
 	t.Helper()
 	ws, opts := agentcase.Workspace(t)
@@ -101,6 +103,7 @@ func newAgent(t *testing.T, m *scriptedModel) *react.Agent {
 	agent, err := react.NewAgent(t.Context(), &react.AgentConfig{
 		ToolCallingModel: m,
 		ToolsConfig:      compose.ToolsNodeConfig{Tools: set.All()},
+		MessageRewriter:  set.MediaRewriter(),
 		MaxStep:          2*len(m.calls) + 4,
 	})
 	if err != nil {
@@ -457,8 +460,16 @@ func TestCallCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	read, _ := set.Read()
-	if _, err := read.(tool.EnhancedInvokableTool).InvokableRun(ctx, &schema.ToolArgument{Text: `{"path":"/workspace/notes.txt"}`}); !errors.Is(err, context.Canceled) {
+	if _, err := read.(tool.InvokableTool).InvokableRun(ctx, `{"path":"/workspace/notes.txt"}`); !errors.Is(err, context.Canceled) {
 		t.Errorf("read: %v", err)
+	}
+	enhanced, err := eino.New(ws, opts, eino.EnhancedRead())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ = enhanced.Read()
+	if _, err := read.(tool.EnhancedInvokableTool).InvokableRun(ctx, &schema.ToolArgument{Text: `{"path":"/workspace/notes.txt"}`}); !errors.Is(err, context.Canceled) {
+		t.Errorf("enhanced read: %v", err)
 	}
 	ls, _ := set.Ls()
 	if _, err := ls.(tool.InvokableTool).InvokableRun(ctx, `{"path":"/workspace"}`); !errors.Is(err, context.Canceled) {
@@ -633,6 +644,53 @@ func TestTextRead(t *testing.T) {
 		got, err := plain.InvokableRun(t.Context(), args)
 		if err != nil || got != want {
 			t.Errorf("%s: %q, %v; want %q", args, got, err, want)
+		}
+	}
+}
+
+// Run by a ToolsNode, each form of read gives the image read's tool
+// message: the default form, with MediaRewriter applied to the node's
+// messages, and EnhancedRead, without, as the text part then the image
+// part; TextRead as the text, MediaRewriter or not.
+func TestReadForms(t *testing.T) {
+	ws, opts := agentcase.Workspace(t)
+	pixel := base64.StdEncoding.EncodeToString(agentcase.Pixel)
+	parts := "Read /workspace/pixel.png (image/png, 70 bytes).\n[image_url image/png " + pixel + "]"
+	for _, tc := range []struct {
+		name    string
+		options []eino.Option
+		rewrite bool
+		want    string
+	}{
+		{"default", nil, true, parts},
+		{"default without MediaRewriter", nil, false, "Read /workspace/pixel.png (image/png, 70 bytes)."},
+		{"EnhancedRead", []eino.Option{eino.EnhancedRead()}, false, parts},
+		{"TextRead", []eino.Option{eino.TextRead()}, true, "Read /workspace/pixel.png (image/png, 70 bytes)."},
+	} {
+		set, err := eino.New(ws, opts, tc.options...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rewrite func(context.Context, []*schema.Message) []*schema.Message
+		if tc.rewrite {
+			rewrite = set.MediaRewriter()
+		}
+		node, err := compose.NewToolNode(t.Context(), &compose.ToolsNodeConfig{Tools: set.All()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, streamed := range []bool{false, true} {
+			in := schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Type: "function", Function: schema.FunctionCall{Name: "read", Arguments: `{"path":"/workspace/pixel.png"}`}}})
+			msgs := toolsNode(t, node, in, streamed)
+			if rewrite != nil {
+				msgs = rewrite(t.Context(), msgs)
+			}
+			if len(msgs) != 1 || msgs[0].ToolCallID != "call_1" {
+				t.Fatalf("%s: messages %+v", tc.name, msgs)
+			}
+			if got := messageText(msgs[0], 0); got != tc.want {
+				t.Errorf("%s, streamed %v: %q, want %q", tc.name, streamed, got, tc.want)
+			}
 		}
 	}
 }

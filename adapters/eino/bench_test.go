@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/components/tool"
-	"github.com/cloudwego/eino/schema"
 
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/internal/agentcase"
@@ -19,16 +18,15 @@ func benchTools(b *testing.B) *eino.Tools {
 	return set
 }
 
-// BenchmarkRead reads a small file through eino's enhanced tool
-// interface, as a ToolsNode calls it.
+// BenchmarkRead reads a small file through eino's tool interface, as a
+// ToolsNode calls it.
 func BenchmarkRead(b *testing.B) {
 	read, _ := benchTools(b).Read()
-	rt := read.(tool.EnhancedInvokableTool)
-	arg := &schema.ToolArgument{Text: agentcase.ReadArgs}
+	rt := read.(tool.InvokableTool)
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := rt.InvokableRun(b.Context(), arg)
-		if err != nil || len(res.Parts) != 1 {
+		res, err := rt.InvokableRun(b.Context(), agentcase.ReadArgs)
+		if err != nil || res == "" {
 			b.Fatal(res, err)
 		}
 	}

@@ -1,11 +1,24 @@
 // Package eino adapts the workspace tools to github.com/cloudwego/eino
-// (v0.7.36): each tool is a tool.BaseTool for a compose.ToolsNode or a
-// react agent (flow/agent/react), described by the exact JSON Schema.
+// (v0.7.36): each tool is a tool.BaseTool for an adk.ChatModelAgent, a
+// compose.ToolsNode or a react agent (flow/agent/react), described by the
+// exact JSON Schema.
 //
 //	set, err := eino.New(ws, agenttools.Options{})
+//	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+//		Name:        "coder",
+//		Description: "works in the workspace",
+//		Model:       chatModel,
+//		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: set.All()}},
+//		Middlewares: []adk.AgentMiddleware{set.Middleware()}, // read's images as image parts
+//	})
+//	events := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "Fix the failing test")
+//
+// or, with a react agent:
+//
 //	agent, err := react.NewAgent(ctx, &react.AgentConfig{
 //		ToolCallingModel: chatModel,
 //		ToolsConfig:      compose.ToolsNodeConfig{Tools: set.All()},
+//		MessageRewriter:  set.MediaRewriter(),
 //		MaxStep:          40,
 //	})
 //	answer, err := agent.Generate(ctx, []*schema.Message{schema.UserMessage("Fix the failing test")})
@@ -41,23 +54,31 @@
 // (eino turns a tool's Go error into a graph error that ends the run). A
 // Go error means only that the context was cancelled.
 //
-//   - ls, find, grep, write, edit, delete (*Tool, a tool.InvokableTool):
-//     InvokableRun returns the string of Text: the JSON text of a json
-//     output (JavaScript's JSON.stringify form, the reference's key
-//     order), the text of an error-text output. A ToolsNode puts it in
-//     the tool message's Content.
-//   - read (*MediaTool, a tool.EnhancedInvokableTool): InvokableRun
-//     returns the parts of Result: one text part for a text or error-text
-//     output; for an image or PDF, the text part then an image part
-//     (image/*) or a file part (anything else, a PDF) with the bytes in
-//     base64 and the media type. A ToolsNode turns them into the tool
-//     message's UserInputMultiContent (text, image_url, file_url parts)
-//     and leaves Content empty, so the chat model must send a tool
-//     message's UserInputMultiContent. eino's file part has no name: the
-//     file name is not passed. Some chat models refuse such a message
-//     (eino-ext's OpenAI model v0.1.7 takes multipart content from user
-//     messages only); with the TextRead option read is a plain *Tool
-//     instead, and an image or PDF reaches the model as its text part.
+//   - ls, find, grep, write, edit, delete, read (*Tool, a
+//     tool.InvokableTool): InvokableRun returns the string of Text: the
+//     JSON text of a json output (JavaScript's JSON.stringify form, the
+//     reference's key order), the text of an error-text output, the text
+//     part of read's image or PDF. A ToolsNode puts it in the tool
+//     message's Content. So every call of read is seen as the others are:
+//     an adk.ChatModelAgent emits its tool event and a
+//     compose.ToolMiddleware's Invokable function wraps it (eino v0.7.36
+//     does neither for an enhanced tool).
+//   - read's image or PDF reaches the model through a hook that rewrites
+//     the tool message before the next chat model call: Middleware, an
+//     adk.AgentMiddleware for a ChatModelAgent, or MediaRewriter, for
+//     react.AgentConfig.MessageRewriter or any graph. The message becomes
+//     the text part then an image part (image/*) or a file part (anything
+//     else, a PDF) with the bytes in base64 and the media type, in
+//     UserInputMultiContent, with Content empty: what a ToolsNode builds
+//     for an enhanced tool. So the chat model must send a tool message's
+//     UserInputMultiContent. eino's file part has no name: the file name
+//     is not passed. Some chat models refuse such a message (eino-ext's
+//     OpenAI model v0.1.7 takes multipart content from user messages
+//     only): leave the hook out, or use TextRead, and an image or PDF
+//     reaches the model as its text part. With EnhancedRead, read is a
+//     *MediaTool instead, a tool.EnhancedInvokableTool whose InvokableRun
+//     returns the parts (Result), which a ToolsNode turns into that same
+//     message with no hook, but which adk does not see.
 //   - exec (*StreamingTool, both a tool.InvokableTool and a
 //     tool.StreamableTool): InvokableRun returns the final result. A
 //     ToolsNode calls InvokableRun when the graph is invoked and
@@ -93,23 +114,41 @@ import (
 	"github.com/agenttools/agenttools/toolspec"
 )
 
-// Tools is the tool set over one workspace, as eino tools: a *MediaTool
-// for read, a *StreamingTool for exec, a *Tool for the others. All,
-// Named and the per-tool accessors find them.
+// Tools is the tool set over one workspace, as eino tools: a
+// *StreamingTool for exec, a *Tool for the others (read included, or a
+// *MediaTool for read with EnhancedRead). All, Named and the per-tool
+// accessors find them.
 type Tools struct {
-	set      adapt.Set[tool.BaseTool]
-	textRead bool
+	set adapt.Set[tool.BaseTool]
+	// readForm is how New builds read: plainRead, textRead or enhancedRead.
+	readForm int
+	stash    mediaStash
 }
+
+const (
+	plainRead = iota
+	textRead
+	enhancedRead
+)
 
 // Option changes how New builds the tools.
 type Option func(*Tools)
 
-// TextRead makes read a plain *Tool (a tool.InvokableTool) whose answer
-// is text in the tool message's Content, as every other tool's: an
-// image or PDF reaches the model as its text part only. For chat models
-// that refuse a tool message with multipart content: eino-ext's OpenAI
-// model (v0.1.7) accepts UserInputMultiContent on user messages only.
-func TextRead() Option { return func(s *Tools) { s.textRead = true } }
+// TextRead makes read's image or PDF reach the model as its text part
+// only, even with Middleware or MediaRewriter: they attach nothing. For
+// chat models that refuse a tool message with multipart content
+// (eino-ext's OpenAI model v0.1.7 accepts UserInputMultiContent on user
+// messages only). read is a plain *Tool either way.
+func TextRead() Option { return func(s *Tools) { s.readForm = textRead } }
+
+// EnhancedRead makes read a *MediaTool, a tool.EnhancedInvokableTool: a
+// compose.ToolsNode puts its parts in the tool message itself, with no
+// hook. In eino v0.7.36 such a tool is invisible to adk: a ChatModelAgent
+// emits no event for its calls, and a compose.ToolMiddleware sees them
+// only through its EnhancedInvokable function (adk.AgentMiddleware's
+// WrapToolCall is dropped when it has only that one). For a
+// compose.ToolsNode or react agent that needs neither.
+func EnhancedRead() Option { return func(s *Tools) { s.readForm = enhancedRead } }
 
 // New builds the tool set for ws. It fails when ws is nil, an option is
 // out of range or a tool's JSON Schema does not parse as a
@@ -150,10 +189,13 @@ func (s *Tools) Infos(ctx context.Context) ([]*schema.ToolInfo, error) {
 func (s *Tools) plain(t core.Tool) tool.BaseTool { return &Tool{base{ex: s.set.Executor(), tool: t}} }
 
 func (s *Tools) media(t core.Tool) tool.BaseTool {
-	if s.textRead {
+	switch s.readForm {
+	case enhancedRead:
+		return &MediaTool{base{ex: s.set.Executor(), tool: t}}
+	case textRead:
 		return s.plain(t)
 	}
-	return &MediaTool{base{ex: s.set.Executor(), tool: t}}
+	return &Tool{base{ex: s.set.Executor(), tool: t, media: &s.stash}}
 }
 
 func (s *Tools) streaming(t core.Tool) tool.BaseTool {
@@ -165,6 +207,9 @@ func (s *Tools) streaming(t core.Tool) tool.BaseTool {
 type base struct {
 	ex   *core.Executor
 	tool core.Tool
+	// media, for read as a plain tool, keeps an image or PDF for
+	// Middleware or MediaRewriter to attach.
+	media *mediaStash
 }
 
 // Info describes the tool to the model: its name, description and JSON
@@ -298,7 +343,7 @@ func (b *base) call(ctx context.Context, args string) (toolspec.Output, error) {
 }
 
 // Tool is a workspace tool whose result is a string: ls, find, grep,
-// write, edit, delete.
+// write, edit, delete, and read (unless EnhancedRead).
 type Tool struct{ base }
 
 var _ tool.InvokableTool = (*Tool)(nil)
@@ -306,16 +351,24 @@ var _ tool.InvokableTool = (*Tool)(nil)
 // InvokableRun runs the tool with argumentsInJSON, the model's arguments,
 // and returns what the model must see (Text). A failure or invalid
 // arguments are that string; the error is only for a cancelled context.
-// Options are ignored.
+// Options are ignored. For read's image or PDF the string is the text
+// part; run by a ToolsNode (compose.GetToolCallID is set) while
+// Middleware or MediaRewriter is in use, the media is kept, by call ID,
+// for them to attach to the tool message.
 func (t *Tool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
 	out, err := t.call(ctx, argumentsInJSON)
 	if err != nil {
 		return "", err
 	}
+	if t.media != nil && out.HasMedia() {
+		t.media.keep(compose.GetToolCallID(ctx), out)
+	}
 	return out.AsText(), nil
 }
 
-// MediaTool is a workspace tool that can answer an image or PDF: read.
+// MediaTool is read with EnhancedRead: a tool that can answer an image or
+// PDF as parts. adk (eino v0.7.36) emits no event for it and a tool
+// middleware sees it only through its EnhancedInvokable function.
 type MediaTool struct{ base }
 
 var _ tool.EnhancedInvokableTool = (*MediaTool)(nil)

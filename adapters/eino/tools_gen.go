@@ -11,7 +11,8 @@ import (
 // Read returns the read tool (tool.BaseTool, Eino), and false when the options
 // leave it out. Its arguments: path (string), offset (integer, optional),
 // byteOffset (integer, optional), limit (integer, optional). A call can answer
-// an image or PDF, which reaches the model as an image or file part.
+// an image or PDF: the tool returns its text part, and Middleware (adk) or
+// MediaRewriter puts the image or file part in its tool message.
 func (s *Tools) Read() (tool.BaseTool, bool) {
 	return s.set.Named(toolspec.ToolRead)
 }

@@ -69,6 +69,7 @@ func main() {
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: newModel(*dir != ""),
 		ToolsConfig:      compose.ToolsNodeConfig{Tools: set.All()},
+		MessageRewriter:  set.MediaRewriter(), // read's image or PDF as a part of its tool message
 		MaxStep:          40,
 	})
 	if err != nil {
@@ -111,8 +112,9 @@ func main() {
 //
 //	m, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{Model: "gpt-4.1-mini", APIKey: os.Getenv("OPENAI_API_KEY")})
 //
-// For read to hand it an image or PDF, the model must send a tool
-// message's UserInputMultiContent parts.
+// For read to hand it an image or PDF (MediaRewriter above), the model
+// must send a tool message's UserInputMultiContent parts; without
+// MediaRewriter it gets the text part alone.
 func newModel(canExec bool) model.ToolCallingChatModel { return standIn{exec: canExec} }
 
 // standIn lists /workspace, reads the first file listed, runs a command

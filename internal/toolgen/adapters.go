@@ -39,7 +39,7 @@ var AdapterTargets = []AdapterTarget{
 		MediaDoc:  "A call can answer an image or PDF, which reaches the model as a media part.",
 		StreamDoc: "Genkit tools have no running output: the running snapshots reach a core.WithSnapshots callback on the context, and the tool returns the result."},
 	{Dir: "adapters/eino", Package: "eino", Framework: "Eino", ToolPath: "github.com/cloudwego/eino/components/tool", ToolName: "BaseTool",
-		MediaDoc:  "A call can answer an image or PDF, which reaches the model as an image or file part.",
+		MediaDoc:  "A call can answer an image or PDF: the tool returns its text part, and Middleware (adk) or MediaRewriter puts the image or file part in its tool message.",
 		StreamDoc: "A call streams its running snapshots before its result (see StreamingTool)."},
 	{Dir: "adapters/mcp", Package: "mcp", Framework: "MCP", ToolPath: "github.com/agenttools/agenttools/adapters/mcp", ToolName: "Tool",
 		MediaDoc:  "A call can answer an image (ImageContent) or a PDF (an embedded resource).",
