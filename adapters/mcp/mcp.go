@@ -41,6 +41,19 @@
 // progress notifications when the call carries a progress token: each
 // notification's message is the snapshot (the exec result so far, with a
 // null exitCode, as JSON text) and its progress counts the snapshots.
+//
+// # Annotations
+//
+// Each tool is listed with a title (Tool.Title and annotations.title)
+// and the hints spec/tools.cue declares (MCP's ToolAnnotations), each
+// sent explicitly even where it is MCP's default: read, ls, find and grep
+// are read-only (readOnlyHint true) and closed-world (openWorldHint
+// false); write and delete are destructive and idempotent (a second call
+// with the same arguments changes nothing more); edit is destructive and
+// not idempotent; exec is destructive and open-world (a command can reach
+// whatever the host or sandbox lets it). The go-sdk always sends
+// readOnlyHint and idempotentHint, false when not declared (MCP's
+// default). A read-only set lists only the read-only tools.
 package mcp
 
 import (
@@ -109,8 +122,16 @@ func NewServer(ws *vfs.Workspace, opts agenttools.Options, impl *sdk.Implementat
 	return server, nil
 }
 
+// definition is t as MCP lists it. Its title and annotations are the
+// spec's (see the package documentation); the title goes both in the
+// tool's title, which clients show first, and in annotations.title, which
+// clients of the 2025-03-26 protocol read.
 func (s *Tools) definition(t core.Tool) *sdk.Tool {
-	return &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema)}
+	d := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema), Annotations: annotations(t.Name)}
+	if d.Annotations != nil {
+		d.Title = d.Annotations.Title
+	}
+	return d
 }
 
 // plain answers text or json.

@@ -113,8 +113,9 @@ func (w *wire) close() error {
 	return <-w.done
 }
 
-// TestWire pins what a client receives, byte for byte: tools/list, and
-// one call of every tool (the scripted session's calls), in
+// TestWire pins what a client receives, byte for byte: tools/list, one
+// call of every tool (the scripted session's calls) and a read-only
+// set's tools/list, in
 // golden/testdata/adapters/mcp/session.txtar.
 func TestWire(t *testing.T) {
 	ws, opts := agentcase.Workspace(t)
@@ -132,6 +133,12 @@ func TestWire(t *testing.T) {
 		a.Check(t, "result "+c.ID, w.request("tools/call", `{"name":"`+c.Tool+`","arguments":`+c.Args+`}`))
 	}
 	if err := w.close(); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	// A read-only set lists the read-only tools, with their annotations.
+	ro := serveWire(t, ws, agenttools.Options{Readonly: true, Backends: opts.Backends})
+	a.Check(t, "tools/list readonly", ro.request("tools/list", `{}`))
+	if err := ro.close(); err != nil {
 		t.Errorf("Serve: %v", err)
 	}
 	a.Save(t, nil)

@@ -5,6 +5,7 @@ package mcp
 import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/toolspec"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Read returns the read tool (mcp.Tool, MCP), and false when the options leave
@@ -84,4 +85,29 @@ func (s *Tools) Named(name string) (Tool, bool) {
 // Executor is the core executor behind the tools.
 func (s *Tools) Executor() *core.Executor {
 	return s.set.Executor()
+}
+
+// annotations returns the MCP annotations spec/tools.cue declares for the tool
+// called name, a new value on each call, and nil for a name the spec does not
+// declare.
+func annotations(name string) *sdk.ToolAnnotations {
+	switch name {
+	case toolspec.ToolRead:
+		return &sdk.ToolAnnotations{Title: "Read file", ReadOnlyHint: true, OpenWorldHint: new(false)}
+	case toolspec.ToolLs:
+		return &sdk.ToolAnnotations{Title: "List directory", ReadOnlyHint: true, OpenWorldHint: new(false)}
+	case toolspec.ToolFind:
+		return &sdk.ToolAnnotations{Title: "Find files", ReadOnlyHint: true, OpenWorldHint: new(false)}
+	case toolspec.ToolGrep:
+		return &sdk.ToolAnnotations{Title: "Search file contents", ReadOnlyHint: true, OpenWorldHint: new(false)}
+	case toolspec.ToolWrite:
+		return &sdk.ToolAnnotations{Title: "Write file", DestructiveHint: new(true), IdempotentHint: true}
+	case toolspec.ToolEdit:
+		return &sdk.ToolAnnotations{Title: "Edit file", DestructiveHint: new(true), IdempotentHint: false}
+	case toolspec.ToolDelete:
+		return &sdk.ToolAnnotations{Title: "Delete file or directory", DestructiveHint: new(true), IdempotentHint: true}
+	case toolspec.ToolExec:
+		return &sdk.ToolAnnotations{Title: "Run command", DestructiveHint: new(true), OpenWorldHint: new(true)}
+	}
+	return nil
 }

@@ -272,8 +272,8 @@ func TestMCPHostileInput(t *testing.T) {
 // The built server on a host directory holding the adapters' session
 // workspace answers the session's calls byte for byte as the in-memory
 // server does (golden/testdata/adapters/mcp/session.txtar); its own
-// tools/list, with exec on the host, and an exec call are pinned in
-// golden/testdata/adapters/mcp/subprocess.txtar.
+// tools/list, with exec on the host, an exec call and the tools/list of
+// --readonly are pinned in golden/testdata/adapters/mcp/subprocess.txtar.
 func TestMCPSubprocessGolden(t *testing.T) {
 	dir := t.TempDir()
 	stamp := time.UnixMilli(agentcase.Clock)
@@ -295,7 +295,8 @@ func TestMCPSubprocessGolden(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := startRaw(t, "--db", filepath.Join(t.TempDir(), "ws.db"), "--dir", dir, "--exec", "host")
+	db := filepath.Join(t.TempDir(), "ws.db")
+	s := startRaw(t, "--db", db, "--dir", dir, "--exec", "host")
 	golden := filepath.Join(pkgDir, "..", "..", "golden", "testdata", "adapters", "mcp")
 	session := goldentest.Load(t, filepath.Join(golden, "session.txtar"))
 	own := goldentest.Load(t, filepath.Join(golden, "subprocess.txtar"))
@@ -311,6 +312,9 @@ func TestMCPSubprocessGolden(t *testing.T) {
 		}
 	}
 	own.Check(t, "exec", s.line("tools/call", []byte(`{"name":"exec","arguments":{"command":"printf 'one\\n'; printf 'two\\n' >&2; exit 3","cwd":"/workspace/cmd"}}`)))
+	// --readonly lists the read-only tools, with their annotations.
+	ro := startRaw(t, "--db", db, "--dir", dir, "--readonly")
+	own.Check(t, "tools/list readonly", ro.line("tools/list", []byte(`{}`)))
 	own.Save(t, nil)
 }
 

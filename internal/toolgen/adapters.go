@@ -27,6 +27,10 @@ type AdapterTarget struct {
 	// becomes of an image or PDF and of running snapshots in this
 	// framework.
 	MediaDoc, StreamDoc string
+	// Annotations is true for the MCP adapter: toolgen writes its
+	// annotations function, the spec's title and hints of each tool as
+	// the go-sdk's ToolAnnotations.
+	Annotations bool
 }
 
 // AdapterTargets are the framework adapters, each generated into
@@ -42,8 +46,9 @@ var AdapterTargets = []AdapterTarget{
 		MediaDoc:  "A call can answer an image or PDF: the tool returns its text part, and Middleware (adk) or MediaRewriter puts the image or file part in its tool message.",
 		StreamDoc: "A call streams its running snapshots before its result (see StreamingTool)."},
 	{Dir: "adapters/mcp", Package: "mcp", Framework: "MCP", ToolPath: "github.com/agenttools/agenttools/adapters/mcp", ToolName: "Tool",
-		MediaDoc:  "A call can answer an image (ImageContent) or a PDF (an embedded resource).",
-		StreamDoc: "A call sends its running snapshots as progress notifications when the client asked for progress."},
+		MediaDoc:    "A call can answer an image (ImageContent) or a PDF (an embedded resource).",
+		StreamDoc:   "A call sends its running snapshots as progress notifications when the client asked for progress.",
+		Annotations: true},
 }
 
 // AdapterFile is the generated file of every adapter.
@@ -101,7 +106,49 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("Executor").Params().Op("*").Qual(coreImport, "Executor").Block(
 		jen.Return(jen.Id("s").Dot("set").Dot("Executor").Call()),
 	)
+	if a.Annotations {
+		mcpAnnotations(f, m)
+	}
 	return f
+}
+
+const sdkImport = "github.com/modelcontextprotocol/go-sdk/mcp"
+
+// mcpAnnotations writes func annotations(name string) *sdk.ToolAnnotations.
+// Every hint the spec declares is written, a default value too; the
+// go-sdk (v1.8.0) holds destructiveHint and openWorldHint as *bool, left
+// out of the JSON when nil, and readOnlyHint and idempotentHint as bool,
+// always sent, whose zero value is MCP's default.
+func mcpAnnotations(f *jen.File, m *Model) {
+	f.ImportAlias(sdkImport, "sdk")
+	hint := func(field string, pointer bool, v *bool) jen.Code {
+		if v == nil {
+			return jen.Null()
+		}
+		if pointer {
+			return kv(field, jen.New(jen.Lit(*v)))
+		}
+		return kv(field, jen.Lit(*v))
+	}
+	f.Add(comment("annotations returns the MCP annotations spec/tools.cue declares for the tool called name, a new value on each call, and nil for a name the spec does not declare."))
+	f.Func().Id("annotations").Params(jen.Id("name").String()).Op("*").Qual(sdkImport, "ToolAnnotations").Block(
+		jen.Switch(jen.Id("name")).BlockFunc(func(g *jen.Group) {
+			for _, t := range m.Tools {
+				if !t.Available {
+					continue
+				}
+				a := t.Annotations
+				g.Case(jen.Qual(genImport, "Tool"+goName(t.Name))).Return(jen.Op("&").Qual(sdkImport, "ToolAnnotations").Values(
+					kv("Title", lit(a.Title)),
+					hint("ReadOnlyHint", false, a.ReadOnly),
+					hint("DestructiveHint", true, a.Destructive),
+					hint("IdempotentHint", false, a.Idempotent),
+					hint("OpenWorldHint", true, a.Open),
+				))
+			}
+		}),
+		jen.Return(jen.Nil()),
+	)
 }
 
 // paramSummary lists parameters for a doc comment: name, kind, and when

@@ -100,15 +100,25 @@ func (l *loader) integer(v cue.Value, path string) int64 {
 }
 
 func (l *loader) optInt(v cue.Value, path string) *int64 {
+	return optional(l, v, path, cue.Value.Int64)
+}
+
+func (l *loader) optBool(v cue.Value, path string) *bool {
+	return optional(l, v, path, cue.Value.Bool)
+}
+
+// optional reads the field at path with get, and is nil when the spec
+// leaves the field out.
+func optional[T any](l *loader, v cue.Value, path string, get func(cue.Value) (T, error)) *T {
 	f := v.LookupPath(cue.ParsePath(path))
 	if !f.Exists() {
 		return nil
 	}
-	n, err := f.Int64()
+	x, err := get(f)
 	if err != nil {
 		l.fail(f, "%v", err)
 	}
-	return &n
+	return &x
 }
 
 func (l *loader) strings(v cue.Value) []string {
@@ -206,6 +216,7 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		Media:     l.boolean(v, "media"),
 		Streams:   l.boolean(v, "streams"),
 	}
+	t.Annotations = l.annotations(t, v.LookupPath(cue.ParsePath("annotations")))
 	d := v.LookupPath(cue.ParsePath("description"))
 	switch {
 	case d.LookupPath(cue.ParsePath("text")).Exists():
@@ -256,6 +267,31 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		}
 	}
 	return t
+}
+
+// annotations reads a tool's annotations and rejects hints MCP would
+// ignore or that contradict the tool: destructiveHint and idempotentHint
+// of a read-only tool, and a read-only tool that mutates.
+func (l *loader) annotations(t Tool, v cue.Value) Annotations {
+	a := Annotations{
+		Title:       l.str(v, "title"),
+		ReadOnly:    l.optBool(v, "readOnlyHint"),
+		Destructive: l.optBool(v, "destructiveHint"),
+		Idempotent:  l.optBool(v, "idempotentHint"),
+		Open:        l.optBool(v, "openWorldHint"),
+	}
+	if a.ReadOnly == nil || !*a.ReadOnly {
+		return a
+	}
+	if t.Mutates {
+		l.fail(v.LookupPath(cue.ParsePath("readOnlyHint")), "%s: a tool that mutates is not read-only", t.Name)
+	}
+	for _, hint := range []string{"destructiveHint", "idempotentHint"} {
+		if h := v.LookupPath(cue.ParsePath(hint)); h.Exists() {
+			l.fail(h, "%s: %s means nothing for a read-only tool (MCP ignores it)", t.Name, hint)
+		}
+	}
+	return a
 }
 
 func (l *loader) limit(name string, v cue.Value) Limit {

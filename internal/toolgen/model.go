@@ -61,12 +61,20 @@ type Tool struct {
 	Mutates     bool
 	Media       bool // a call can answer a content output (image or PDF)
 	Streams     bool // a call reports running snapshots
+	Annotations Annotations
 	Description Description
 	Params      []Param
 	Rules       []Rule
 	Limits      []Limit
 	Messages    []Template
 	Results     []Result
+}
+
+// Annotations are a tool's MCP annotations: its title and the hints it
+// declares, nil for a hint it leaves to MCP's default.
+type Annotations struct {
+	Title                                   string
+	ReadOnly, Destructive, Idempotent, Open *bool
 }
 
 // Description is a tool's description: a fixed text, a template over the

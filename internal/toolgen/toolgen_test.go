@@ -80,6 +80,8 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"undeclared placeholder", `text: "File not found: {path}"`, `text: "File not found: {file}"`, regexp.MustCompile(`placeholder \{file\} is not declared`)},
 		{"unknown format", `{maxBytes|kb}KB`, `{maxBytes|mb}KB`, regexp.MustCompile(`unknown format "mb"`)},
 		{"misspelled field", `mutates: false`, `mutate: false`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"hint a read-only tool cannot have", `readOnlyHint: true, openWorldHint: false}`, `readOnlyHint: true, destructiveHint: false, openWorldHint: false}`, regexp.MustCompile(`read: destructiveHint means nothing for a read-only tool`)},
+		{"read-only tool that mutates", `annotations: {title: "Write file", destructiveHint: true`, `annotations: {title: "Write file", readOnlyHint: true`, regexp.MustCompile(`write: a tool that mutates is not read-only`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {

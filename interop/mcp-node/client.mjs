@@ -1,7 +1,8 @@
 // Drives a built `agenttools mcp` with the MCP TypeScript SDK's own
 // client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
 // starts the server over stdio on a scratch host directory, lists the
-// tools, calls read, grep and edit, and checks each answer exactly.
+// tools (with their titles and annotations), calls read, grep and edit,
+// and checks each answer exactly.
 //
 // Usage: node client.mjs PATH_TO_AGENTTOOLS
 // Prints the exchange; exits 1 when an answer is not the expected one.
@@ -58,6 +59,23 @@ for (const d of defined) {
   const t = listed[d.name];
   expect(`${d.name} description`, t?.description, d.description);
   expect(`${d.name} inputSchema`, t?.inputSchema, d.inputSchema);
+}
+
+// Each tool's title and MCP annotations (spec/tools.cue), as this client
+// reads them: the title in both places, every declared hint explicit.
+const readOnly = { readOnlyHint: true, idempotentHint: false, openWorldHint: false };
+const wantAnnotations = {
+  read: ["Read file", readOnly],
+  ls: ["List directory", readOnly],
+  find: ["Find files", readOnly],
+  grep: ["Search file contents", readOnly],
+  write: ["Write file", { readOnlyHint: false, destructiveHint: true, idempotentHint: true }],
+  edit: ["Edit file", { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
+  delete: ["Delete file or directory", { readOnlyHint: false, destructiveHint: true, idempotentHint: true }],
+};
+for (const t of tools) {
+  const [title, hints] = wantAnnotations[t.name] ?? [];
+  expect(`${t.name} title and annotations`, [t.title, t.annotations], [title, { ...hints, title }]);
 }
 
 async function call(name, args) {
