@@ -4,10 +4,12 @@
 // registers the tools on a *genkit.Genkit, so that Generate finds them
 // by name; New builds them unregistered, for users who pass tools to
 // each Generate call (Genkit registers those for that call only).
+// Generate is genkit.Generate with the tools' calls bound to it (see
+// Bound).
 //
 //	g := genkit.Init(ctx, genkit.WithPlugins(...))
 //	set, err := agentgenkit.Define(g, ws, agenttools.Options{})
-//	resp, err := genkit.Generate(ctx, g,
+//	resp, err := agentgenkit.Generate(ctx, g,
 //		ai.WithPrompt("Fix the failing test in /workspace"),
 //		ai.WithTools(set.Refs()...),
 //		ai.WithMaxTurns(20))
@@ -78,6 +80,14 @@
 // turn concurrently; the tools are safe for that.
 //
 // # Genkit's own behaviour
+//
+// Genkit runs the tool requests of one turn concurrently, and when one
+// of them fails (a tool's error, a tool it does not know) Generate
+// returns at once while the turn's other calls go on running, each then
+// waiting forever to hand Genkit its result. Generate and Bound tie
+// the calls of this package's tools to the run: they are cancelled when
+// it returns (a running command is killed) and leave no goroutine
+// behind. genkit.Generate alone does not.
 //
 // genkit.Init calls signal.NotifyContext(ctx, os.Interrupt,
 // syscall.SIGTERM) and discards the stop function, so from then on
@@ -222,7 +232,9 @@ func (s *Tools) streaming(t core.Tool) ai.Tool { return s.plain(t) }
 
 // call runs one call with the arguments the caller gave Genkit (see
 // withArgs; input, Genkit's decoding of them, only when they are not on
-// the context). The error is only for a cancelled context.
+// the context). The error is only for a cancelled context. A call that
+// Generate (this package's) no longer waits for ends its goroutine
+// instead of returning (see generation.settle).
 func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Output, error) {
 	args, ok := tc.Value(argsKey{}).(json.RawMessage)
 	if !ok {
@@ -232,7 +244,11 @@ func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Outpu
 			return toolspec.Output{}, err
 		}
 	}
-	return s.set.Executor().Call(tc, name, args)
+	out, err := s.set.Executor().Call(tc, name, args)
+	if gen, ok := tc.Value(generationKey{}).(*generation); ok {
+		gen.settle(err)
+	}
+	return out, err
 }
 
 // Response is an output as a Genkit tool returns it: Output is a string
