@@ -449,3 +449,41 @@ func TestDefine(t *testing.T) {
 		t.Errorf("read is not a multipart tool: %v", md)
 	}
 }
+
+// A tool looked up on the Genkit it was defined on (genkit.LookupTool,
+// Genkit's tool over the registered action) and passed to Generate on
+// another Genkit, which registers it there, keeps the tool's schema and
+// leaves the arguments to core.
+func TestLookedUpTool(t *testing.T) {
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := genkit.LookupTool(g, toolspec.ToolLs)
+	other := initGenkit(t)
+	args := `{"path":"/workspace","limit":"x"}`
+	model := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: toolspec.ToolLs, Args: args}})
+	resp, err := genkit.Generate(t.Context(), other,
+		ai.WithModel(model.define(other)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(ls),
+		ai.WithMaxTurns(2))
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if resp.Text() != agentcase.Answer {
+		t.Errorf("answer %q", resp.Text())
+	}
+	for _, req := range model.sent {
+		sentSchema(t, req, set, toolspec.ToolLs)
+	}
+	want, err := raw(t, ws).Execute(t.Context(), toolspec.ToolLs, []byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := model.results["call_1"]; !ok || resultText(t, r) != want.Text {
+		t.Errorf("the model received %v, want core's %q", r, want.Text)
+	}
+}
