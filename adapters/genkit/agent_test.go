@@ -4,18 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/firebase/genkit/go/ai"
-	gcore "github.com/firebase/genkit/go/core"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agenttools/agenttools"
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
+	rawadapter "github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -92,31 +93,15 @@ func initGenkit(t *testing.T) *genkit.Genkit {
 	return genkit.Init(t.Context())
 }
 
-// runSession runs Genkit's own agent loop, Generate with the tools and
-// a turn limit, over the session's workspace.
+// runSession runs the session (generate) and returns the answer and
+// the tools.
 func runSession(t *testing.T, model *scriptedModel, registered bool) (string, *agentgenkit.Tools) {
 	t.Helper()
-	g := initGenkit(t)
-	ws, opts := agentcase.Workspace(t)
-	var set *agentgenkit.Tools
-	var err error
-	if registered {
-		set, err = agentgenkit.Define(g, ws, opts)
-	} else {
-		set, err = agentgenkit.New(ws, opts)
+	run := generate(t, model, registered)
+	if run.err != nil {
+		t.Fatal(run.err)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := genkit.Generate(t.Context(), g,
-		ai.WithModel(model.define(g)),
-		ai.WithPrompt(agentcase.Prompt),
-		ai.WithTools(set.Refs()...),
-		ai.WithMaxTurns(len(model.calls)+1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.Text(), set
+	return run.resp.Text(), run.set
 }
 
 // resultText is a tool response as text: the Output string, then, for
@@ -253,114 +238,133 @@ func TestResponse(t *testing.T) {
 	}
 }
 
-// oneCall is a Generate run in which the model makes one call.
-type oneCall struct {
+// outcome is what a Generate run left.
+type outcome struct {
 	resp  *ai.ModelResponse
 	err   error
 	model *scriptedModel
 	ws    *vfs.Workspace
+	set   *agentgenkit.Tools
 }
 
-// generateOne runs Generate with the tools over the session workspace
-// and a model that makes one call, then answers.
-func generateOne(t *testing.T, tool, args string) oneCall {
+// generate runs Genkit's own agent loop, Generate with the tools and a
+// turn limit, over the session's workspace, the tools registered on the
+// Genkit (Define) or not (New).
+func generate(t *testing.T, model *scriptedModel, registered bool) outcome {
 	t.Helper()
 	g := initGenkit(t)
 	ws, opts := agentcase.Workspace(t)
-	set, err := agentgenkit.Define(g, ws, opts)
+	var set *agentgenkit.Tools
+	var err error
+	if registered {
+		set, err = agentgenkit.Define(g, ws, opts)
+	} else {
+		set, err = agentgenkit.New(ws, opts)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: tool, Args: args}})
 	resp, err := genkit.Generate(t.Context(), g,
 		ai.WithModel(model.define(g)),
 		ai.WithPrompt(agentcase.Prompt),
 		ai.WithTools(set.Refs()...),
-		ai.WithMaxTurns(3))
-	return oneCall{resp, err, model, ws}
+		ai.WithMaxTurns(len(model.calls)+1))
+	return outcome{resp, err, model, ws, set}
 }
 
-// Genkit checks tool input against the schema itself: arguments the
-// schema refuses never reach the tool, and Generate fails with Genkit's
-// message instead of the model seeing ours. An argument rule JSON Schema
-// cannot express reaches the tool and the model sees core's message. A
-// null argument is dropped by Genkit before it checks.
-func TestInvalidArgumentsThroughGenerate(t *testing.T) {
-	refused := []struct {
-		name, tool, args string
-		// genkit is a part of Genkit's message.
-		genkit string
-	}{
-		{"wrong-type", "read", `{"path":42}`, "data did not match expected schema"},
-		{"missing", "read", `{}`, "data did not match expected schema"},
-		{"not-integer", "read", `{"path":"/workspace/notes.txt","limit":2.5}`, "cannot convert 2.500000 to integer"},
-		{"too-small", "ls", `{"path":"/workspace","limit":0}`, "data did not match expected schema"},
-		{"unknown", "write", `{"path":"/workspace/new.txt","content":"b","append":true}`, "data did not match expected schema"},
-		{"not-object", "read", `["/workspace/notes.txt"]`, "data did not match expected schema"},
-	}
-	for _, c := range refused {
-		t.Run(c.name, func(t *testing.T) {
-			run := generateOne(t, c.tool, c.args)
-			err, model, ws := run.err, run.model, run.ws
-			if err == nil {
-				t.Fatal("Generate succeeded")
-			}
-			t.Logf("Generate: %v", err)
-			var gerr *gcore.GenkitError
-			if !errors.As(err, &gerr) || gerr.Status != gcore.INTERNAL {
-				t.Errorf("error %T %v, want a GenkitError with status INTERNAL", err, err)
-			}
-			for _, part := range []string{`tool "` + c.tool + `" failed: error calling tool ` + c.tool + `: `, c.genkit} {
-				if !strings.Contains(err.Error(), part) {
-					t.Errorf("error %q does not contain %q", err, part)
-				}
-			}
-			if strings.Contains(err.Error(), toolspec.MsgArgumentsInvalid(c.tool, "")) {
-				t.Errorf("the tool ran: %v", err)
-			}
-			if len(model.sent) != 1 || len(model.results) != 0 {
-				t.Errorf("the model was called %d times and received %d results", len(model.sent), len(model.results))
-			}
-			if _, err := ws.Stat(t.Context(), "/workspace/new.txt"); err == nil {
-				t.Error("a refused write wrote the file")
-			}
-		})
-	}
+// generateOne is generate with a model that makes one call, then
+// answers.
+func generateOne(t *testing.T, registered bool, tool, args string) outcome {
+	t.Helper()
+	return generate(t, newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: tool, Args: args}}), registered)
+}
 
-	reaches := []struct {
-		name, tool, args string
-		// core are the arguments whose core output the model receives.
-		core string
-	}{
-		{"rule", "read", `{"path":"/workspace/notes.txt","byteOffset":2}`, `{"path":"/workspace/notes.txt","byteOffset":2}`},
-		{"null", "read", `{"path":"/workspace/notes.txt","offset":null}`, `{"path":"/workspace/notes.txt"}`},
+// Arguments the tool's schema refuses, or that break a rule it cannot
+// express, reach core as the model sent them, through Generate: the
+// model's next request holds core's own answer for them (what the raw
+// adapter answers: the invalid-arguments text, byte for byte), and the
+// run goes on to the model's answer. Genkit checks nothing (it would
+// refuse the call and fail Generate) and keeps null arguments (it would
+// drop them), while each request still sends the model the tool's exact
+// schema.
+func TestInvalidArgumentsThroughGenerate(t *testing.T) {
+	cases := []struct{ name, tool, args string }{
+		{"wrong-type", "read", `{"path":"/workspace/notes.txt","limit":"x"}`},
+		{"wrong-type-path", "read", `{"path":42}`},
+		{"missing", "read", `{}`},
+		{"not-integer", "read", `{"path":"/workspace/notes.txt","limit":2.5}`},
+		{"too-small", "ls", `{"path":"/workspace","limit":0}`},
+		{"unknown", "write", `{"path":"/workspace/new.txt","content":"b","append":true}`},
+		{"not-object", "read", `["/workspace/notes.txt"]`},
+		{"null", "read", `{"path":"/workspace/notes.txt","offset":null}`},
+		{"null-object", "read", `null`},
+		{"rule", "read", `{"path":"/workspace/notes.txt","byteOffset":2}`},
 	}
-	for _, c := range reaches {
-		t.Run(c.name, func(t *testing.T) {
-			run := generateOne(t, c.tool, c.args)
-			resp, model, ws := run.resp, run.model, run.ws
-			if run.err != nil {
-				t.Fatal(run.err)
-			}
-			if resp.Text() != agentcase.Answer {
-				t.Errorf("answer %q", resp.Text())
-			}
-			ref, err := agentgenkit.New(ws, agenttools.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := ref.Executor().Call(t.Context(), c.tool, []byte(c.core))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := resultText(t, model.results["call_1"])
-			if want := agentgenkit.Response(out).Output.(string); got != want {
-				t.Errorf("the model received %q, want %q", got, want)
-			}
-			direct, _ := ref.Executor().Call(t.Context(), c.tool, []byte(c.args))
-			t.Logf("the model received %q; core alone answers %q", got, direct.Text)
-		})
+	for _, c := range cases {
+		for _, registered := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/registered=%t", c.name, registered), func(t *testing.T) {
+				run := generateOne(t, registered, c.tool, c.args)
+				if run.err != nil {
+					t.Fatalf("Generate: %v", run.err)
+				}
+				if got := run.resp.Text(); got != agentcase.Answer {
+					t.Errorf("answer %q", got)
+				}
+				if len(run.model.sent) != 2 {
+					t.Fatalf("the model was called %d times, want 2", len(run.model.sent))
+				}
+				want, err := raw(t, run.ws).Execute(t.Context(), c.tool, []byte(c.args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(want.Text, toolspec.MsgArgumentsInvalid(c.tool, "")) {
+					t.Fatalf("core accepts %s: %q", c.args, want.Text)
+				}
+				r, ok := run.model.results["call_1"]
+				if !ok {
+					t.Fatal("the model's second request holds no tool response")
+				}
+				if got := resultText(t, r); got != want.Text {
+					t.Errorf("the model received %q, want core's %q", got, want.Text)
+				}
+				if r.Name != c.tool {
+					t.Errorf("the response names tool %q", r.Name)
+				}
+				for _, req := range run.model.sent {
+					sentSchema(t, req, run.set, c.tool)
+				}
+				if _, err := run.ws.Stat(t.Context(), "/workspace/new.txt"); err == nil {
+					t.Error("a refused write wrote the file")
+				}
+			})
+		}
 	}
+}
+
+// raw is the raw adapter over ws, whose answers the model must receive.
+func raw(t *testing.T, ws *vfs.Workspace) *rawadapter.Tools {
+	t.Helper()
+	set, err := rawadapter.New(ws, agenttools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// sentSchema checks that req sent the model the tool name with core's
+// input schema, value for value.
+func sentSchema(t *testing.T, req *ai.ModelRequest, set *agentgenkit.Tools, name string) {
+	t.Helper()
+	info, _ := set.Executor().Tool(name)
+	for _, d := range req.Tools {
+		if d.Name == name {
+			if diff := cmp.Diff(decode(t, info.InputSchema), decode(t, mustMarshal(t, d.InputSchema))); diff != "" {
+				t.Errorf("%s: the input schema sent (-core +sent):\n%s", name, diff)
+			}
+			return
+		}
+	}
+	t.Errorf("the request holds no definition of %s", name)
 }
 
 // A cancelled context is a Go error: from the tool run directly, and
@@ -443,5 +447,43 @@ func TestDefine(t *testing.T) {
 	read, _ := set.Read()
 	if md := read.Definition().Metadata; md["multipart"] != true {
 		t.Errorf("read is not a multipart tool: %v", md)
+	}
+}
+
+// A tool looked up on the Genkit it was defined on (genkit.LookupTool,
+// Genkit's tool over the registered action) and passed to Generate on
+// another Genkit, which registers it there, keeps the tool's schema and
+// leaves the arguments to core.
+func TestLookedUpTool(t *testing.T) {
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := genkit.LookupTool(g, toolspec.ToolLs)
+	other := initGenkit(t)
+	args := `{"path":"/workspace","limit":"x"}`
+	model := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: toolspec.ToolLs, Args: args}})
+	resp, err := genkit.Generate(t.Context(), other,
+		ai.WithModel(model.define(other)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(ls),
+		ai.WithMaxTurns(2))
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if resp.Text() != agentcase.Answer {
+		t.Errorf("answer %q", resp.Text())
+	}
+	for _, req := range model.sent {
+		sentSchema(t, req, set, toolspec.ToolLs)
+	}
+	want, err := raw(t, ws).Execute(t.Context(), toolspec.ToolLs, []byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := model.results["call_1"]; !ok || resultText(t, r) != want.Text {
+		t.Errorf("the model received %v, want core's %q", r, want.Text)
 	}
 }

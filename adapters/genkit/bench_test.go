@@ -17,8 +17,7 @@ func benchTools(b *testing.B) *agentgenkit.Tools {
 }
 
 // BenchmarkRead reads a small file through the Genkit tool, as Generate
-// runs it (RunRaw: Genkit's JSON round trip and schema check, then
-// core).
+// runs it (RunRaw: Genkit's JSON round trip, then core).
 func BenchmarkRead(b *testing.B) {
 	read, _ := benchTools(b).Read()
 	input := map[string]any{"path": "/workspace/notes.txt"}

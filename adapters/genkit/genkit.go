@@ -1,13 +1,15 @@
 // Package genkit adapts the workspace tools to Firebase Genkit for Go
-// (github.com/firebase/genkit/go): each tool is an ai.Tool whose input
-// schema is the tool's JSON Schema (ai.WithInputSchema, In = any).
-// Define registers the tools on a *genkit.Genkit, so that Generate finds
-// them by name; New builds them unregistered, for users who pass tools
-// to each Generate call (Genkit registers those for that call only).
+// (github.com/firebase/genkit/go): each tool is an ai.Tool whose
+// definition has the tool's JSON Schema as its input schema. Define
+// registers the tools on a *genkit.Genkit, so that Generate finds them
+// by name; New builds them unregistered, for users who pass tools to
+// each Generate call (Genkit registers those for that call only).
+// Generate is genkit.Generate with the tools' calls bound to it (see
+// Bound).
 //
 //	g := genkit.Init(ctx, genkit.WithPlugins(...))
 //	set, err := agentgenkit.Define(g, ws, agenttools.Options{})
-//	resp, err := genkit.Generate(ctx, g,
+//	resp, err := agentgenkit.Generate(ctx, g,
 //		ai.WithPrompt("Fix the failing test in /workspace"),
 //		ai.WithTools(set.Refs()...),
 //		ai.WithMaxTurns(20))
@@ -31,7 +33,7 @@
 // way); googlegenai sends a non-object Output as the function response
 // {"name": tool, "content": output}.
 //
-// read is a multipart tool (ai.NewMultipartTool, DefineMultipartTool).
+// read is a multipart tool (ai.NewMultipartTool).
 // For an image or PDF its ai.MultipartToolResponse has the text part as
 // Output and one media part whose URL is a data: URI,
 // data:<media type>;base64,<bytes>; its other answers have no content
@@ -45,6 +47,30 @@
 // "tool %q failed: ..." that holds only the message (errors.Is does not
 // see context.Canceled).
 //
+// # Arguments
+//
+// The tools take the model's arguments as the reference does: core
+// checks them, and for arguments it refuses (missing, of the wrong type,
+// out of range, unknown keys, not an object, null) the model receives
+// core's invalid-arguments text as the tool's output, the text the raw
+// adapter answers, and the run goes on. Genkit itself would check a
+// tool's input against its input schema before the tool runs
+// (core.ActionDef.RunJSON: base.UnmarshalAndNormalize, then gojsonschema)
+// and make Generate fail on a violation ("data did not match expected
+// schema: ..."), and it drops every null-valued object field while it
+// decodes the input. So each tool is Genkit's own (ai.NewTool,
+// ai.NewMultipartTool) built without an input schema, which Genkit then
+// does not check, and the schema is put back where a model plugin reads
+// it: the tool's Definition, and the action the tool registers, whose
+// Desc Generate reads for the definitions it sends (the same value as
+// the schema would have been). The action hands the tool the JSON
+// Generate gives it (the model's arguments as the plugin decoded them,
+// encoded again: keys sorted, numbers as Go writes a float64), so nulls
+// reach core and core's own rules apply to them: core refuses an
+// optional argument given as null, as it does through every adapter.
+// RunRaw and RunRawMultipart give core their input encoded to JSON the
+// same way.
+//
 // exec returns its final result (a core.WithSnapshots function on the
 // context given to Generate receives its running snapshots). Genkit
 // tools have no running output:
@@ -55,26 +81,13 @@
 //
 // # Genkit's own behaviour
 //
-// Genkit checks a tool's input before the tool runs
-// (core.ActionDef.RunJSON: base.UnmarshalAndNormalize, then gojsonschema
-// against the input schema). So:
-//
-//   - Arguments that violate the schema (missing, of the wrong type, out
-//     of range, unknown keys, not an object) never reach the tool, and
-//     the model never sees core's invalid-arguments message for them.
-//     Genkit refuses the call with an INVALID_ARGUMENT error ("data did
-//     not match expected schema: ..." or "invalid input: cannot convert
-//     2.500000 to integer: ..."), and Generate stops with a GenkitError
-//     of status INTERNAL (INTERNAL_SERVER_ERROR in its text), "tool %q
-//     failed: error calling tool %s: ..."; the model is not called
-//     again. Only the argument rules JSON Schema cannot express
-//     (offset is required with a byteOffset) reach the tool, and the
-//     model sees core's message.
-//   - Genkit drops every null-valued object field of the input before it
-//     checks it: {"path": p, "offset": null} runs as {"path": p}, where
-//     core would refuse the null.
-//   - The tool receives the value Genkit decoded (integers as int64) and
-//     encodes it to JSON again for core.
+// Genkit runs the tool requests of one turn concurrently, and when one
+// of them fails (a tool's error, a tool it does not know) Generate
+// returns at once while the turn's other calls go on running, each then
+// waiting forever to hand Genkit its result. Generate and Bound tie
+// the calls of this package's tools to the run: they are cancelled when
+// it returns (a running command is killed) and leave no goroutine
+// behind. genkit.Generate alone does not.
 //
 // genkit.Init calls signal.NotifyContext(ctx, os.Interrupt,
 // syscall.SIGTERM) and discards the stop function, so from then on
@@ -89,9 +102,10 @@
 // Definitions: the input schema is core's JSON Schema decoded into a
 // map[string]any (numbers as json.Number, so bounds keep their literal
 // form), so plugins serialize it with its keys sorted; the values are
-// core's. The plain tools declare the output schema {"type":"string"},
-// read Genkit's multipart response schema. Generate sends the
-// definitions in no fixed order (it collects them in a map).
+// core's. Genkit's own description of the registered action (Desc) has
+// the same schema. The plain tools declare the output schema
+// {"type":"string"}, read Genkit's multipart response schema. Generate
+// sends the definitions in no fixed order (it collects them in a map).
 //
 // The package imports core, toolspec and Genkit; only programs and tests
 // import it.
@@ -118,7 +132,6 @@ import (
 // and the per-tool accessors find them.
 type Tools struct {
 	set adapt.Set[ai.Tool]
-	g   *genkit.Genkit // nil: the tools are not registered
 	// schemas are the tools' JSON Schemas as the maps Genkit takes.
 	schemas map[string]map[string]any
 }
@@ -161,7 +174,7 @@ func newExecutor(ws *vfs.Workspace, opts agenttools.Options) (*core.Executor, er
 }
 
 func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
-	s := &Tools{g: g, schemas: map[string]map[string]any{}}
+	s := &Tools{schemas: map[string]map[string]any{}}
 	for _, t := range ex.Tools() {
 		dec := json.NewDecoder(strings.NewReader(t.InputSchema))
 		dec.UseNumber()
@@ -172,6 +185,11 @@ func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
 		s.schemas[t.Name] = m
 	}
 	s.set.Init(ex, adapt.Forms[ai.Tool]{Plain: s.plain, Media: s.media, Streaming: s.streaming})
+	if g != nil {
+		for _, t := range s.set.All() {
+			genkit.RegisterAction(g, t)
+		}
+	}
 	return s, nil
 }
 
@@ -188,47 +206,49 @@ func (s *Tools) Refs() []ai.ToolRef {
 // plain is a tool whose output is a string (see the package
 // documentation).
 func (s *Tools) plain(t core.Tool) ai.Tool {
-	fn := func(tc *ai.ToolContext, input any) (string, error) {
+	return s.tool(t, ai.NewTool(t.Name, t.Description, func(tc *ai.ToolContext, input any) (string, error) {
 		out, err := s.call(tc, t.Name, input)
 		if err != nil {
 			return "", err
 		}
 		return Response(out).Output.(string), nil
-	}
-	if s.g != nil {
-		return genkit.DefineTool(s.g, t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
-	}
-	return ai.NewTool(t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+	}))
 }
 
 // media is a multipart tool: an image or PDF comes with a media part.
 func (s *Tools) media(t core.Tool) ai.Tool {
-	fn := func(tc *ai.ToolContext, input any) (*ai.MultipartToolResponse, error) {
+	return s.tool(t, ai.NewMultipartTool(t.Name, t.Description, func(tc *ai.ToolContext, input any) (*ai.MultipartToolResponse, error) {
 		out, err := s.call(tc, t.Name, input)
 		if err != nil {
 			return nil, err
 		}
 		return Response(out), nil
-	}
-	if s.g != nil {
-		return genkit.DefineMultipartTool(s.g, t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
-	}
-	return ai.NewMultipartTool(t.Name, t.Description, fn, ai.WithInputSchema(s.schemas[t.Name]))
+	}))
 }
 
 // streaming: Genkit tools have no running output; exec answers its final
 // result, as a plain tool.
 func (s *Tools) streaming(t core.Tool) ai.Tool { return s.plain(t) }
 
-// call runs one call with the input Genkit decoded and checked. The
-// error is only for a cancelled context.
+// call runs one call with the arguments the caller gave Genkit (see
+// withArgs; input, Genkit's decoding of them, only when they are not on
+// the context). The error is only for a cancelled context. A call that
+// Generate (this package's) no longer waits for ends its goroutine
+// instead of returning (see generation.settle).
 func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Output, error) {
-	args, err := json.Marshal(input)
-	if err != nil {
-		// Genkit decoded input from JSON, so it always encodes again.
-		return toolspec.Output{}, err
+	args, ok := tc.Value(argsKey{}).(json.RawMessage)
+	if !ok {
+		var err error
+		if args, err = json.Marshal(input); err != nil {
+			// Genkit decoded input from JSON, so it always encodes again.
+			return toolspec.Output{}, err
+		}
 	}
-	return s.set.Executor().Call(tc, name, args)
+	out, err := s.set.Executor().Call(tc, name, args)
+	if gen, ok := tc.Value(generationKey{}).(*generation); ok {
+		gen.settle(err)
+	}
+	return out, err
 }
 
 // Response is an output as a Genkit tool returns it: Output is a string

@@ -1,6 +1,7 @@
 // Command genkit runs the workspace tools in Genkit's own agent loop:
 // it builds a workspace, defines the tools on a *genkit.Genkit and calls
-// genkit.Generate with them.
+// Generate with them (agentgenkit.Generate, genkit.Generate bounding the
+// tools' calls to it).
 //
 //	go run ./examples/genkit                 # a small in-memory workspace
 //	go run ./examples/genkit -dir .          # this directory at /workspace
@@ -67,7 +68,9 @@ func main() {
 		log.Fatal(err)
 	}
 
-	resp, err := genkit.Generate(ctx, g,
+	// agentgenkit.Generate is genkit.Generate with the tools' calls bound
+	// to it: none outlives it when a turn fails.
+	resp, err := agentgenkit.Generate(ctx, g,
 		ai.WithModel(model),
 		ai.WithPrompt(*prompt),
 		ai.WithTools(tools.Refs()...),

@@ -1,0 +1,72 @@
+package genkit
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
+)
+
+// Generate is genkit.Generate with the calls of every tool of this
+// package bound to it (see Bound).
+func Generate(ctx context.Context, g *genkit.Genkit, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
+	return Bound(ctx, func(ctx context.Context) (*ai.ModelResponse, error) {
+		return genkit.Generate(ctx, g, opts...)
+	})
+}
+
+// Bound runs call, one run of Genkit's loop on ctx (genkit.Generate,
+// genkit.GenerateData, a prompt's Execute, ...), with the calls of every
+// tool of this package that it makes bound to it: when call returns,
+// the calls still running are cancelled (a running command is killed),
+// and none leaves a goroutine behind.
+//
+// Genkit runs the tool requests of a turn concurrently, one goroutine
+// each, and when one of them fails (a tool's error, an unknown tool)
+// Generate returns at once: the others go on running, and each then
+// waits forever to hand Genkit a result nobody reads (an unbuffered
+// channel send in ai.handleToolRequests). Under Bound such a call is
+// cancelled when call returns, and ends its goroutine with
+// runtime.Goexit (which runs the deferred calls, so Genkit's trace span
+// ends) instead of returning to Genkit. So does a call that ends after
+// another of ours in the same run returned a Go error (a cancelled
+// context), which stops the run. Calls of other tools are Genkit's to
+// bound.
+func Bound[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	gen := &generation{returned: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, generationKey{}, gen))
+	defer cancel()
+	// returned is closed before the cancel, so that a call the cancel
+	// ends sees it.
+	defer close(gen.returned)
+	return call(ctx)
+}
+
+// generation is one run of Bound.
+type generation struct {
+	// returned is closed when the run has returned.
+	returned chan struct{}
+	// failed is set when a call of ours has returned a Go error, which
+	// ends the run.
+	failed atomic.Bool
+}
+
+type generationKey struct{}
+
+// settle is called when a call has ended with err, before it returns to
+// Genkit: it ends the goroutine when Genkit will not take the result.
+// Genkit takes results until it gets the first error, so once one of our
+// calls returned an error, the later ones need not return: that error
+// ends Genkit's wait.
+func (g *generation) settle(err error) {
+	select {
+	case <-g.returned:
+		runtime.Goexit()
+	default:
+	}
+	if g.failed.Load() || err != nil && g.failed.Swap(true) {
+		runtime.Goexit()
+	}
+}
