@@ -324,7 +324,7 @@ func TestTools(t *testing.T) {
 	// exec on the host backend, as call offers it.
 	host := []toolspec.ExecBackend{{ID: "host", Text: toolspec.MsgExecHostBackend(toolspec.WorkspaceRoot)}}
 	schemas[toolspec.ToolExec] = toolspec.ExecInputSchema(host)
-	descriptions[toolspec.ToolExec] = toolspec.ExecDescription(host, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	descriptions[toolspec.ToolExec] = toolspec.ExecDescription("", host, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	tests := []struct {
 		args []string
 		want []string
@@ -451,7 +451,7 @@ func TestReplay(t *testing.T) {
 	readDescription := toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault)
 	notJSON := toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONEnd))
 	noCommand := toolspec.MsgArgumentsInvalid("exec", toolspec.MsgArgumentsMissing("command"))
-	execDescription := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	execDescription := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
 		{
 			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),

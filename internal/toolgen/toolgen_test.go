@@ -80,6 +80,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"undeclared placeholder", `text: "File not found: {path}"`, `text: "File not found: {file}"`, regexp.MustCompile(`placeholder \{file\} is not declared`)},
 		{"unknown format", `{maxBytes|kb}KB`, `{maxBytes|mb}KB`, regexp.MustCompile(`unknown format "mb"`)},
 		{"misspelled field", `mutates: false`, `mutate: false`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"tool argument naming no tool", `args: {size: "int", maxBytes: "int", edit: "tool"}`, `args: {size: "int", maxBytes: "int", edit: "tool", edt: "tool"}`, regexp.MustCompile(`argument edt is of type tool but no tool has that name`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
