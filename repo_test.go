@@ -162,7 +162,7 @@ func TestNoModelTextOutsideSpec(t *testing.T) {
 		toolspec.EditDescription, toolspec.DeleteDescription, toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault),
 		toolspec.LsInputSchema, toolspec.FindInputSchema, toolspec.GrepInputSchema, toolspec.WriteInputSchema, toolspec.EditInputSchema,
 		toolspec.DeleteInputSchema, toolspec.ReadInputSchema,
-		toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault),
+		toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault),
 		toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}))
 	var files []string
 	for _, pattern := range []string{"adapters/*/*.go", "core/*.go", "core/*/*.go", "core/*/*/*.go", "internal/hostio/*.go", "internal/adapt/*.go"} {

@@ -214,7 +214,7 @@ func TestCallWriteCapNotDecoder(t *testing.T) {
 	ex := newExec(t, core.Options{}, argsFiles)
 	const size = 10 << 20
 	args := `{"path":"/workspace/big.txt","content":"` + strings.Repeat("x", size) + `"}`
-	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge(size, toolspec.WriteMaxBytesDefault)))
+	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge("", size, toolspec.WriteMaxBytesDefault)))
 	if _, err := ex.Workspace().Lstat(t.Context(), "/workspace/big.txt"); err == nil {
 		t.Errorf("a refused write created /workspace/big.txt")
 	}
@@ -224,7 +224,7 @@ func TestCallWriteCapNotDecoder(t *testing.T) {
 	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), jsonOut(toolspec.WriteResult{Path: "/workspace/big.txt", BytesWritten: toolspec.WriteMaxBytesDefault}))
 	// The cap counts UTF-8 bytes: one more two-byte character is over it.
 	args = `{"path":"/workspace/big.txt","content":"` + strings.Repeat("é", int(toolspec.WriteMaxBytesDefault/2)+1) + `"}`
-	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge(toolspec.WriteMaxBytesDefault+2, toolspec.WriteMaxBytesDefault)))
+	checkOutput(t, call(t, ex, toolspec.ToolWrite, args), errJSON(toolspec.MsgWriteContentTooLarge("", toolspec.WriteMaxBytesDefault+2, toolspec.WriteMaxBytesDefault)))
 }
 
 // TestCallUnchecked: raw calls skip the schema and reach the tool's own

@@ -70,7 +70,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	// before it lets go of raw (vfs.PieceUpdater).
 	var result toolspec.EditResult
 	err = e.ws.UpdatePieces(ctx, p, e.s.editMaxBytes, func(raw []byte, _ vfs.Info) (vfs.Pieces, error) {
-		r, err := applyEdits(ctx, raw, a.Edits, a.Path)
+		r, err := applyEdits(ctx, raw, a.Edits, a.Path, e.s.prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Outp
 	var tooLarge *vfs.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		return errorJSON(toolspec.MsgEditFileTooLarge(tooLarge.Size, e.s.editMaxBytes)), nil
+		return errorJSON(toolspec.MsgEditFileTooLarge(e.s.prefix, tooLarge.Size, e.s.editMaxBytes)), nil
 	case isMissing(err):
 		return errorJSON(toolspec.MsgEditFileNotFound(a.Path)), nil
 	case err != nil:
@@ -330,7 +330,8 @@ func parseLines(raw []byte) parsedText {
 // reference's error and changes nothing. It is pure, but gives up with
 // the context's error when ctx ends. The result's pieces and texts are
 // parts of raw: raw must stay unchanged while they are used (written).
-func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string) (edited, error) {
+// prefix is the tool set's, with which its errors name other tools.
+func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, path string, prefix toolspec.ToolPrefix) (edited, error) {
 	body, _ := bytes.CutPrefix(raw, []byte(bom))
 	parsed := parseText(body)
 	before := parsed.normalized
@@ -355,9 +356,9 @@ func applyEdits(ctx context.Context, raw []byte, edits []toolspec.Replacement, p
 		start, end := toRaw(s.index), toRaw(s.index+s.length)
 		if !utf8.Valid(body[start:end]) {
 			if len(edits) == 1 {
-				return edited{}, editError(toolspec.MsgEditNotUTF8(path))
+				return edited{}, editError(toolspec.MsgEditNotUTF8(prefix, path))
 			}
-			return edited{}, editError(toolspec.MsgEditNotUTF8At(int64(s.edit), path))
+			return edited{}, editError(toolspec.MsgEditNotUTF8At(prefix, int64(s.edit), path))
 		}
 		with := []byte(s.newText) // every line of plain LF text ends in "\n"
 		if !parsed.plainLF {

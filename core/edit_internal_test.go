@@ -95,7 +95,7 @@ func FuzzApplyEdits(f *testing.F) {
 		if old2 != "" {
 			edits = append(edits, toolspec.Replacement{OldText: old2, NewText: new2})
 		}
-		res, err := applyEdits(context.Background(), content, edits, "/workspace/f")
+		res, err := applyEdits(context.Background(), content, edits, "/workspace/f", "")
 		if err != nil {
 			if res.pieces != nil {
 				t.Fatalf("a failed edit returned bytes to write: %v", err)
@@ -122,13 +122,13 @@ func TestApplyEditsKeepsBytesAndEndings(t *testing.T) {
 		{"no final newline stays so", "a\r\nb", []toolspec.Replacement{{OldText: "b", NewText: "b\nc"}}, "a\r\nb\r\nc", ""},
 		{"BOM kept", "\xef\xbb\xbfone\ntwo\n", []toolspec.Replacement{{OldText: "two", NewText: "2"}}, "\xef\xbb\xbfone\n2\n", ""},
 		{"Latin-1 bytes kept", "caf\xe9\nprix: 5\xa4\nend\n", []toolspec.Replacement{{OldText: "end", NewText: "END"}}, "caf\xe9\nprix: 5\xa4\nEND\n", ""},
-		{"a span over invalid bytes is refused", "caf\xe9 au lait\n", []toolspec.Replacement{{OldText: "caf\uFFFD au", NewText: "coffee"}}, "", toolspec.MsgEditNotUTF8("/f")},
+		{"a span over invalid bytes is refused", "caf\xe9 au lait\n", []toolspec.Replacement{{OldText: "caf\uFFFD au", NewText: "coffee"}}, "", toolspec.MsgEditNotUTF8("", "/f")},
 		{"an edit beside invalid bytes is fine", "caf\xe9 au lait\n", []toolspec.Replacement{{OldText: " au", NewText: " with"}}, "caf\xe9 with lait\n", ""},
 		{"$ in newText is literal", "x = 1\n", []toolspec.Replacement{{OldText: "1", NewText: "$1 $& $$"}}, "x = $1 $& $$\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := applyEdits(context.Background(), []byte(c.content), c.edits, "/f")
+			res, err := applyEdits(context.Background(), []byte(c.content), c.edits, "/f", "")
 			if c.err != "" {
 				if err == nil || err.Error() != c.err {
 					t.Fatalf("error %v, want %q", err, c.err)
@@ -165,7 +165,7 @@ func TestApplyEditsPlainLFMatchesLines(t *testing.T) {
 	run := func(content []byte, edits []toolspec.Replacement, plain bool) (edited, error) {
 		defer func(was bool) { plainLFEdits = was }(plainLFEdits)
 		plainLFEdits = plain
-		return applyEdits(context.Background(), content, edits, "/workspace/f")
+		return applyEdits(context.Background(), content, edits, "/workspace/f", "")
 	}
 	for i := range 20000 {
 		content := text(rng.IntN(40))
@@ -227,7 +227,7 @@ func TestEditDiffMatchesWholeTexts(t *testing.T) {
 			}
 			edits = append(edits, toolspec.Replacement{OldText: old, NewText: text(rng.IntN(4))})
 		}
-		res, err := applyEdits(context.Background(), []byte(content), edits, "/workspace/f")
+		res, err := applyEdits(context.Background(), []byte(content), edits, "/workspace/f", "")
 		if err != nil {
 			continue
 		}

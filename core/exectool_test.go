@@ -458,7 +458,7 @@ func TestExecBackendTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool, _ := ex.Tool(toolspec.ToolExec)
-	want := toolspec.ExecDescription([]toolspec.ExecBackend{
+	want := toolspec.ExecDescription("", []toolspec.ExecBackend{
 		{ID: "both", Text: toolspec.MsgExecBackendTexts("the options' words", "its own words")},
 		{ID: "options", Text: "the options' words"},
 		{ID: "own", Text: "its own words"},

@@ -21,7 +21,12 @@ import (
 
 // Tool is one tool a tool set offers, as the model is told about it.
 type Tool struct {
-	Name        string
+	// Name is what the model calls the tool: the spec's name after the
+	// tool set's prefix (Options.Prefix).
+	Name string
+	// Spec is the spec's name of the tool (toolspec.ToolRead, ...), the
+	// same whatever the prefix.
+	Spec        string
 	Description string
 	// InputSchema is the JSON Schema of the arguments, as JSON text.
 	InputSchema string
@@ -63,7 +68,8 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 		if !info.Available || info.Mutates && s.readonly || info.Name == toolspec.ToolExec && e.exec == nil {
 			continue
 		}
-		t := &Tool{Name: info.Name, decoder: argDecoder{tool: info.Name, params: info.Params, rules: info.Rules}}
+		name := s.prefix.Name(info.Name)
+		t := &Tool{Name: name, Spec: info.Name, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}}
 		switch info.Name {
 		case toolspec.ToolRead:
 			t.Description, t.InputSchema = toolspec.ReadDescription(s.maxLines, s.maxBytes), toolspec.ReadInputSchema
@@ -81,7 +87,7 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			t.Description, t.InputSchema = toolspec.DeleteDescription, toolspec.DeleteInputSchema
 		case toolspec.ToolExec:
 			backends := e.exec.genBackends()
-			t.Description = toolspec.ExecDescription(backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
+			t.Description = toolspec.ExecDescription(s.prefix, backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
 			t.InputSchema = toolspec.ExecInputSchema(backends)
 			t.decoder.params, t.decoder.enums = e.exec.params()
 		default:
@@ -105,7 +111,8 @@ func (e *Executor) Tools() []Tool {
 	return out
 }
 
-// Tool returns the offered tool with that name.
+// Tool returns the offered tool the model calls name (with the set's
+// prefix).
 func (e *Executor) Tool(name string) (Tool, bool) {
 	t, ok := e.byName[name]
 	if !ok {
@@ -115,6 +122,7 @@ func (e *Executor) Tool(name string) (Tool, bool) {
 }
 
 // Call runs one tool call with the arguments the model sent (JSON text).
+// name is the tool's name as the model calls it, with the set's prefix.
 // Arguments that fail the schema give error text naming the argument and
 // why; the tool does not run. A tool failure is an output too. The error
 // is for what is not the model's doing: an unknown tool
@@ -124,7 +132,7 @@ func (e *Executor) Call(ctx context.Context, name string, args []byte) (toolspec
 	if !ok {
 		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := toolspec.Invoke(ctx, e, name, func(dst any) error { return t.decoder.decode(args, dst) })
+	out, err := toolspec.Invoke(ctx, e, t.Spec, func(dst any) error { return t.decoder.decode(args, dst) })
 	var argErr *ArgumentsError
 	if errors.As(err, &argErr) {
 		return errorText(argErr.Error()), nil
@@ -146,15 +154,16 @@ func recordJSON(ctx context.Context, out toolspec.Output) {
 // as the reference's do when called directly. Fields of the wrong type
 // are left at their zero value.
 func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
-	if _, ok := e.byName[name]; !ok {
+	t, ok := e.byName[name]
+	if !ok {
 		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := toolspec.Invoke(ctx, e, name, func(dst any) error {
+	out, err := toolspec.Invoke(ctx, e, t.Spec, func(dst any) error {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(args, &fields) != nil {
 			return nil
 		}
-		if name == toolspec.ToolEdit {
+		if t.Spec == toolspec.ToolEdit {
 			legacyEditArguments(fields)
 		}
 		for k, v := range fields {

@@ -69,7 +69,7 @@ const maxPooledLsEntries = 1 << 14
 func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Output, error) {
 	size := int64(len(a.Content))
 	if size > e.s.writeMaxBytes {
-		return errorJSON(toolspec.MsgWriteContentTooLarge(size, e.s.writeMaxBytes)), nil
+		return errorJSON(toolspec.MsgWriteContentTooLarge(e.s.prefix, size, e.s.writeMaxBytes)), nil
 	}
 	p, err := e.path(ctx, a.Path)
 	if err != nil {

@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"time"
 
 	"github.com/agenttools/agenttools/core/execbackend"
@@ -16,6 +18,17 @@ import (
 // directly. Every adapter takes this one type; a zero value means the
 // reference's defaults (the toolspec.*Default limits).
 type Options struct {
+	// Prefix goes before the name of every tool of the set, so that two
+	// sets can be offered side by side (a framework's registry holds one
+	// tool per name): with "ws_" the model calls ws_read, ws_write, ...,
+	// Call and Tool take those names, and every text that names another
+	// tool (exec's description, write's and edit's messages) names it so.
+	// It is empty (the reference's names) or starts with a letter or
+	// underscore, holds only ASCII letters, digits, '_' and '-', and is
+	// short enough that every name has at most 64 bytes (58 for the spec's
+	// tools): names every model provider accepts. New fails on any other
+	// (see CheckPrefix). Ours; the reference has none.
+	Prefix string `json:"-"`
 	// Readonly offers read, ls, find and grep only.
 	Readonly bool `json:"readonly,omitempty"`
 	// Root confines the tools to a workspace directory, as the reference's
@@ -93,6 +106,7 @@ type EditOptions struct {
 
 // settings are Options with the defaults filled in and checked.
 type settings struct {
+	prefix             toolspec.ToolPrefix
 	readonly           bool
 	root               string
 	maxLines           int64
@@ -151,5 +165,36 @@ func (o Options) settings() (settings, error) {
 	if o.Root != "" {
 		s.root = vfs.Clean("/" + o.Root)
 	}
+	if err := CheckPrefix(o.Prefix); err != nil {
+		return settings{}, err
+	}
+	s.prefix = toolspec.ToolPrefix(o.Prefix)
 	return s, nil
+}
+
+// maxToolNameBytes is the longest tool name the model providers accept:
+// OpenAI, Anthropic and Gemini take 64 bytes at most.
+const maxToolNameBytes = 64
+
+// maxPrefixBytes is the longest Options.Prefix: with it the spec's
+// longest tool name has maxToolNameBytes.
+var maxPrefixBytes = maxToolNameBytes - len(slices.MaxFunc(toolspec.ToolNames, func(a, b string) int { return len(a) - len(b) }))
+
+// prefixRE is what a prefix may hold: a name made of it and a tool's name
+// matches what OpenAI and Anthropic accept (^[a-zA-Z0-9_-]{1,64}$) and
+// starts as Gemini wants (a letter or an underscore).
+var prefixRE = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_-]*)?$`)
+
+// CheckPrefix reports whether prefix can be an Options.Prefix: it fails
+// when prefix does not start with an ASCII letter or '_', holds anything
+// but ASCII letters, digits, '_' and '-', or makes a tool name longer
+// than 64 bytes. The empty prefix is valid.
+func CheckPrefix(prefix string) error {
+	switch {
+	case !prefixRE.MatchString(prefix):
+		return fmt.Errorf("core: option prefix %q must start with an ASCII letter or '_' and hold only ASCII letters, digits, '_' and '-'", prefix)
+	case len(prefix) > maxPrefixBytes:
+		return fmt.Errorf("core: option prefix %q is %d bytes long; tool names would pass the %d bytes model providers accept (at most %d)", prefix, len(prefix), maxToolNameBytes, maxPrefixBytes)
+	}
+	return nil
 }

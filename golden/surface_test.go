@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/goldentest"
@@ -55,9 +56,17 @@ func TestSurface(t *testing.T) {
 		{"shell and callable", []toolspec.ExecBackend{{ID: "shell"}, {ID: "js", Callable: true}}, toolspec.ExecMaxBytesDefault},
 	}
 	for _, v := range execVariants {
-		a.Check(t, "exec/description "+v.name, toolspec.ExecDescription(v.backends, toolspec.ExecMaxLinesDefault, v.maxBytes))
+		a.Check(t, "exec/description "+v.name, toolspec.ExecDescription("", v.backends, toolspec.ExecMaxLinesDefault, v.maxBytes))
 		a.Check(t, "exec/schema "+v.name, toolspec.ExecInputSchema(v.backends))
 	}
+	// A set whose names have a prefix: every name has it, and the texts
+	// that name other tools (exec's description) name them with it.
+	shell := execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, execbackend.NewScripts(nil))
+	for _, d := range newTools(t, core.Options{Prefix: "ws_", Backends: []execbackend.Backend{shell}}).Definitions() {
+		a.Check(t, "prefix ws_/"+d.Name+"/description", d.Description)
+		a.Check(t, "prefix ws_/"+d.Name+"/schema", string(d.InputSchema))
+	}
+	a.Check(t, "prefix ws_/exec/description two backends", toolspec.ExecDescription("ws_", execVariants[4].backends, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault))
 	a.Save(t, nil)
 }
 
@@ -74,7 +83,7 @@ func TestDescriptionLengths(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("tools not offered: %v", want)
 	}
-	fast := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	fast := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	if n := vfs.UTF16Len(fast); n != 384 {
 		t.Errorf("exec description for one fast shell: %d characters, want 384", n)
 	}
@@ -89,6 +98,9 @@ func TestMessages(t *testing.T) {
 	a := goldentest.Load(t, "testdata/messages.txtar")
 	for _, m := range toolspec.Catalog {
 		a.Check(t, m.Name, m.Sample)
+		if m.Prefixed != "" {
+			a.Check(t, m.Name+" prefix ws_", m.Prefixed)
+		}
 	}
 	a.Save(t, nil)
 }

@@ -55,10 +55,11 @@ func MsgEditFileNotFound(path string) string {
 }
 
 // MsgEditFileTooLarge renders "File too large to edit: {size} bytes exceeds
-// the {maxBytes}-byte cap. Use the write tool to rewrite the file from
-// scratch.".
-func MsgEditFileTooLarge(size int64, maxBytes int64) string {
-	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap. Use the write tool to rewrite the file from scratch."
+// the {maxBytes}-byte cap. Use the {write} tool to rewrite the file from
+// scratch.". It names other tools as a tool set with the given prefix offers
+// them.
+func MsgEditFileTooLarge(prefix ToolPrefix, size int64, maxBytes int64) string {
+	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap. Use the " + prefix.Name(ToolWrite) + " tool to rewrite the file from scratch."
 }
 
 // MsgEditNoEdits is the text "edits must contain at least one replacement.".
@@ -135,19 +136,21 @@ func MsgEditFuzzyBoundaryAt(index int64, path string) string {
 }
 
 // MsgEditNotUTF8 renders "The text to replace in {path} covers bytes that are
-// not valid UTF-8 (read shows them as �); they are never rewritten. Edit the
-// text around them, or rewrite the whole file with the write tool.". Ours: see
-// deviations.editKeepsBytes.
-func MsgEditNotUTF8(path string) string {
-	return "The text to replace in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
+// not valid UTF-8 ({read} shows them as �); they are never rewritten. Edit
+// the text around them, or rewrite the whole file with the {write} tool.".
+// Ours: see deviations.editKeepsBytes. It names other tools as a tool set with
+// the given prefix offers them.
+func MsgEditNotUTF8(prefix ToolPrefix, path string) string {
+	return "The text to replace in " + path + " covers bytes that are not valid UTF-8 (" + prefix.Name(ToolRead) + " shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the " + prefix.Name(ToolWrite) + " tool."
 }
 
 // MsgEditNotUTF8At renders "The text edits[{index}] replaces in {path} covers
-// bytes that are not valid UTF-8 (read shows them as �); they are never
+// bytes that are not valid UTF-8 ({read} shows them as �); they are never
 // rewritten. Edit the text around them, or rewrite the whole file with the
-// write tool.". Ours: see deviations.editKeepsBytes.
-func MsgEditNotUTF8At(index int64, path string) string {
-	return "The text edits[" + strconv.FormatInt(index, 10) + "] replaces in " + path + " covers bytes that are not valid UTF-8 (read shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the write tool."
+// {write} tool.". Ours: see deviations.editKeepsBytes. It names other tools as
+// a tool set with the given prefix offers them.
+func MsgEditNotUTF8At(prefix ToolPrefix, index int64, path string) string {
+	return "The text edits[" + strconv.FormatInt(index, 10) + "] replaces in " + path + " covers bytes that are not valid UTF-8 (" + prefix.Name(ToolRead) + " shows them as �); they are never rewritten. Edit the text around them, or rewrite the whole file with the " + prefix.Name(ToolWrite) + " tool."
 }
 
 // EditResult is an applied edit: a numbered display diff and a unified patch.

@@ -8,11 +8,21 @@ import (
 	"strings"
 )
 
-const (
-	execShellHint     = "Use for builds, test runs, typechecks, formatters, and git plumbing."
-	execFileToolsHint = "Prefer the dedicated read, write, and edit tools for file operations."
-	execCallableHint  = "Pass an `input` object to hand the module structured values, and read its return value back from the `result` field."
-)
+// execShellHint is the text "Use for builds, test runs, typechecks,
+// formatters, and git plumbing.". A hint of exec's description.
+const execShellHint = "Use for builds, test runs, typechecks, formatters, and git plumbing."
+
+// execFileToolsHint renders "Prefer the dedicated {read}, {write}, and {edit}
+// tools for file operations.". A hint of exec's description. It names other
+// tools as a tool set with the given prefix offers them.
+func execFileToolsHint(prefix ToolPrefix) string {
+	return "Prefer the dedicated " + prefix.Name(ToolRead) + ", " + prefix.Name(ToolWrite) + ", and " + prefix.Name(ToolEdit) + " tools for file operations."
+}
+
+// execCallableHint is the text "Pass an `input` object to hand the module
+// structured values, and read its return value back from the `result` field.".
+// A hint of exec's description.
+const execCallableHint = "Pass an `input` object to hand the module structured values, and read its return value back from the `result` field."
 
 // ExecDefaultShellText and ExecDefaultCallableText describe a backend that says nothing of itself.
 const (
@@ -23,10 +33,11 @@ const (
 
 // execOutputHint renders "Each of stdout and stderr is cut to its last
 // {maxLines} lines or {maxBytes|size}, whichever is hit first; when it is, the
-// full output is saved to a file the reply names, which the read and grep
-// tools can open.". how the reply cuts long output.
-func execOutputHint(maxLines int64, maxBytes int64) string {
-	return "Each of stdout and stderr is cut to its last " + strconv.FormatInt(maxLines, 10) + " lines or " + FormatSize(maxBytes) + ", whichever is hit first; when it is, the full output is saved to a file the reply names, which the read and grep tools can open."
+// full output is saved to a file the reply names, which the {read} and {grep}
+// tools can open.". how the reply cuts long output. It names other tools as a
+// tool set with the given prefix offers them.
+func execOutputHint(prefix ToolPrefix, maxLines int64, maxBytes int64) string {
+	return "Each of stdout and stderr is cut to its last " + strconv.FormatInt(maxLines, 10) + " lines or " + FormatSize(maxBytes) + ", whichever is hit first; when it is, the full output is saved to a file the reply names, which the " + prefix.Name(ToolRead) + " and " + prefix.Name(ToolGrep) + " tools can open."
 }
 
 // execBackendItem renders "- {id|json}{mark}: {text}". one backend in the
@@ -38,9 +49,10 @@ func execBackendItem(id string, mark string, text string) string {
 // ExecDescription is the exec tool's description for its backends (at least
 // one) and output window (maxLines lines, maxBytes bytes per stream), rendered
 // by the reference's rule: one backend is described on its own, several are
-// listed with how to choose.
-func ExecDescription(backends []ExecBackend, maxLines, maxBytes int64) string {
-	output := execOutputHint(maxLines, maxBytes)
+// listed with how to choose. It names the other tools as a tool set with the
+// given prefix offers them ("" for the spec's names).
+func ExecDescription(prefix ToolPrefix, backends []ExecBackend, maxLines, maxBytes int64) string {
+	output := execOutputHint(prefix, maxLines, maxBytes)
 	var lines []string
 	if len(backends) == 1 {
 		only := backends[0]
@@ -50,14 +62,14 @@ func ExecDescription(backends []ExecBackend, maxLines, maxBytes int64) string {
 			lines = append(lines, only.DescribedText())
 			lines = append(lines, "")
 			lines = append(lines, execCallableHint)
-			lines = append(lines, execFileToolsHint+" "+output)
+			lines = append(lines, execFileToolsHint(prefix)+" "+output)
 			return strings.Join(lines, "\n")
 		}
 		lines = append(lines, "Run a shell command in the workspace.")
 		lines = append(lines, "")
 		lines = append(lines, only.DescribedText())
 		lines = append(lines, "")
-		lines = append(lines, execShellHint+" "+execFileToolsHint+" "+output)
+		lines = append(lines, execShellHint+" "+execFileToolsHint(prefix)+" "+output)
 		return strings.Join(lines, "\n")
 	}
 	var callable []string
@@ -79,7 +91,7 @@ func ExecDescription(backends []ExecBackend, maxLines, maxBytes int64) string {
 	}
 	lines = append(lines, "")
 	lines = append(lines, "Name a backend on every call. If a command fails with a \"command not found\" or a similar capability error, retry on a backend whose description covers the missing tool.")
-	lines = append(lines, execShellHint+" "+execFileToolsHint+" "+output)
+	lines = append(lines, execShellHint+" "+execFileToolsHint(prefix)+" "+output)
 	if len(callable) > 0 {
 		lines = append(lines, "", "Callable backends ("+strings.Join(callable, ", ")+") run `command` as module source rather than a shell command. "+execCallableHint+" Other backends reject `input`.")
 	}

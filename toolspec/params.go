@@ -111,12 +111,25 @@ func (e *UnknownToolError) Error() string {
 
 // CatalogEntry is one message of the spec (see Catalog): its Go name, its
 // template, and what it renders for sample arguments (strings "<name>",
-// integers 12345).
+// integers 12345). A message that names other tools has a second sample,
+// Prefixed: what it renders in a tool set whose prefix is "ws_".
 type CatalogEntry struct {
 	Name     string
 	Template string
 	Sample   string
+	Prefixed string
 }
+
+// ToolPrefix is what a tool set puts before the name of each of its tools
+// (core.Options.Prefix): the tool the spec calls read is offered as
+// prefix+"read", and every text that names another tool (exec's
+// description, edit's fileTooLarge, ...) names it so. The empty prefix
+// offers the spec's names, the reference's.
+type ToolPrefix string
+
+// Name is the name under which a tool set with prefix p offers the spec's
+// tool (ToolRead, ...).
+func (p ToolPrefix) Name(tool string) string { return string(p) + tool }
 
 // Deviation is a declared difference from the reference (see Deviations).
 type Deviation struct {

@@ -35,10 +35,11 @@ const (
 )
 
 // MsgWriteContentTooLarge renders "Content too large: {size} bytes exceeds the
-// {maxBytes}-byte write cap. Use the edit tool for incremental changes to
-// existing files, or split the write into smaller pieces.".
-func MsgWriteContentTooLarge(size int64, maxBytes int64) string {
-	return "Content too large: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte write cap. Use the edit tool for incremental changes to existing files, or split the write into smaller pieces."
+// {maxBytes}-byte write cap. Use the {edit} tool for incremental changes to
+// existing files, or split the write into smaller pieces.". It names other
+// tools as a tool set with the given prefix offers them.
+func MsgWriteContentTooLarge(prefix ToolPrefix, size int64, maxBytes int64) string {
+	return "Content too large: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte write cap. Use the " + prefix.Name(ToolEdit) + " tool for incremental changes to existing files, or split the write into smaller pieces."
 }
 
 // WriteResult is a completed write. Its fields serialize in the reference's

@@ -100,6 +100,12 @@ func newAgent(t *testing.T, m *scriptedModel) *react.Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return reactAgent(t, m, set)
+}
+
+// reactAgent builds eino's react agent over set.
+func reactAgent(t *testing.T, m *scriptedModel, set *eino.Tools) *react.Agent {
+	t.Helper()
 	agent, err := react.NewAgent(t.Context(), &react.AgentConfig{
 		ToolCallingModel: m,
 		ToolsConfig:      compose.ToolsNodeConfig{Tools: set.All()},

@@ -8,69 +8,70 @@ import (
 	tool "github.com/cloudwego/eino/components/tool"
 )
 
-// Read returns the read tool (tool.BaseTool, Eino), and false when the options
-// leave it out. Its arguments: path (string), offset (integer, optional),
-// byteOffset (integer, optional), limit (integer, optional). A call can answer
-// an image or PDF: the tool returns its text part, and Middleware (adk) or
-// MediaRewriter puts the image or file part in its tool message.
+// Read returns the read tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string), offset (integer, optional), byteOffset (integer, optional), limit
+// (integer, optional). A call can answer an image or PDF: the tool returns its
+// text part, and Middleware (adk) or MediaRewriter puts the image or file part
+// in its tool message.
 func (s *Tools) Read() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolRead)
+	return s.set.Spec(toolspec.ToolRead)
 }
 
-// Ls returns the ls tool (tool.BaseTool, Eino), and false when the options
-// leave it out. Its arguments: path (string), limit (integer, optional),
-// offset (integer, optional).
+// Ls returns the ls tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string), limit (integer, optional), offset (integer, optional).
 func (s *Tools) Ls() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolLs)
+	return s.set.Spec(toolspec.ToolLs)
 }
 
-// Find returns the find tool (tool.BaseTool, Eino), and false when the options
-// leave it out. Its arguments: path (string, optional), pattern (string),
-// exclude (string or list of strings, optional), limit (integer, optional),
-// offset (integer, optional).
+// Find returns the find tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string, optional), pattern (string), exclude (string or list of strings,
+// optional), limit (integer, optional), offset (integer, optional).
 func (s *Tools) Find() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolFind)
+	return s.set.Spec(toolspec.ToolFind)
 }
 
-// Grep returns the grep tool (tool.BaseTool, Eino), and false when the options
-// leave it out. Its arguments: path (string, optional), query (string),
-// include (string or list of strings, optional), exclude (string or list of
-// strings, optional), regex (boolean, optional), ignoreCase (boolean,
-// optional), context (integer, optional), limit (integer, optional), offset
-// (integer, optional).
+// Grep returns the grep tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string, optional), query (string), include (string or list of strings,
+// optional), exclude (string or list of strings, optional), regex (boolean,
+// optional), ignoreCase (boolean, optional), context (integer, optional),
+// limit (integer, optional), offset (integer, optional).
 func (s *Tools) Grep() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolGrep)
+	return s.set.Spec(toolspec.ToolGrep)
 }
 
-// Write returns the write tool (tool.BaseTool, Eino), and false when the
-// options leave it out (a read-only set does). Its arguments: path (string),
-// content (string).
+// Write returns the write tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), content (string).
 func (s *Tools) Write() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolWrite)
+	return s.set.Spec(toolspec.ToolWrite)
 }
 
-// Edit returns the edit tool (tool.BaseTool, Eino), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), edits
-// (list of objects).
+// Edit returns the edit tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), edits (list of objects).
 func (s *Tools) Edit() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolEdit)
+	return s.set.Spec(toolspec.ToolEdit)
 }
 
-// Delete returns the delete tool (tool.BaseTool, Eino), and false when the
-// options leave it out (a read-only set does). Its arguments: path (string),
-// recursive (boolean, optional).
+// Delete returns the delete tool (tool.BaseTool, Eino), named with the
+// options' prefix, and false when the options leave it out (a read-only set
+// does). Its arguments: path (string), recursive (boolean, optional).
 func (s *Tools) Delete() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolDelete)
+	return s.set.Spec(toolspec.ToolDelete)
 }
 
-// Exec returns the exec tool (tool.BaseTool, Eino), and false when the options
-// leave it out (a read-only set does, as does one without exec backends). Its
-// arguments: command (string), cwd (string, optional), env (object of strings,
-// optional), backend (enum, with several backends), input (object, optional,
-// with a callable backend). A call streams its running snapshots before its
-// result (see StreamingTool).
+// Exec returns the exec tool (tool.BaseTool, Eino), named with the options'
+// prefix, and false when the options leave it out (a read-only set does, as
+// does one without exec backends). Its arguments: command (string), cwd
+// (string, optional), env (object of strings, optional), backend (enum, with
+// several backends), input (object, optional, with a callable backend). A call
+// streams its running snapshots before its result (see StreamingTool).
 func (s *Tools) Exec() (tool.BaseTool, bool) {
-	return s.set.Named(toolspec.ToolExec)
+	return s.set.Spec(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.
@@ -78,7 +79,7 @@ func (s *Tools) All() []tool.BaseTool {
 	return s.set.All()
 }
 
-// Named returns the offered tool called name, and false when the options leave it out.
+// Named returns the offered tool the model calls name (with the options' prefix), and false when the options leave it out.
 func (s *Tools) Named(name string) (tool.BaseTool, bool) {
 	return s.set.Named(name)
 }

@@ -16,6 +16,19 @@
 //
 // examples/genkit is a complete program.
 //
+// # Several workspaces in one Genkit instance
+//
+// Genkit finds a tool by its name in g's registry: ai.WithTools keeps a
+// tool passed to Generate only when g holds no tool of that name, and
+// otherwise runs the one g holds, without a word. So after
+// Define(g, wsA, opts), the tools of New(wsB, opts).Refs() passed to
+// Generate on g are never run: the model's read reads workspace A, its
+// write writes there. Give each set its own prefix
+// (agenttools.Options.Prefix: "a_" offers a_read, a_write, ...; exec's
+// description names a_read), and sets never meet. Define refuses names g
+// already holds, and RefsFor refuses a set whose names g holds for other
+// tools; Refs cannot see g and checks nothing.
+//
 // # What the model receives
 //
 // Every output is a Go string in the ToolResponse's Output: the text of
@@ -132,6 +145,7 @@ import (
 // and the per-tool accessors find them.
 type Tools struct {
 	set adapt.Set[ai.Tool]
+	g   *genkit.Genkit // the instance Define registered the tools on; nil for New
 	// schemas are the tools' JSON Schemas as the maps Genkit takes.
 	schemas map[string]map[string]any
 }
@@ -151,7 +165,7 @@ func Define(g *genkit.Genkit, ws *vfs.Workspace, opts agenttools.Options) (*Tool
 	}
 	for _, t := range ex.Tools() {
 		if genkit.LookupTool(g, t.Name) != nil {
-			return nil, fmt.Errorf("genkit: a tool named %q is already defined", t.Name)
+			return nil, fmt.Errorf("genkit: a tool named %q is already defined; give the sets different prefixes (Options.Prefix)", t.Name)
 		}
 	}
 	return build(ex, g)
@@ -174,7 +188,7 @@ func newExecutor(ws *vfs.Workspace, opts agenttools.Options) (*core.Executor, er
 }
 
 func build(ex *core.Executor, g *genkit.Genkit) (*Tools, error) {
-	s := &Tools{schemas: map[string]map[string]any{}}
+	s := &Tools{g: g, schemas: map[string]map[string]any{}}
 	for _, t := range ex.Tools() {
 		dec := json.NewDecoder(strings.NewReader(t.InputSchema))
 		dec.UseNumber()
@@ -201,6 +215,26 @@ func (s *Tools) Refs() []ai.ToolRef {
 		refs[i] = t
 	}
 	return refs
+}
+
+// RefsFor is Refs for a Generate call on g, after checking that g holds
+// no other tool under one of the set's names: Generate would run that
+// one in place of this set's (see the package documentation). It fails
+// then, naming the tool; give the sets different prefixes
+// (agenttools.Options.Prefix). The tools Define registered on g are the
+// set's own.
+func (s *Tools) RefsFor(g *genkit.Genkit) ([]ai.ToolRef, error) {
+	if g == nil {
+		return nil, errors.New("genkit: no *genkit.Genkit")
+	}
+	if s.g != g {
+		for _, t := range s.set.All() {
+			if genkit.LookupTool(g, t.Name()) != nil {
+				return nil, fmt.Errorf("genkit: g holds another tool named %q, which Generate would run in place of this set's; give the sets different prefixes (Options.Prefix)", t.Name())
+			}
+		}
+	}
+	return s.Refs(), nil
 }
 
 // plain is a tool whose output is a string (see the package

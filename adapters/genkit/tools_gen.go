@@ -8,69 +8,70 @@ import (
 	ai "github.com/firebase/genkit/go/ai"
 )
 
-// Read returns the read tool (ai.Tool, Genkit), and false when the options
-// leave it out. Its arguments: path (string), offset (integer, optional),
-// byteOffset (integer, optional), limit (integer, optional). A call can answer
-// an image or PDF, which reaches the model as a media part.
+// Read returns the read tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string), offset (integer, optional), byteOffset (integer, optional), limit
+// (integer, optional). A call can answer an image or PDF, which reaches the
+// model as a media part.
 func (s *Tools) Read() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolRead)
+	return s.set.Spec(toolspec.ToolRead)
 }
 
-// Ls returns the ls tool (ai.Tool, Genkit), and false when the options leave
-// it out. Its arguments: path (string), limit (integer, optional), offset
-// (integer, optional).
+// Ls returns the ls tool (ai.Tool, Genkit), named with the options' prefix,
+// and false when the options leave it out. Its arguments: path (string), limit
+// (integer, optional), offset (integer, optional).
 func (s *Tools) Ls() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolLs)
+	return s.set.Spec(toolspec.ToolLs)
 }
 
-// Find returns the find tool (ai.Tool, Genkit), and false when the options
-// leave it out. Its arguments: path (string, optional), pattern (string),
-// exclude (string or list of strings, optional), limit (integer, optional),
-// offset (integer, optional).
+// Find returns the find tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string, optional), pattern (string), exclude (string or list of strings,
+// optional), limit (integer, optional), offset (integer, optional).
 func (s *Tools) Find() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolFind)
+	return s.set.Spec(toolspec.ToolFind)
 }
 
-// Grep returns the grep tool (ai.Tool, Genkit), and false when the options
-// leave it out. Its arguments: path (string, optional), query (string),
-// include (string or list of strings, optional), exclude (string or list of
-// strings, optional), regex (boolean, optional), ignoreCase (boolean,
-// optional), context (integer, optional), limit (integer, optional), offset
-// (integer, optional).
+// Grep returns the grep tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out. Its arguments: path
+// (string, optional), query (string), include (string or list of strings,
+// optional), exclude (string or list of strings, optional), regex (boolean,
+// optional), ignoreCase (boolean, optional), context (integer, optional),
+// limit (integer, optional), offset (integer, optional).
 func (s *Tools) Grep() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolGrep)
+	return s.set.Spec(toolspec.ToolGrep)
 }
 
-// Write returns the write tool (ai.Tool, Genkit), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), content
-// (string).
+// Write returns the write tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), content (string).
 func (s *Tools) Write() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolWrite)
+	return s.set.Spec(toolspec.ToolWrite)
 }
 
-// Edit returns the edit tool (ai.Tool, Genkit), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), edits
-// (list of objects).
+// Edit returns the edit tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), edits (list of objects).
 func (s *Tools) Edit() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolEdit)
+	return s.set.Spec(toolspec.ToolEdit)
 }
 
-// Delete returns the delete tool (ai.Tool, Genkit), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), recursive
-// (boolean, optional).
+// Delete returns the delete tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), recursive (boolean, optional).
 func (s *Tools) Delete() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolDelete)
+	return s.set.Spec(toolspec.ToolDelete)
 }
 
-// Exec returns the exec tool (ai.Tool, Genkit), and false when the options
-// leave it out (a read-only set does, as does one without exec backends). Its
-// arguments: command (string), cwd (string, optional), env (object of strings,
-// optional), backend (enum, with several backends), input (object, optional,
-// with a callable backend). Genkit tools have no running output: the running
-// snapshots reach a core.WithSnapshots callback on the context, and the tool
-// returns the result.
+// Exec returns the exec tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out (a read-only set does, as
+// does one without exec backends). Its arguments: command (string), cwd
+// (string, optional), env (object of strings, optional), backend (enum, with
+// several backends), input (object, optional, with a callable backend). Genkit
+// tools have no running output: the running snapshots reach a
+// core.WithSnapshots callback on the context, and the tool returns the result.
 func (s *Tools) Exec() (ai.Tool, bool) {
-	return s.set.Named(toolspec.ToolExec)
+	return s.set.Spec(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.
@@ -78,7 +79,7 @@ func (s *Tools) All() []ai.Tool {
 	return s.set.All()
 }
 
-// Named returns the offered tool called name, and false when the options leave it out.
+// Named returns the offered tool the model calls name (with the options' prefix), and false when the options leave it out.
 func (s *Tools) Named(name string) (ai.Tool, bool) {
 	return s.set.Named(name)
 }

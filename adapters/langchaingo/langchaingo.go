@@ -100,7 +100,8 @@ func (t *Tool) Definition() llms.Tool {
 	}}
 }
 
-// Name is the tool's name, as in the reference.
+// Name is the tool's name, as in the reference, after the options' prefix
+// (agenttools.Options.Prefix).
 func (t *Tool) Name() string { return t.info.Name }
 
 // Description is what the model is told the tool does, as in the

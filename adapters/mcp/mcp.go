@@ -127,7 +127,7 @@ func NewServer(ws *vfs.Workspace, opts agenttools.Options, impl *sdk.Implementat
 // tool's title, which clients show first, and in annotations.title, which
 // clients of the 2025-03-26 protocol read.
 func (s *Tools) definition(t core.Tool) *sdk.Tool {
-	d := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema), Annotations: annotations(t.Name)}
+	d := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema), Annotations: annotations(t.Spec)}
 	if d.Annotations != nil {
 		d.Title = d.Annotations.Title
 	}

@@ -8,68 +8,70 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Read returns the read tool (mcp.Tool, MCP), and false when the options leave
-// it out. Its arguments: path (string), offset (integer, optional), byteOffset
-// (integer, optional), limit (integer, optional). A call can answer an image
-// (ImageContent) or a PDF (an embedded resource).
+// Read returns the read tool (mcp.Tool, MCP), named with the options' prefix,
+// and false when the options leave it out. Its arguments: path (string),
+// offset (integer, optional), byteOffset (integer, optional), limit (integer,
+// optional). A call can answer an image (ImageContent) or a PDF (an embedded
+// resource).
 func (s *Tools) Read() (Tool, bool) {
-	return s.set.Named(toolspec.ToolRead)
+	return s.set.Spec(toolspec.ToolRead)
 }
 
-// Ls returns the ls tool (mcp.Tool, MCP), and false when the options leave it
-// out. Its arguments: path (string), limit (integer, optional), offset
-// (integer, optional).
+// Ls returns the ls tool (mcp.Tool, MCP), named with the options' prefix, and
+// false when the options leave it out. Its arguments: path (string), limit
+// (integer, optional), offset (integer, optional).
 func (s *Tools) Ls() (Tool, bool) {
-	return s.set.Named(toolspec.ToolLs)
+	return s.set.Spec(toolspec.ToolLs)
 }
 
-// Find returns the find tool (mcp.Tool, MCP), and false when the options leave
-// it out. Its arguments: path (string, optional), pattern (string), exclude
-// (string or list of strings, optional), limit (integer, optional), offset
-// (integer, optional).
+// Find returns the find tool (mcp.Tool, MCP), named with the options' prefix,
+// and false when the options leave it out. Its arguments: path (string,
+// optional), pattern (string), exclude (string or list of strings, optional),
+// limit (integer, optional), offset (integer, optional).
 func (s *Tools) Find() (Tool, bool) {
-	return s.set.Named(toolspec.ToolFind)
+	return s.set.Spec(toolspec.ToolFind)
 }
 
-// Grep returns the grep tool (mcp.Tool, MCP), and false when the options leave
-// it out. Its arguments: path (string, optional), query (string), include
-// (string or list of strings, optional), exclude (string or list of strings,
-// optional), regex (boolean, optional), ignoreCase (boolean, optional),
-// context (integer, optional), limit (integer, optional), offset (integer,
-// optional).
+// Grep returns the grep tool (mcp.Tool, MCP), named with the options' prefix,
+// and false when the options leave it out. Its arguments: path (string,
+// optional), query (string), include (string or list of strings, optional),
+// exclude (string or list of strings, optional), regex (boolean, optional),
+// ignoreCase (boolean, optional), context (integer, optional), limit (integer,
+// optional), offset (integer, optional).
 func (s *Tools) Grep() (Tool, bool) {
-	return s.set.Named(toolspec.ToolGrep)
+	return s.set.Spec(toolspec.ToolGrep)
 }
 
-// Write returns the write tool (mcp.Tool, MCP), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), content
-// (string).
+// Write returns the write tool (mcp.Tool, MCP), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), content (string).
 func (s *Tools) Write() (Tool, bool) {
-	return s.set.Named(toolspec.ToolWrite)
+	return s.set.Spec(toolspec.ToolWrite)
 }
 
-// Edit returns the edit tool (mcp.Tool, MCP), and false when the options leave
-// it out (a read-only set does). Its arguments: path (string), edits (list of
-// objects).
+// Edit returns the edit tool (mcp.Tool, MCP), named with the options' prefix,
+// and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), edits (list of objects).
 func (s *Tools) Edit() (Tool, bool) {
-	return s.set.Named(toolspec.ToolEdit)
+	return s.set.Spec(toolspec.ToolEdit)
 }
 
-// Delete returns the delete tool (mcp.Tool, MCP), and false when the options
-// leave it out (a read-only set does). Its arguments: path (string), recursive
-// (boolean, optional).
+// Delete returns the delete tool (mcp.Tool, MCP), named with the options'
+// prefix, and false when the options leave it out (a read-only set does). Its
+// arguments: path (string), recursive (boolean, optional).
 func (s *Tools) Delete() (Tool, bool) {
-	return s.set.Named(toolspec.ToolDelete)
+	return s.set.Spec(toolspec.ToolDelete)
 }
 
-// Exec returns the exec tool (mcp.Tool, MCP), and false when the options leave
-// it out (a read-only set does, as does one without exec backends). Its
-// arguments: command (string), cwd (string, optional), env (object of strings,
-// optional), backend (enum, with several backends), input (object, optional,
-// with a callable backend). A call sends its running snapshots as progress
-// notifications when the client asked for progress.
+// Exec returns the exec tool (mcp.Tool, MCP), named with the options' prefix,
+// and false when the options leave it out (a read-only set does, as does one
+// without exec backends). Its arguments: command (string), cwd (string,
+// optional), env (object of strings, optional), backend (enum, with several
+// backends), input (object, optional, with a callable backend). A call sends
+// its running snapshots as progress notifications when the client asked for
+// progress.
 func (s *Tools) Exec() (Tool, bool) {
-	return s.set.Named(toolspec.ToolExec)
+	return s.set.Spec(toolspec.ToolExec)
 }
 
 // All returns the tools the options offer, in the reference's order.
@@ -77,7 +79,7 @@ func (s *Tools) All() []Tool {
 	return s.set.All()
 }
 
-// Named returns the offered tool called name, and false when the options leave it out.
+// Named returns the offered tool the model calls name (with the options' prefix), and false when the options leave it out.
 func (s *Tools) Named(name string) (Tool, bool) {
 	return s.set.Named(name)
 }

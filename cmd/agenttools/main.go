@@ -1,8 +1,8 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
-//	agenttools tools [--readonly] [--exec host|sandbox|none] [--exec-network]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
+//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools tools [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
@@ -65,6 +65,12 @@
 // the calls in flight then get 2 s to be answered, the rest are
 // cancelled (their commands killed), and it exits 0. exec is off unless
 // --exec sandbox or --exec host.
+//
+// --prefix PREFIX (call, tools, mcp) puts PREFIX before every tool's
+// name (core.Options.Prefix): --prefix ws_ offers ws_read, ws_ls, ...,
+// call takes those names, and a text that names another tool names it
+// so. A prefix that would make a name some model provider refuses is a
+// usage error.
 //
 // --exec sandbox runs each command as --exec host does, but in a
 // bubblewrap sandbox (Linux; see execbackend.Sandbox): /workspace is the
@@ -207,6 +213,7 @@ type workspaceFlags struct {
 	mirror      string
 	output      string
 	readonly    bool
+	prefix      string
 	exec        string
 	execTimeout int64
 	network     bool
@@ -230,11 +237,25 @@ func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 	w.command = fl.Name()
 	w.registerStore(fl)
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
+	registerPrefix(fl, &w.prefix)
 	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db), sandbox (the same in a bubblewrap\nsandbox, Linux: recommended) or none")
 	w.registerSandbox(fl)
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
 	fl.StringVar(&w.mirror, "mirror", "", "host directory where exec runs on a workspace in --db, synced before and after\neach command (default: one per --db under the user cache directory)")
 	fl.StringVar(&w.output, "output", "", "host directory mounted at /.computer/output, where exec saves long output\n(default: in --db)")
+}
+
+// registerPrefix registers --prefix.
+func registerPrefix(fl *flag.FlagSet, prefix *string) {
+	fl.StringVar(prefix, "prefix", "", "put PREFIX before every tool's name (ws_ offers ws_read, ws_ls, ...; call takes\nthose names), so that the tools sit beside others of the same names; a text that\nnames another tool names it so. A letter or _, then letters, digits, _ and -")
+}
+
+// checkPrefix is --prefix's usage error, if any.
+func checkPrefix(command, prefix string) error {
+	if err := core.CheckPrefix(prefix); err != nil {
+		return usagef(command, "--prefix: %s", strings.TrimPrefix(err.Error(), "core: option prefix "))
+	}
+	return nil
 }
 
 // registerSandbox registers the flags of the sandbox backend.
@@ -487,6 +508,9 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	if w.exec != "host" && w.exec != "sandbox" && w.exec != "none" {
 		return nil, none, usagef(w.command, "--exec: want host, sandbox or none, got %q", w.exec)
 	}
+	if err := checkPrefix(w.command, w.prefix); err != nil {
+		return nil, none, err
+	}
 	sandbox, err := w.sandbox()
 	if err != nil {
 		return nil, none, err
@@ -518,7 +542,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 		return nil, none, err
 	}
 	ws := wsp.ws
-	opts := agenttools.Options{Readonly: w.readonly, ExecTimeout: w.execTimeout}
+	opts := agenttools.Options{Readonly: w.readonly, Prefix: w.prefix, ExecTimeout: w.execTimeout}
 	if withExec {
 		if output != nil {
 			wsp.closers = append(wsp.closers, output)
@@ -548,7 +572,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
 	w.register(fl.FlagSet, "host")
@@ -607,8 +631,10 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("tools", "[--readonly] [--exec host|sandbox|none] [--exec-network]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
+	fl := flags("tools", "[--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
 	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
+	var prefix string
+	registerPrefix(fl.FlagSet, &prefix)
 	backend := fl.String("exec", "host", "exec backend: host, sandbox or none")
 	network := fl.Bool("exec-network", false, "with --exec sandbox: the sandbox has the host's network")
 	if err := fl.parse(args); err != nil {
@@ -623,8 +649,11 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 	if *network && *backend != "sandbox" {
 		return 0, usagef("tools", "--exec-network needs --exec sandbox")
 	}
+	if err := checkPrefix("tools", prefix); err != nil {
+		return 0, err
+	}
 	ws := vfs.New(memfs.New())
-	opts := agenttools.Options{Readonly: *readonly}
+	opts := agenttools.Options{Readonly: *readonly, Prefix: prefix}
 	if *backend != "none" {
 		var sandbox *execbackend.Sandbox
 		if *backend == "sandbox" {
@@ -813,7 +842,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
 		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
 	if err := fl.parse(args); err != nil {
@@ -837,7 +866,7 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var names []string
 	for _, t := range set.Executor().Tools() {
 		name := t.Name
-		if name == toolspec.ToolExec {
+		if t.Spec == toolspec.ToolExec {
 			// Whether commands are confined is the first thing an
 			// operator wants to know.
 			name += " (" + w.execMode() + ")"

@@ -126,6 +126,8 @@ func TestCall(t *testing.T) {
 	}{
 		{"a text read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt"}`},
 			"", result{0, "hello\nworld\n", ""}},
+		{"a text read with a prefix", []string{"call", "--dir", dir, "--prefix", "ws_", "ws_read", `{"path":"/workspace/a.txt"}`},
+			"", result{0, "hello\nworld\n", ""}},
 		{"arguments from stdin", []string{"call", "--dir", dir, "read", "-"},
 			`{"path":"/workspace/sub/b.txt"}`, result{0, "b\n", ""}},
 		{"a json read", []string{"call", "--dir", dir, "read", `{"path":"/workspace/a.txt","offset":2}`},
@@ -189,6 +191,9 @@ func TestUsageErrors(t *testing.T) {
 		{"import needs a directory or a file", []string{"import"}, "agenttools import: want one DIR or FILE, got 0 arguments", "import"},
 		{"export needs a directory", []string{"export"}, "agenttools export: want one DIR, got 0 arguments", "export"},
 		{"an exec timeout out of range", []string{"call", "--dir", dir, "--exec-timeout", "-1", "read"}, "--exec-timeout: want milliseconds", "call"},
+		{"a prefix that is not a name", []string{"mcp", "--prefix", "1ws."}, `agenttools mcp: --prefix: "1ws." must start with an ASCII letter or '_'`, "mcp"},
+		{"a prefix too long", []string{"tools", "--prefix", strings.Repeat("p", 59)}, "agenttools tools: --prefix: \"" + strings.Repeat("p", 59) + "\" is 59 bytes long", "tools"},
+		{"the spec's name under a prefix", []string{"call", "--dir", dir, "--prefix", "ws_", "read", "{}"}, `agenttools call: no tool "read" (the tools are ws_read, ws_ls,`, "call"},
 		{"an unknown exec backend", []string{"mcp", "--exec", "docker"}, `agenttools mcp: --exec: want host, sandbox or none, got "docker"`, "mcp"},
 		{"a sandbox flag without the sandbox", []string{"call", "--dir", dir, "--exec-network", "read", "{}"}, "agenttools call: --exec-network needs --exec sandbox", "call"},
 		{"sandbox limits without the sandbox", []string{"mcp", "--exec", "host", "--exec-limits", "nproc=10"}, "agenttools mcp: --exec-limits needs --exec sandbox", "mcp"},
@@ -324,14 +329,16 @@ func TestTools(t *testing.T) {
 	// exec on the host backend, as call offers it.
 	host := []toolspec.ExecBackend{{ID: "host", Text: toolspec.MsgExecHostBackend(toolspec.WorkspaceRoot)}}
 	schemas[toolspec.ToolExec] = toolspec.ExecInputSchema(host)
-	descriptions[toolspec.ToolExec] = toolspec.ExecDescription(host, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	descriptions[toolspec.ToolExec] = toolspec.ExecDescription("", host, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	tests := []struct {
-		args []string
-		want []string
+		args   []string
+		want   []string
+		prefix string
 	}{
-		{[]string{"tools"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete, toolspec.ToolExec}},
-		{[]string{"tools", "--exec", "none"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete}},
-		{[]string{"tools", "--readonly"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep}},
+		{[]string{"tools", "--prefix", "ws_", "--readonly"}, []string{"ws_read", "ws_ls", "ws_find", "ws_grep"}, "ws_"},
+		{[]string{"tools"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete, toolspec.ToolExec}, ""},
+		{[]string{"tools", "--exec", "none"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep, toolspec.ToolWrite, toolspec.ToolEdit, toolspec.ToolDelete}, ""},
+		{[]string{"tools", "--readonly"}, []string{toolspec.ToolRead, toolspec.ToolLs, toolspec.ToolFind, toolspec.ToolGrep}, ""},
 	}
 	for _, tt := range tests {
 		got := runCLI(t, "", tt.args...)
@@ -345,12 +352,13 @@ func TestTools(t *testing.T) {
 		var names []string
 		for _, d := range defs {
 			names = append(names, d.Name)
-			if d.Description != descriptions[d.Name] {
-				t.Errorf("%s: description %q, want %q", d.Name, d.Description, descriptions[d.Name])
+			spec := strings.TrimPrefix(d.Name, tt.prefix)
+			if d.Description != descriptions[spec] {
+				t.Errorf("%s: description %q, want %q", d.Name, d.Description, descriptions[spec])
 			}
 			var compact bytes.Buffer
-			if err := json.Compact(&compact, d.InputSchema); err != nil || compact.String() != schemas[d.Name] {
-				t.Errorf("%s: input schema %s, want %s", d.Name, compact.String(), schemas[d.Name])
+			if err := json.Compact(&compact, d.InputSchema); err != nil || compact.String() != schemas[spec] {
+				t.Errorf("%s: input schema %s, want %s", d.Name, compact.String(), schemas[spec])
 			}
 		}
 		if !slices.Equal(names, tt.want) {
@@ -451,7 +459,7 @@ func TestReplay(t *testing.T) {
 	readDescription := toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault)
 	notJSON := toolspec.MsgArgumentsInvalid("read", toolspec.MsgArgumentsNotJSON(toolspec.MsgArgumentsJSONEnd))
 	noCommand := toolspec.MsgArgumentsInvalid("exec", toolspec.MsgArgumentsMissing("command"))
-	execDescription := toolspec.ExecDescription([]toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
+	execDescription := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
 		{
 			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),

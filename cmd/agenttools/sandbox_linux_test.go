@@ -122,7 +122,7 @@ func TestToolsInTheSandbox(t *testing.T) {
 			t.Fatalf("agenttools %q: exit %d, stdout %q, stderr %q", tt.args, got.code, got.stdout, got.stderr)
 		}
 		backends := []toolspec.ExecBackend{{ID: toolspec.MsgExecSandboxBackendID, Text: tt.text}}
-		if want := toolspec.ExecDescription(backends, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault); defs[7].Description != want {
+		if want := toolspec.ExecDescription("", backends, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault); defs[7].Description != want {
 			t.Errorf("agenttools %q: exec's description %q, want %q", tt.args, defs[7].Description, want)
 		}
 	}

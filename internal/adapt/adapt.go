@@ -26,7 +26,8 @@ func Executor(framework string, ws *vfs.Workspace, opts core.Options) (*core.Exe
 type Set[T any] struct {
 	ex     *core.Executor
 	all    []T
-	byName map[string]T
+	byName map[string]T // by the name the model calls
+	bySpec map[string]T // by the spec's name
 }
 
 // Forms are the ways an adapter makes its framework's tool T of a core
@@ -41,7 +42,7 @@ type Forms[T any] struct {
 
 // Make makes t in the form the spec calls for.
 func (f Forms[T]) Make(t core.Tool) T {
-	info, _ := toolspec.Info(t.Name)
+	info, _ := toolspec.Info(t.Spec)
 	switch {
 	case info.Media:
 		return f.Media(t)
@@ -55,21 +56,30 @@ func (f Forms[T]) Make(t core.Tool) T {
 // order. A form may call Executor.
 func (s *Set[T]) Init(ex *core.Executor, forms Forms[T]) {
 	s.ex = ex
-	s.byName = map[string]T{}
+	s.byName, s.bySpec = map[string]T{}, map[string]T{}
 	for _, t := range ex.Tools() {
 		ft := forms.Make(t)
 		s.all = append(s.all, ft)
 		s.byName[t.Name] = ft
+		s.bySpec[t.Spec] = ft
 	}
 }
 
 // All returns the tools the options offer, in the reference's order.
 func (s *Set[T]) All() []T { return append([]T(nil), s.all...) }
 
-// Named returns the offered tool called name, and false when the options
-// leave it out.
+// Named returns the offered tool the model calls name (with the set's
+// prefix), and false when the options leave it out.
 func (s *Set[T]) Named(name string) (T, bool) {
 	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Spec returns the offered tool the spec calls tool (toolspec.ToolRead,
+// ...), whatever the set's prefix, and false when the options leave it
+// out.
+func (s *Set[T]) Spec(tool string) (T, bool) {
+	t, ok := s.bySpec[tool]
 	return t, ok
 }
 

@@ -73,7 +73,7 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 			continue
 		}
 		n := goName(t.Name)
-		doc := n + " returns the " + t.Name + " tool (" + typeName + ", " + a.Framework + "), and false when the options leave it out"
+		doc := n + " returns the " + t.Name + " tool (" + typeName + ", " + a.Framework + "), named with the options' prefix, and false when the options leave it out"
 		switch {
 		case t.Mutates && t.Name == "exec":
 			doc += " (a read-only set does, as does one without exec backends)"
@@ -89,7 +89,7 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 		}
 		f.Add(comment(doc))
 		f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id(n).Params().Params(toolType, jen.Bool()).Block(
-			jen.Return(jen.Id("s").Dot("set").Dot("Named").Call(jen.Qual(genImport, "Tool"+n))),
+			jen.Return(jen.Id("s").Dot("set").Dot("Spec").Call(jen.Qual(genImport, "Tool"+n))),
 		)
 	}
 
@@ -98,7 +98,7 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("All").Params().Index().Add(toolType).Block(
 		jen.Return(jen.Id("s").Dot("set").Dot("All").Call()),
 	)
-	f.Comment("Named returns the offered tool called name, and false when the options leave it out.")
+	f.Comment("Named returns the offered tool the model calls name (with the options' prefix), and false when the options leave it out.")
 	f.Func().Params(jen.Id("s").Op("*").Id("Tools")).Id("Named").Params(jen.Id("name").String()).Params(toolType, jen.Bool()).Block(
 		jen.Return(jen.Id("s").Dot("set").Dot("Named").Call(jen.Id("name"))),
 	)

@@ -12,13 +12,11 @@ import (
 
 func execDescription(f *jen.File, t Tool) {
 	p := t.Description.Exec
-	var hints []jen.Code
 	hintExpr := map[string]jen.Code{}
 	for _, h := range p.Hints {
-		hints = append(hints, jen.Id("exec"+goName(h.Name)).Op("=").Lit(h.Text))
-		hintExpr[h.Name] = jen.Id("exec" + goName(h.Name))
+		templateDecl(f, "exec"+goName(h.Name), h, "A hint of exec's description.")
+		hintExpr[h.Name] = templateCall("exec"+goName(h.Name), h, jen.Id("prefix"), nil)
 	}
-	f.Const().Defs(hints...)
 	f.Comment("ExecDefaultShellText and ExecDefaultCallableText describe a backend that says nothing of itself.")
 	f.Const().Defs(
 		jen.Id("ExecDefaultShellText").Op("=").Lit(p.DefaultShell),
@@ -62,7 +60,8 @@ func execDescription(f *jen.File, t Tool) {
 		vals[k] = v
 	}
 	body := []jen.Code{
-		jen.Id("output").Op(":=").Id("execOutputHint").Call(jen.Id("maxLines"), jen.Id("maxBytes")),
+		jen.Id("output").Op(":=").Add(templateCall("execOutputHint", p.OutputHint, jen.Id("prefix"),
+			map[string]jen.Code{"maxLines": jen.Id("maxLines"), "maxBytes": jen.Id("maxBytes")})),
 		jen.Var().Id("lines").Index().String(),
 	}
 	single := func(lines []string) []jen.Code {
@@ -84,9 +83,9 @@ func execDescription(f *jen.File, t Tool) {
 	)
 	body = append(body, lineCode(p.Multiple, vals)...)
 	body = append(body, jen.Return(jen.Qual("strings", "Join").Call(jen.Id("lines"), jen.Lit("\n"))))
-	f.Add(comment("ExecDescription is the exec tool's description for its backends (at least one) and output window (maxLines lines, maxBytes bytes per stream), rendered by the reference's rule: one backend is described on its own, several are listed with how to choose."))
+	f.Add(comment("ExecDescription is the exec tool's description for its backends (at least one) and output window (maxLines lines, maxBytes bytes per stream), rendered by the reference's rule: one backend is described on its own, several are listed with how to choose. It names the other tools as a tool set with the given prefix offers them (\"\" for the spec's names)."))
 	f.Func().Id("ExecDescription").Params(
-		jen.Id("backends").Index().Id("ExecBackend"), jen.Id("maxLines"), jen.Id("maxBytes").Int64(),
+		jen.Id("prefix").Id("ToolPrefix"), jen.Id("backends").Index().Id("ExecBackend"), jen.Id("maxLines"), jen.Id("maxBytes").Int64(),
 	).String().Block(body...)
 }
 

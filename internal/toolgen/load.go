@@ -36,7 +36,8 @@ func cueError(err error) error {
 }
 
 type loader struct {
-	errs []string
+	errs      []string
+	toolNames map[string]bool // toolOrder's: what an argument of type tool may be named
 }
 
 func (l *loader) fail(v cue.Value, format string, args ...any) {
@@ -141,7 +142,19 @@ func (l *loader) namedTexts(v cue.Value) []NamedText {
 	return out
 }
 
+func (l *loader) templates(v cue.Value) []Template {
+	var out []Template
+	for _, f := range l.fields(v) {
+		out = append(out, l.template(f.name, f.v))
+	}
+	return out
+}
+
 func (l *loader) model(v cue.Value) *Model {
+	l.toolNames = map[string]bool{}
+	for _, name := range l.strings(v.LookupPath(cue.ParsePath("toolOrder"))) {
+		l.toolNames[name] = true
+	}
 	m := &Model{
 		WorkspaceRoot: l.str(v, "workspaceRoot"),
 		SchemaDialect: l.str(v, "schemaDialect"),
@@ -243,6 +256,9 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 				GreaterThan: l.integer(r, "greaterThan"),
 				Requires:    l.str(r, "requires"),
 				Message:     l.template("rule", r.LookupPath(cue.ParsePath("message"))),
+			}
+			if len(rule.Message.Args) > 0 {
+				l.fail(r, "a rule's message is a fixed text (it takes no arguments)")
 			}
 			if !hasParam(t.Params, rule.Param) || !hasParam(t.Params, rule.Requires) {
 				l.fail(r, "rule names a parameter %s does not have", name)
@@ -355,7 +371,7 @@ func (l *loader) execParts(v cue.Value) *ExecParts {
 		CallableSection: l.strings(v.LookupPath(cue.ParsePath("callableSection"))),
 		DefaultShell:    l.str(v, "defaultText.shell"),
 		DefaultCallable: l.str(v, "defaultText.callable"),
-		Hints:           l.namedTexts(v.LookupPath(cue.ParsePath("hints"))),
+		Hints:           l.templates(v.LookupPath(cue.ParsePath("hints"))),
 		OutputHint:      l.template("outputHint", v.LookupPath(cue.ParsePath("outputHint"))),
 	}
 }
@@ -371,6 +387,9 @@ func (l *loader) template(name string, v cue.Value) Template {
 	t.Doc, _ = l.optStr(v, "doc")
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("args"))) {
 		typ, _ := f.v.String()
+		if typ == "tool" && !l.toolNames[f.name] {
+			l.fail(f.v, "%s: argument %s is of type tool but no tool has that name", name, f.name)
+		}
 		t.Args = append(t.Args, Arg{f.name, typ})
 	}
 	used := map[string]bool{}

@@ -95,7 +95,7 @@ type ExecParts struct {
 	CallableSection []string
 	DefaultShell    string
 	DefaultCallable string
-	Hints           []NamedText
+	Hints           []Template // fixed texts, or texts that name other tools
 	OutputHint      Template
 }
 
@@ -147,7 +147,7 @@ type Template struct {
 // Arg is a placeholder of a template.
 type Arg struct {
 	Name string
-	Type string // "string" or "int"
+	Type string // "string", "int" or "tool" (Name is a tool's; see namesTools)
 }
 
 // Result is an object shape a tool returns, fields in serialization order.

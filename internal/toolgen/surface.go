@@ -152,29 +152,32 @@ func catalogEntries(m *Model) (names []string, tpls []Template) {
 	return names, tpls
 }
 
+// SamplePrefix is the tool-name prefix of the Catalog's prefixed samples.
+const SamplePrefix = "ws_"
+
 // catalog emits Catalog: every message with a sample rendering made by
 // calling the generated code, so a golden file can pin them all.
 func catalog(f *jen.File, m *Model) {
 	names, tpls := catalogEntries(m)
 	var entries []jen.Code
 	for i, t := range tpls {
-		var sample jen.Code = jen.Id(names[i])
-		if len(t.Args) > 0 {
-			var args []jen.Code
-			for _, a := range t.Args {
-				if a.Type == "int" {
-					args = append(args, jen.Lit(12345))
-				} else {
-					args = append(args, jen.Lit("<"+a.Name+">"))
-				}
+		args := map[string]jen.Code{}
+		for _, a := range t.Args {
+			if a.Type == "int" {
+				args[a.Name] = jen.Lit(12345)
+			} else {
+				args[a.Name] = jen.Lit("<" + a.Name + ">")
 			}
-			sample = jen.Id(names[i]).Call(args...)
 		}
-		entries = append(entries, jen.Values(
+		entry := []jen.Code{
 			kv("Name", jen.Lit(names[i])),
 			kv("Template", lit(t.Text)),
-			kv("Sample", sample),
-		))
+			kv("Sample", templateCall(names[i], t, jen.Lit(""), args)),
+		}
+		if namesTools(t) {
+			entry = append(entry, kv("Prefixed", templateCall(names[i], t, jen.Lit(SamplePrefix), args)))
+		}
+		entries = append(entries, jen.Values(entry...))
 	}
 	f.Comment("Catalog lists every message a model can see, in spec order.")
 	f.Var().Id("Catalog").Op("=").Index().Id("CatalogEntry").Add(lines(entries))

@@ -70,6 +70,43 @@ func render(t Template, args map[string]jen.Code) jen.Code {
 	return expr
 }
 
+// namesTools reports whether t names another tool (an argument of type
+// tool): its Go function then takes the tool set's prefix first
+// (toolspec.ToolPrefix) and spells each such tool's name with it.
+func namesTools(t Template) bool {
+	for _, a := range t.Args {
+		if a.Type == "tool" {
+			return true
+		}
+	}
+	return false
+}
+
+// toolName is the Go expression of the name a tool set with prefix offers
+// the tool under.
+func toolName(prefix jen.Code, tool string) jen.Code {
+	return jen.Add(prefix).Dot("Name").Call(jen.Id("Tool" + goName(tool)))
+}
+
+// templateCall is the Go expression of the text of the template declared
+// as name (templateDecl), from expressions for its arguments other than
+// the tools it names, and for the prefix when it names tools.
+func templateCall(name string, t Template, prefix jen.Code, args map[string]jen.Code) jen.Code {
+	if len(t.Args) == 0 {
+		return jen.Id(name)
+	}
+	var params []jen.Code
+	if namesTools(t) {
+		params = append(params, prefix)
+	}
+	for _, a := range t.Args {
+		if a.Type != "tool" {
+			params = append(params, args[a.Name])
+		}
+	}
+	return jen.Id(name).Call(params...)
+}
+
 func argType(t string) jen.Code {
 	if t == "int" {
 		return jen.Int64()
@@ -92,10 +129,18 @@ func templateDecl(f *jen.File, name string, t Template, doc string) {
 		f.Line()
 		return
 	}
-	f.Add(comment(name + " renders " + quote(t.Text) + "." + doc))
 	var params []jen.Code
+	if namesTools(t) {
+		params = append(params, jen.Id("prefix").Id("ToolPrefix"))
+		doc += " It names other tools as a tool set with the given prefix offers them."
+	}
+	f.Add(comment(name + " renders " + quote(t.Text) + "." + doc))
 	args := map[string]jen.Code{}
 	for _, a := range t.Args {
+		if a.Type == "tool" {
+			args[a.Name] = toolName(jen.Id("prefix"), a.Name)
+			continue
+		}
 		params = append(params, jen.Id(a.Name).Add(argType(a.Type)))
 		args[a.Name] = jen.Id(a.Name)
 	}

@@ -82,6 +82,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"misspelled field", `mutates: false`, `mutate: false`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 		{"hint a read-only tool cannot have", `readOnlyHint: true, openWorldHint: false}`, `readOnlyHint: true, destructiveHint: false, openWorldHint: false}`, regexp.MustCompile(`read: destructiveHint means nothing for a read-only tool`)},
 		{"read-only tool that mutates", `annotations: {title: "Write file", destructiveHint: true`, `annotations: {title: "Write file", readOnlyHint: true`, regexp.MustCompile(`write: a tool that mutates is not read-only`)},
+		{"tool argument naming no tool", `args: {size: "int", maxBytes: "int", edit: "tool"}`, `args: {size: "int", maxBytes: "int", edit: "tool", edt: "tool"}`, regexp.MustCompile(`argument edt is of type tool but no tool has that name`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
