@@ -256,3 +256,39 @@ func TestAgentFailedCall(t *testing.T) {
 		t.Errorf("notes.txt holds %q", got)
 	}
 }
+
+// TestExecuteWindowAndTimeout: execute keeps our exec tool's output
+// window (the end of the output, our note naming the saved full output,
+// which read_file then reads, and Truncated set) and its timeout (the
+// command killed, our note on stderr).
+func TestExecuteWindowAndTimeout(t *testing.T) {
+	ctx := t.Context()
+	ws, _ := testws.Host(t, "")
+	exec, err := execbackend.NewHost(ws, execbackend.HostOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mustNew(t, ws, agenttools.Options{
+		Backends:    []execbackend.Backend{exec},
+		ExecOutput:  agenttools.ExecOutputOptions{MaxLines: 3},
+		ExecTimeout: 1000,
+	}).(*backend.ShellBackend)
+	res, err := b.Execute(ctx, &filesystem.ExecuteRequest{Command: "seq 10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const saved = "/.computer/output/host.exec-1.stdout.log"
+	if want := "8\n9\n10\n\n\n[Showing lines 8-10 of 10. Full output: " + saved + "]"; res.Output != want || !res.Truncated || *res.ExitCode != 0 {
+		t.Errorf("cut output: %q (truncated %v, exit %d), want %q", res.Output, res.Truncated, *res.ExitCode, want)
+	}
+	if full, err := b.Read(ctx, &filesystem.ReadRequest{FilePath: saved, Offset: 9}); err != nil || full != "    10\t10\n    11\t" {
+		t.Errorf("the saved output from line 10: %q, %v", full, err)
+	}
+	res, err = b.Execute(ctx, &filesystem.ExecuteRequest{Command: "sleep 300"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[Killed after 1000 ms: the command ran longer than the exec timeout.]"; res.Output != want || res.Truncated || *res.ExitCode == 0 {
+		t.Errorf("timed out: %q (truncated %v, exit %d), want %q", res.Output, res.Truncated, *res.ExitCode, want)
+	}
+}
