@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	cuelang.org/go v0.17.1
 	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/cloudwego/eino v0.7.36
 	github.com/dave/jennifer v1.7.1
 	github.com/eino-contrib/jsonschema v1.0.3

@@ -165,7 +165,7 @@ func TestNoModelTextOutsideSpec(t *testing.T) {
 		toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault),
 		toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "a"}, {ID: "b", Callable: true}}))
 	var files []string
-	for _, pattern := range []string{"adapters/*/*.go", "core/*.go", "core/*/*.go", "core/*/*/*.go", "internal/hostio/*.go", "internal/adapt/*.go"} {
+	for _, pattern := range []string{"adapters/*/*.go", "adapters/*/*/*.go", "core/*.go", "core/*/*.go", "core/*/*/*.go", "internal/hostio/*.go", "internal/adapt/*.go"} {
 		matches, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

@@ -254,9 +254,62 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 		}
 		b = t.backends[i]
 	}
-	fail := func(msg string) (toolspec.Output, error) {
-		return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Error: msg}), nil
+	o, err := e.run(ctx, b, a)
+	switch {
+	case err != nil:
+		return toolspec.Output{}, err
+	case o.bare:
+		return errorJSON(o.Error), nil
+	case o.Error != "":
+		return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Error: o.Error}), nil
 	}
+	return jsonOutput(o.Result), nil
+}
+
+// ExecOutcome is one command's outcome as the exec tool reports it, in
+// Go values, for an adapter whose framework words command results its
+// own way (adapters/eino/backend).
+type ExecOutcome struct {
+	// Result is what the exec tool's result object holds: each stream's
+	// end, cut and noted as Exec does, and the exit code. Unset when
+	// Error is set.
+	Result toolspec.ExecResult
+	// Error is why the command could not run or its stream broke (the
+	// exec tool's {"error": ...}); "" when it ran.
+	Error string
+	// Cut is set when stdout or stderr was cut to the output window; its
+	// text then ends in the note that says where the full output is.
+	Cut bool
+	// bare: the exec tool words Error as a bare {"error": ...} (the
+	// workspace failed before the command was started).
+	bare bool
+}
+
+// RunExec runs a command as the exec tool does (the same backends, output
+// window, saved output, timeout, and kill on cancel) on the backend
+// a.Backend names, or on the first one offered when a.Backend is "".
+// Errors: ctx's error when it ends (the run is killed); an error when the
+// tool set has no exec tool or no backend of that name.
+func (e *Executor) RunExec(ctx context.Context, a toolspec.ExecArgs) (ExecOutcome, error) {
+	t := e.exec
+	if t == nil {
+		return ExecOutcome{}, errors.New("core: the tool set has no exec tool")
+	}
+	b := t.backends[0]
+	if a.Backend != "" {
+		i := slices.IndexFunc(t.backends, func(b execBackend) bool { return b.ID == a.Backend })
+		if i < 0 {
+			return ExecOutcome{}, fmt.Errorf("core: exec offers no backend %q", a.Backend)
+		}
+		b = t.backends[i]
+	}
+	return e.run(ctx, b, a)
+}
+
+// run runs the command on backend b.
+func (e *Executor) run(ctx context.Context, b execBackend, a toolspec.ExecArgs) (ExecOutcome, error) {
+	t := e.exec
+	fail := func(msg string) (ExecOutcome, error) { return ExecOutcome{Error: msg}, nil }
 	if len(a.Input) > 0 && !b.Callable {
 		return fail(toolspec.MsgExecNotCallable(b.ID))
 	}
@@ -266,12 +319,15 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 	}
 	id, err := e.runID(ctx, false)
 	if err != nil {
-		return failure(err)
+		if cancelled(err) {
+			return ExecOutcome{}, err
+		}
+		return ExecOutcome{Error: err.Error(), bare: true}, nil
 	}
 	run, err := b.impl.Start(ctx, execbackend.Request{ID: id, Command: a.Command, Cwd: cwd, Env: a.Env, Input: a.Input, Timeout: t.timeout})
 	if err != nil {
 		if cancelled(err) {
-			return toolspec.Output{}, err
+			return ExecOutcome{}, err
 		}
 		return fail(err.Error())
 	}
@@ -300,7 +356,7 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 				// Nobody will be told of these files.
 				out.discard()
 				errs.discard()
-				return toolspec.Output{}, ctx.Err()
+				return ExecOutcome{}, ctx.Err()
 			}
 			out.finish()
 			errs.finish()
@@ -324,19 +380,20 @@ func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Outp
 			exit, exited = ev, true
 		}
 	}
+	outSaved, errSaved := out.finish(), errs.finish()
 	res := toolspec.ExecResult{
 		Command:  a.Command,
 		Cwd:      a.Cwd,
 		Backend:  b.ID,
 		ExitCode: new(int64(exit.Code)),
-		Stdout:   out.text.render(out.finish()),
-		Stderr:   errs.text.render(errs.finish()),
+		Stdout:   out.text.render(outSaved),
+		Stderr:   errs.text.render(errSaved),
 		Result:   exit.Result,
 	}
 	if exit.TimedOut {
 		res.Stderr = addNote(res.Stderr, toolspec.MsgExecTimedOut(t.timeout.Milliseconds()))
 	}
-	return jsonOutput(res), nil
+	return ExecOutcome{Result: res, Cut: out.text.w.OverLimits() || errs.text.w.OverLimits()}, nil
 }
 
 // addNote ends text with a note of ours: after text, as the note is

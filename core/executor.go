@@ -242,6 +242,16 @@ func (e *Executor) path(ctx context.Context, input string) (string, error) {
 	return abs, nil
 }
 
+// Path is the workspace path a tool's path argument names, under the
+// Root option as every tool applies it (see path): relative paths resolve
+// under the root, and a path outside it, or through a symbolic link below
+// it, fails with the option's message. Without Root, input is returned as
+// it is. For adapters that take paths in a framework's own tools
+// (adapters/eino/backend).
+func (e *Executor) Path(ctx context.Context, input string) (string, error) {
+	return e.path(ctx, input)
+}
+
 // rootError is a path the root option refuses. Like the reference's, it
 // is a plain error, not a filesystem one.
 type rootError string

@@ -640,6 +640,27 @@ func MsgSymlinkInPath(path string) string {
 	return "Path contains a symbolic link: " + path
 }
 
+// MsgEinoEditEmptyOldString renders "old_string must not be empty: {path}".
+// Ours: an Eino edit_file call whose old_string is empty.
+func MsgEinoEditEmptyOldString(path string) string {
+	return "old_string must not be empty: " + path
+}
+
+// MsgEinoEditNotUnique renders "old_string occurs {count} times in {path};
+// give more surrounding context to make it unique, or set replace_all to
+// replace every occurrence". Ours: an Eino edit_file call without replace_all
+// whose old_string occurs more than once; nothing is written.
+func MsgEinoEditNotUnique(count int64, path string) string {
+	return "old_string occurs " + strconv.FormatInt(count, 10) + " times in " + path + "; give more surrounding context to make it unique, or set replace_all to replace every occurrence"
+}
+
+// MsgEinoEditFileTooLarge renders "File too large to edit: {size} bytes
+// exceeds the {maxBytes}-byte cap". Ours: an Eino edit_file call on a file
+// longer than the edit cap (the edit option maxBytes).
+func MsgEinoEditFileTooLarge(size int64, maxBytes int64) string {
+	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap"
+}
+
 // ErrorResult is a failed call. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type ErrorResult struct {
@@ -753,6 +774,9 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgUpdateConflict", Template: "file kept changing while it was being updated ({attempts} attempts, none written): {path}", Sample: MsgUpdateConflict(12345, "<path>")},
 	{Name: "MsgOutsideRoot", Template: "Path is outside {root}: {path}", Sample: MsgOutsideRoot("<root>", "<path>")},
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
+	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
+	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
+	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
 	{Name: "MsgReadLineTooLong", Template: "Line {line} exceeds the {maxBytes}-byte read cap. The host must increase maxBytes, reduce lineTruncation, or provide a byte-oriented tool.", Sample: MsgReadLineTooLong(12345, 12345)},
 	{Name: "MsgReadByteOffsetBeyondEnd", Template: "Byte continuation {byteOffset} is beyond end of file", Sample: MsgReadByteOffsetBeyondEnd(12345)},
