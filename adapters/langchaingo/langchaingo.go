@@ -31,6 +31,13 @@
 // ollama provider sends no tools at all (use its openai provider with
 // Ollama's OpenAI-compatible endpoint instead).
 //
+// langchaingo's text-only agents (OneShotAgent, ConversationalAgent)
+// show the model a tool's name and Description only. TextAgentTools
+// gives the tools with descriptions that also list their arguments, an
+// opt-in change of the text the model sees (deviation argumentList):
+//
+//	agent := agents.NewOneShotAgent(llm, set.TextAgentTools())
+//
 //	set, err := langchaingo.New(ws, agenttools.Options{})
 //	agent := agents.NewOpenAIFunctionsAgent(langchaingo.WithDefinitions(llm, set.Definitions()), set.All())
 //	executor := agents.NewExecutor(agent, agents.WithMaxIterations(20))
@@ -79,6 +86,34 @@ func (s *Tools) Definitions() []llms.Tool {
 	}
 	return defs
 }
+
+// TextAgentTools returns the tools of All for agents that show the model
+// only each tool's name and Description, never its schema (langchaingo's
+// OneShotAgent, the MRKL agent, and its ConversationalAgent): each
+// Description is the reference's followed by the tool's arguments, one
+// line each with its name, type, whether it is required and its
+// description, rendered from the input schema (toolspec.DescribeArguments).
+// This changes the text the model sees (deviation argumentList), so it is
+// opt-in: All and Definitions keep the reference's descriptions. The
+// model's Action Input, the JSON object those lines describe, is what
+// Call takes.
+func (s *Tools) TextAgentTools() []tools.Tool {
+	all := s.set.All()
+	out := make([]tools.Tool, len(all))
+	for i, t := range all {
+		tool := t.(*Tool)
+		out[i] = &listedTool{Tool: tool, description: toolspec.DescribeArguments(tool.info.Description, tool.info.InputSchema)}
+	}
+	return out
+}
+
+// listedTool is a Tool whose description lists its arguments.
+type listedTool struct {
+	*Tool
+	description string
+}
+
+func (t *listedTool) Description() string { return t.description }
 
 // Tool is one workspace tool as a langchaingo tools.Tool.
 type Tool struct {
