@@ -291,6 +291,92 @@ const (
 	TypeNameStringOrList = "a string or an array of strings"
 )
 
+// ArgListWithArguments renders "{description}\nInput: a JSON object with these
+// keys:{arguments}". The tool's description followed by its arguments (the
+// argument lines, joined).
+func ArgListWithArguments(description string, arguments string) string {
+	return description + "\nInput: a JSON object with these keys:" + arguments
+}
+
+// ArgListArgument renders "\n - {name} ({shape}, {presence}): {description}".
+// One argument: shape is its type, rendered from its schema (a typeNames
+// entry, arrayOf, objectOf, oneOf, or alternatives joined by alternative);
+// presence is required, optional or optionalDefault.
+func ArgListArgument(name string, shape string, presence string, description string) string {
+	return "\n  - " + name + " (" + shape + ", " + presence + "): " + description
+}
+
+// ArgListArgumentBare renders "\n - {name} ({shape}, {presence})". One
+// argument whose schema has no description.
+func ArgListArgumentBare(name string, shape string, presence string) string {
+	return "\n  - " + name + " (" + shape + ", " + presence + ")"
+}
+
+// ArgListRequired is the text "required". The presence of an argument the
+// schema requires.
+const ArgListRequired = "required"
+
+// ArgListOptional is the text "optional". The presence of any other argument.
+const ArgListOptional = "optional"
+
+// ArgListOptionalDefault renders "optional, default {value}". The presence of
+// an optional argument with a default; value is the default as JSON.
+func ArgListOptionalDefault(value string) string {
+	return "optional, default " + value
+}
+
+// ArgListArrayOf renders "array of {items}". The type of an array whose items'
+// schema says their type.
+func ArgListArrayOf(items string) string {
+	return "array of " + items
+}
+
+// ArgListObjectOf renders "object of {values}". The type of an object whose
+// values' schema is given (additionalProperties).
+func ArgListObjectOf(values string) string {
+	return "object of " + values
+}
+
+// ArgListOneOf renders "one of {values}". The type of an enum: its values as
+// JSON, joined by listSeparator.
+func ArgListOneOf(values string) string {
+	return "one of " + values
+}
+
+// ArgListAlternative is the text " or ". Joins the types of a schema's
+// alternatives (anyOf).
+const ArgListAlternative = " or "
+
+// ArgListListSeparator is the text ", ". Joins the values of oneOf.
+const ArgListListSeparator = ", "
+
+// ArgListAnyValue is the text "any JSON value". The type of a schema that says
+// none (a reference, say).
+const ArgListAnyValue = "any JSON value"
+
+// ArgListItemProperty renders "{arg}[].{key}". The name of a property of the
+// items of the array argument arg.
+func ArgListItemProperty(arg string, key string) string {
+	return arg + "[]." + key
+}
+
+// ArgListProperty renders "{arg}.{key}". The name of a property of the object
+// argument arg.
+func ArgListProperty(arg string, key string) string {
+	return arg + "." + key
+}
+
+// ArgListTypeNames names a schema's type in the argument listing, by its JSON Schema name.
+var ArgListTypeNames = map[string]string{
+	"string":  "string",
+	"integer": "integer",
+	"number":  "number",
+	"boolean": "boolean",
+	"null":    "null",
+	"array":   "array",
+	"object":  "object",
+}
+
 // MsgShortened renders "{start}…". Ours: a value or a path shown cut short
 // in a message: the values an argument message quotes keep their first 40
 // characters, the path of pathTooLong its first 100 bytes.
@@ -777,6 +863,20 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
 	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
+	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},
+	{Name: "ArgListArgument", Template: "\n  - {name} ({shape}, {presence}): {description}", Sample: ArgListArgument("<name>", "<shape>", "<presence>", "<description>")},
+	{Name: "ArgListArgumentBare", Template: "\n  - {name} ({shape}, {presence})", Sample: ArgListArgumentBare("<name>", "<shape>", "<presence>")},
+	{Name: "ArgListRequired", Template: "required", Sample: ArgListRequired},
+	{Name: "ArgListOptional", Template: "optional", Sample: ArgListOptional},
+	{Name: "ArgListOptionalDefault", Template: "optional, default {value}", Sample: ArgListOptionalDefault("<value>")},
+	{Name: "ArgListArrayOf", Template: "array of {items}", Sample: ArgListArrayOf("<items>")},
+	{Name: "ArgListObjectOf", Template: "object of {values}", Sample: ArgListObjectOf("<values>")},
+	{Name: "ArgListOneOf", Template: "one of {values}", Sample: ArgListOneOf("<values>")},
+	{Name: "ArgListAlternative", Template: " or ", Sample: ArgListAlternative},
+	{Name: "ArgListListSeparator", Template: ", ", Sample: ArgListListSeparator},
+	{Name: "ArgListAnyValue", Template: "any JSON value", Sample: ArgListAnyValue},
+	{Name: "ArgListItemProperty", Template: "{arg}[].{key}", Sample: ArgListItemProperty("<arg>", "<key>")},
+	{Name: "ArgListProperty", Template: "{arg}.{key}", Sample: ArgListProperty("<arg>", "<key>")},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
 	{Name: "MsgReadLineTooLong", Template: "Line {line} exceeds the {maxBytes}-byte read cap. The host must increase maxBytes, reduce lineTruncation, or provide a byte-oriented tool.", Sample: MsgReadLineTooLong(12345, 12345)},
 	{Name: "MsgReadByteOffsetBeyondEnd", Template: "Byte continuation {byteOffset} is beyond end of file", Sample: MsgReadByteOffsetBeyondEnd(12345)},
@@ -881,5 +981,6 @@ var Deviations = []Deviation{
 	{Name: "execSavesDecodedCut", Reference: "exec saves a stream's full output only when its raw bytes pass the limits; output that passes them only once decoded (each invalid byte becomes a 3-byte U+FFFD) is cut with a note that names no file, and its start is lost.", Ours: "The full output is saved whenever the model is shown a cut stream, and the note names the file."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 	{Name: "toolPrefix", Reference: "Tool names are fixed (read, ls, find, grep, write, edit, delete, exec): two tool sets cannot be offered side by side.", Ours: "Opt-in: a tool set may put a prefix before every name (core.Options.Prefix, agenttools --prefix); texts that name another tool (exec's description, write's and edit's messages) then name it with the prefix. Without a prefix every name and text is the reference's."},
+	{Name: "argumentList", Reference: "A tool's description is the same for every agent; an agent that shows the model only names and descriptions (langchaingo's one-shot and conversational agents) never tells it the argument names.", Ours: "Opt-in (langchaingo's Tools.TextAgentTools): each description ends with the tool's arguments (name, type, required or optional, description), rendered from its input schema (argumentList). Off by default: every description stays the reference's."},
 	{Name: "concurrentWriters", Reference: "One process owns a workspace; edit reads, matches and writes under an in-process lock.", Ours: "Several processes may share a workspace (an SQLite file or a host directory). An edit whose file another writer changed after it was read is matched again on the new content, up to 8 times, then fails with updateConflict; it never overwrites the other change. On a host directory write and edit honour the file's own permissions and owner (permission denied, as for echo x > f)."},
 }

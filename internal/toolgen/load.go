@@ -175,6 +175,13 @@ func (l *loader) model(v cue.Value) *Model {
 			m.Arguments.Problems = append(m.Arguments.Problems, l.template(f.name, f.v))
 		}
 	}
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("argumentList"))) {
+		if f.name == "typeNames" {
+			m.ArgumentList.TypeNames = l.namedTexts(f.v)
+			continue
+		}
+		m.ArgumentList.Templates = append(m.ArgumentList.Templates, l.template(f.name, f.v))
+	}
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
 		m.Messages = append(m.Messages, l.template(f.name, f.v))
 	}

@@ -17,6 +17,7 @@ type Model struct {
 	OutputDir     string
 	SchemaDialect string
 	Arguments     Arguments
+	ArgumentList  ArgumentList
 	Messages      []Template // shared by every tool
 	Limits        []Limit    // of the workspace, shared by every tool
 	Tools         []Tool     // in toolOrder
@@ -46,6 +47,13 @@ type Arguments struct {
 	MaxProblems      int64
 	Problems         []Template // missing, wrongType, ...
 	TypeNames        []NamedText
+}
+
+// ArgumentList holds the texts of the opt-in listing of a tool's
+// arguments after its description.
+type ArgumentList struct {
+	Templates []Template // list, argument, ...
+	TypeNames []NamedText
 }
 
 // NamedText is a fixed text with a name.

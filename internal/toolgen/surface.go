@@ -108,6 +108,17 @@ func surface(m *Model) *jen.File {
 	f.Comment("How the argument messages name a JSON value's type.")
 	f.Const().Defs(typeNames...)
 
+	// The opt-in argument listing.
+	for _, t := range m.ArgumentList.Templates {
+		templateDecl(f, "ArgList"+goName(t.Name), t, "")
+	}
+	var argTypes []jen.Code
+	for _, n := range m.ArgumentList.TypeNames {
+		argTypes = append(argTypes, jen.Lit(n.Name).Op(":").Lit(n.Text))
+	}
+	f.Comment("ArgListTypeNames names a schema's type in the argument listing, by its JSON Schema name.")
+	f.Var().Id("ArgListTypeNames").Op("=").Map(jen.String()).String().Add(lines(argTypes))
+
 	// Shared messages.
 	for _, t := range m.Messages {
 		templateDecl(f, "Msg"+goName(t.Name), t, "")
@@ -131,7 +142,8 @@ func surface(m *Model) *jen.File {
 }
 
 // catalogEntries lists every message template with its Go name, in spec
-// order: argument problems, shared messages, then each tool's.
+// order: argument problems, shared messages, the argument listing's, then
+// each tool's.
 func catalogEntries(m *Model) (names []string, tpls []Template) {
 	add := func(name string, t Template) {
 		names = append(names, name)
@@ -143,6 +155,9 @@ func catalogEntries(m *Model) (names []string, tpls []Template) {
 	}
 	for _, t := range m.Messages {
 		add("Msg"+goName(t.Name), t)
+	}
+	for _, t := range m.ArgumentList.Templates {
+		add("ArgList"+goName(t.Name), t)
 	}
 	for _, tool := range m.Tools {
 		for _, t := range tool.Messages {
