@@ -95,7 +95,9 @@
 //
 // Failures are Go errors, as the Backend interface has them: Eino's
 // middleware returns them from its tools, which in an adk agent ends the
-// run unless a ToolCallMiddleware turns them into a message. Workspace
+// run unless a ToolCallMiddleware turns them into a message (Eino wraps
+// the error in text of its own; errors.As finds the *errno.Error, whose
+// Error is our message alone, as Example shows). Workspace
 // failures are *errno.Error values worded as our tools word them
 // (errors.Is(err, fs.ErrNotExist), fs.ErrExist, ...); Edit's own failures
 // are worded by the spec (toolspec.MsgEino*, MsgEditNotFound). With

@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -9,10 +10,12 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	fsmw "github.com/cloudwego/eino/adk/middlewares/filesystem"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/eino/backend"
+	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 )
@@ -41,6 +44,18 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Failures are Go errors, which end an adk run; this tool-call middleware
+	// hands the model our message instead (Eino wraps it in text of its own).
+	errorsAsResults := compose.ToolMiddleware{Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+		return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+			out, err := next(ctx, in)
+			var e *errno.Error
+			if err != nil && ctx.Err() == nil && errors.As(err, &e) {
+				return &compose.ToolOutput{Result: e.Error()}, nil
+			}
+			return out, err
+		}
+	}}
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:        "coder",
 		Description: "edits the workspace",
@@ -48,11 +63,15 @@ func Example() {
 		// per Generate, then "done".
 		Model: &scriptedModel{turns: [][]schema.ToolCall{
 			{call("call_1", "write_file", `{"file_path":"/workspace/notes.txt","content":"status: draft\n"}`)},
-			{call("call_2", "edit_file", `{"file_path":"/workspace/notes.txt","old_string":"draft","new_string":"final"}`)},
-			{call("call_3", "read_file", `{"file_path":"/workspace/notes.txt"}`)},
-			{call("call_4", "glob", `{"pattern":"**/*.txt","path":"/workspace"}`)},
+			{call("call_2", "write_file", `{"file_path":"/workspace/notes.txt","content":"again\n"}`)},
+			{call("call_3", "edit_file", `{"file_path":"/workspace/notes.txt","old_string":"draft","new_string":"final"}`)},
+			{call("call_4", "read_file", `{"file_path":"/workspace/notes.txt"}`)},
+			{call("call_5", "glob", `{"pattern":"**/*.txt","path":"/workspace"}`)},
 		}},
 		Middlewares: []adk.AgentMiddleware{mw},
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{
+			ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults},
+		}},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -63,7 +82,7 @@ func Example() {
 		if !ok {
 			break
 		}
-		if ev.Err != nil { // a Backend error ends the run (write_file over an existing file, say)
+		if ev.Err != nil {
 			log.Fatal(ev.Err)
 		}
 		if msg, err := ev.Output.MessageOutput.GetMessage(); err == nil && msg.Role == schema.Tool {
@@ -72,6 +91,7 @@ func Example() {
 	}
 	// Output:
 	// write_file: "Updated file /workspace/notes.txt"
+	// write_file: "path exists: /workspace/notes.txt"
 	// edit_file: "Successfully replaced the string in '/workspace/notes.txt'"
 	// read_file: "     1\tstatus: final\n     2\t"
 	// glob: "/workspace/notes.txt"
