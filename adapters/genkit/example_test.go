@@ -98,7 +98,9 @@ func Example() {
 		{"read", `{"path":"/workspace/pixel.png"}`},
 		{"write", `{"path":"/workspace/notes.txt","content":"status: final\n"}`},
 	})
-	resp, err := genkit.Generate(ctx, g,
+	// agentgenkit.Generate is genkit.Generate with the tools' calls bound to
+	// it: when a turn fails, none of them is left running.
+	resp, err := agentgenkit.Generate(ctx, g,
 		ai.WithModel(model),
 		ai.WithPrompt("Mark the notes final."),
 		ai.WithTools(set.Refs()...),
@@ -125,7 +127,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	model := defineExampleModel(g, [][2]string{{"grep", `{"query":"status"}`}})
-	resp, err := genkit.Generate(ctx, g,
+	resp, err := agentgenkit.Generate(ctx, g,
 		ai.WithModel(model),
 		ai.WithPrompt("What is the status?"),
 		ai.WithTools(set.Refs()...),
@@ -137,5 +139,50 @@ func ExampleNew() {
 	// Output:
 	// tools: find grep ls read
 	// model received for grep: "{\"path\":\"/workspace\",\"query\":\"status\",\"count\":1,\"matches\":[{\"path\":\"/workspace/notes.txt\",\"line\":1,\"text\":\"status: draft\"}]}"
+	// answer: Done.
+}
+
+// Two workspaces in one Genkit instance, each set under its own prefix
+// (Options.Prefix): one registered with Define, one built with New and
+// checked against g with RefsFor. A call with a bad argument is answered
+// with the invalid-arguments text, and the run goes on.
+func ExampleTools_RefsFor() {
+	ctx := context.Background()
+	g := genkit.Init(ctx)
+	wsB := vfs.New(memfs.New())
+	if err := wsB.WriteFile(ctx, "/workspace/notes.txt", []byte("status: other\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
+		log.Fatal(err)
+	}
+	a, err := agentgenkit.Define(g, exampleWorkspace(ctx), agenttools.Options{Prefix: "a_", Readonly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := agentgenkit.New(wsB, agenttools.Options{Prefix: "b_", Readonly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	refsB, err := b.RefsFor(g) // fails when g holds other tools of these names
+	if err != nil {
+		log.Fatal(err)
+	}
+	model := defineExampleModel(g, [][2]string{
+		{"a_read", `{"path":"/workspace/notes.txt"}`},
+		{"b_read", `{"path":"/workspace/notes.txt"}`},
+		{"b_read", `{"path":42}`},
+	})
+	resp, err := agentgenkit.Generate(ctx, g,
+		ai.WithModel(model),
+		ai.WithPrompt("Compare the notes."),
+		ai.WithTools(append(a.Refs(), refsB...)...),
+		ai.WithMaxTurns(5))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("answer:", resp.Text())
+	// Output:
+	// tools: a_find a_grep a_ls a_read b_find b_grep b_ls b_read
+	// model received for a_read: "status: draft"
+	// model received for b_read: "status: other"
+	// model received for b_read: "Invalid input for tool b_read: path must be a string, got a number"
 	// answer: Done.
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -178,4 +180,25 @@ func TestChmod(t *testing.T) {
 		t.Errorf("tree after Chmod %s", diffLines(want, got))
 	}
 	wantErr(t, "Chmod(missing)", ws.Chmod(ctx, "/missing", 0o644), errno.ENOENT, toolspec.MsgNoSuchPath("/missing"))
+}
+
+// TestCreateMountPoint: Create at a mount point finds the mounted store's
+// root there (EEXIST "path exists", as on "/"), on each kind of mounted store,
+// and adds nothing to it. The store is never asked to create its own root
+// (hostfs answered "empty path"; memfs added a nameless file).
+func TestCreateMountPoint(t *testing.T) {
+	ctx := t.Context()
+	mem := memfs.New()
+	ws := vfs.New(memfs.New())
+	if err := ws.Mount(ctx, "/mem", mem, vfs.MountOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testws.MountHost(t, ws, "/host", "")
+	for _, at := range []string{"/mem", "/host"} {
+		err := ws.Create(ctx, at)
+		wantErr(t, "Create("+at+")", err, errno.EEXIST, toolspec.MsgPathExists(at))
+	}
+	if got, err := mem.ReadDir(ctx, "", 0, -1); err != nil || len(got) != 0 {
+		t.Errorf("the mounted memfs holds %+v, %v; want nothing", got, err)
+	}
 }

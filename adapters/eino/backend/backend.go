@@ -95,10 +95,14 @@
 //
 // Failures are Go errors, as the Backend interface has them: Eino's
 // middleware returns them from its tools, which in an adk agent ends the
-// run unless a ToolCallMiddleware turns them into a message. Workspace
+// run unless a ToolCallMiddleware turns them into a message (Eino wraps
+// the error in text of its own; errors.As finds the *errno.Error, whose
+// Error is our message alone, as Example shows). Workspace
 // failures are *errno.Error values worded as our tools word them
 // (errors.Is(err, fs.ErrNotExist), fs.ErrExist, ...); Edit's own failures
-// are worded by the spec (toolspec.MsgEino*, MsgEditNotFound). With
+// are too (EINVAL, EFBIG), worded by the spec (toolspec.MsgEino*,
+// MsgEditNotFound). Execute's command that could not start is a plain
+// error with our exec tool's text. With
 // Options.Readonly, Write and Edit fail with EROFS. A cancelled context
 // returns its error.
 //
@@ -354,8 +358,8 @@ func (b *Backend) change(ctx context.Context, path string, followFinal bool) (st
 // followed) with req.NewString: every occurrence with ReplaceAll, else
 // the only one. Errors: ENOENT "no such path"; EINVAL when OldString is
 // empty (toolspec.MsgEinoEditEmptyOldString) or the path is no regular
-// file; toolspec.MsgEditNotFound when OldString does not occur,
-// MsgEinoEditNotUnique when it occurs more than once without ReplaceAll;
+// file; EINVAL toolspec.MsgEditNotFound when OldString does not occur,
+// EINVAL MsgEinoEditNotUnique when it occurs more than once without ReplaceAll;
 // EFBIG (MsgEinoEditFileTooLarge) for a file longer than the edit cap;
 // EAGAIN when other writers kept changing the file. A failed edit writes
 // nothing.
@@ -376,9 +380,9 @@ func (b *Backend) Edit(ctx context.Context, req *filesystem.EditRequest) error {
 		}
 		switch count := bytes.Count(content, old); {
 		case count == 0:
-			return nil, errors.New(toolspec.MsgEditNotFound(p))
+			return nil, errno.New(errno.EINVAL, toolspec.MsgEditNotFound(p), p)
 		case count > 1 && !req.ReplaceAll:
-			return nil, errors.New(toolspec.MsgEinoEditNotUnique(int64(count), p))
+			return nil, errno.New(errno.EINVAL, toolspec.MsgEinoEditNotUnique(int64(count), p), p)
 		}
 		return bytes.Replace(content, old, []byte(req.NewString), n), nil
 	})

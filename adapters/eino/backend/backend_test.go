@@ -19,6 +19,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // The fixture: Eino's own middleware test files, under /workspace (a
@@ -334,9 +335,15 @@ func TestErrorCodes(t *testing.T) {
 			if !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("edit of a missing file: %v, want fs.ErrNotExist", err)
 			}
+			// Edit's own failures are *errno.Error too (EINVAL), so that a
+			// ToolCallMiddleware finds our message under Eino's wrapping.
 			err = b.Edit(ctx, &filesystem.EditRequest{FilePath: "/workspace/file1.txt", OldString: "line", NewString: "x"})
-			if want := "old_string occurs 5 times in /workspace/file1.txt; give more surrounding context to make it unique, or set replace_all to replace every occurrence"; err == nil || err.Error() != want {
-				t.Errorf("edit of a repeated string: %v, want %q", err, want)
+			if want := "old_string occurs 5 times in /workspace/file1.txt; give more surrounding context to make it unique, or set replace_all to replace every occurrence"; errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("edit of a repeated string: %v (%s), want EINVAL %q", err, errno.CodeOf(err), want)
+			}
+			err = b.Edit(ctx, &filesystem.EditRequest{FilePath: "/workspace/file1.txt", OldString: "absent", NewString: "x"})
+			if want := toolspec.MsgEditNotFound("/workspace/file1.txt"); errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("edit of an absent string: %v (%s), want EINVAL %q", err, errno.CodeOf(err), want)
 			}
 		})
 	}
