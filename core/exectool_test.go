@@ -214,10 +214,11 @@ func TestExecTimeout(t *testing.T) {
 
 func testExecTimeout(t *testing.T, b testws.Backend) {
 	// The timeout runs from the start: long enough for the command to
-	// print first, which in the sandbox comes after bwrap set it up.
-	timeout := int64(100)
+	// print first, which in the sandbox comes after bwrap set it up, on a
+	// loaded machine too (100 ms was not: bash had not echoed yet).
+	timeout := int64(1000)
 	if b.Sandbox {
-		timeout = 500
+		timeout = 2000
 	}
 	ex, _ := backendExec(t, b, core.Options{ExecTimeout: timeout}, false)
 	// The note alone does not start with blank lines; after the
