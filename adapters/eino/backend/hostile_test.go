@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -232,4 +233,24 @@ func raw(t *testing.T, b filesystem.Backend, p string) string {
 		lines = append(lines, text)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestReadHugeLimit: an offset and a limit whose sum passes the largest
+// int (the model chooses both) still read to the end of the file.
+func TestReadHugeLimit(t *testing.T) {
+	for _, s := range stores {
+		t.Run(s.Name, func(t *testing.T) {
+			b, _ := newBackend(t, s, agenttools.Options{})
+			for _, offset := range []int{0, 3} {
+				got, err := b.Read(t.Context(), &filesystem.ReadRequest{FilePath: "/workspace/file1.txt", Offset: offset, Limit: math.MaxInt})
+				if want := strings.Join(strings.Split(file1Numbered, "\n")[offset:], "\n"); err != nil || got != want {
+					t.Errorf("read from %d, limit MaxInt: %q, %v; want %q", offset, got, err, want)
+				}
+			}
+			got, err := b.Read(t.Context(), &filesystem.ReadRequest{FilePath: "/workspace/file1.txt", Offset: math.MaxInt, Limit: math.MaxInt})
+			if err != nil || got != "" {
+				t.Errorf("read from MaxInt: %q, %v", got, err)
+			}
+		})
+	}
 }
