@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk/filesystem"
 
@@ -252,5 +253,53 @@ func TestReadHugeLimit(t *testing.T) {
 				t.Errorf("read from MaxInt: %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// TestGlobAlternatives: a glob whose brace groups multiply into more
+// alternatives than GlobAlternativesMax is refused, in glob and in grep's
+// glob, a class's braces hiding none of them; doublestar would try them
+// one by one against every path ("{a,aa}" 30 times: minutes per name, not
+// cancellable). A glob at the cap still matches.
+func TestGlobAlternatives(t *testing.T) {
+	ctx := t.Context()
+	b, _ := newBackend(t, testws.Memory, agenttools.Options{})
+	// The name those globs take longest on.
+	if err := b.Write(ctx, &filesystem.WriteRequest{FilePath: "/workspace/data/" + strings.Repeat("a", 40), Content: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Invalid glob pattern: braces make more than 256 alternatives"
+	for _, pattern := range []string{
+		strings.Repeat("{a,aa}", 30) + "c*",
+		"[{]" + strings.Repeat("{a,aa}", 30) + "c*",
+		"[^}]" + strings.Repeat("{a,aa}", 30) + "c*",
+		"{" + strings.Repeat("{a,aa}", 30) + ",x}",
+		"{" + strings.Repeat("a,", 256) + "b}",
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err := b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: pattern, Path: "/workspace/data"})
+			if errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("glob %q: %v, want %q", pattern, err, want)
+			}
+			_, err = b.GrepRaw(ctx, &filesystem.GrepRequest{Pattern: "a", Path: "/workspace/data", Glob: pattern})
+			if errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("grep's glob %q: %v, want %q", pattern, err, want)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("glob %q still matching after a minute", pattern)
+		}
+	}
+	got, err := b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: strings.Repeat("{f,g}", 4) + "{a,b,c,d}.csv", Path: "/workspace/data"})
+	if err != nil || paths(got) != "" {
+		t.Errorf("glob of 64 alternatives: %v, %v", got, err)
+	}
+	got, err = b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: "{" + strings.Repeat("x,", 127) + "f}{a,b}.csv", Path: "/workspace/data"})
+	if err != nil || paths(got) != "/workspace/data/fa.csv\n/workspace/data/fb.csv" {
+		t.Errorf("glob of 256 alternatives: %v, %v", got, err)
 	}
 }
