@@ -3,6 +3,7 @@ package genkit
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/firebase/genkit/go/ai"
@@ -32,7 +33,10 @@ func Generate(ctx context.Context, g *genkit.Genkit, opts ...ai.GenerateOption) 
 // runtime.Goexit (which runs the deferred calls, so Genkit's trace span
 // ends) instead of returning to Genkit. So does a call that ends after
 // another of ours in the same run returned a Go error (a cancelled
-// context), which stops the run. Calls of other tools are Genkit's to
+// context), which stops the run. Only a goroutine Genkit started for a
+// tool request is ended so: a call of ours made by other code (the caller
+// directly, or a tool of the caller's that calls ours) returns to it, and
+// its error does not stop the run. Calls of other tools are Genkit's to
 // bound.
 func Bound[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
 	gen := &generation{returned: make(chan struct{})}
@@ -61,6 +65,9 @@ type generationKey struct{}
 // calls returned an error, the later ones need not return: that error
 // ends Genkit's wait.
 func (g *generation) settle(err error) {
+	if !genkitCall() {
+		return
+	}
 	select {
 	case <-g.returned:
 		runtime.Goexit()
@@ -68,5 +75,41 @@ func (g *generation) settle(err error) {
 	}
 	if g.failed.Load() || err != nil && g.failed.Swap(true) {
 		runtime.Goexit()
+	}
+}
+
+// Function names of the frames genkitCall knows (runtime.Frame.Function).
+const (
+	genkitFrames = "github.com/firebase/genkit/go/"
+	// Genkit's goroutine for one tool request, in Genkit v1.4.0.
+	toolRequestFrame = genkitFrames + "ai.handleToolRequests.func"
+	ourFrames        = "github.com/agenttools/agenttools/adapters/genkit."
+)
+
+// genkitCall reports whether the running goroutine is one that Genkit's
+// loop started for a tool request, running our tool for it with only
+// Genkit's and this package's tool plumbing in between. Genkit waits for
+// such a call's result, and a Go error it returns ends the run; a call
+// made by anyone else (the caller directly, a tool of the caller's that
+// calls ours and answers the model itself, a Bound inside a tool) returns
+// to its caller, so settle must never end its goroutine.
+func genkitCall() bool {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		switch fn := f.Function; {
+		case strings.HasPrefix(fn, toolRequestFrame):
+			return true
+		case strings.HasPrefix(fn, genkitFrames),
+			strings.HasPrefix(fn, ourFrames+"(*Tools)."),
+			strings.HasPrefix(fn, ourFrames+"(*action)."),
+			strings.HasPrefix(fn, ourFrames+"(*generation)."):
+		default:
+			return false
+		}
+		if !more {
+			return false
+		}
 	}
 }
