@@ -23,12 +23,7 @@ import (
 // goroutine but one Genkit started for a tool request is ended.
 func TestBoundKeepsOtherGoroutines(t *testing.T) {
 	t.Run("a tool of the user's", func(t *testing.T) {
-		g := initGenkit(t)
-		ws, opts := agentcase.Workspace(t)
-		set, err := agentgenkit.Define(g, ws, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, set := defined(t)
 		read, _ := set.Named(toolspec.ToolRead)
 		// guarded_read gives our read a context of its own (here one
 		// already over) and answers the model when the call fails.
@@ -101,4 +96,49 @@ func await(t *testing.T, done <-chan error, what string) error {
 		t.Fatalf("%s did not return", what)
 		return nil
 	}
+}
+
+// TestBoundRetry: under one Bound, a Generate whose context of its own
+// ended while it called our tools (a timeout the caller set) fails, and
+// a Generate the caller runs again on a live context gets its calls'
+// results: the first run's failure does not end the second run's calls.
+func TestBoundRetry(t *testing.T) {
+	g, set := defined(t)
+	first := newScriptedModel([]agentcase.Call{{ID: "call_1", Tool: toolspec.ToolRead, Args: `{"path":"/workspace/notes.txt"}`}})
+	second := newScriptedModel([]agentcase.Call{{ID: "call_2", Tool: toolspec.ToolRead, Args: `{"path":"/workspace/notes.txt"}`}})
+	firstModel := first.define(g)
+	secondModel := genkit.DefineModel(g, "second", &ai.ModelOptions{Supports: &ai.ModelSupports{Multiturn: true, Tools: true}}, second.generate)
+	done := make(chan error, 1)
+	go func() {
+		_, err := agentgenkit.Bound(t.Context(), func(ctx context.Context) (*ai.ModelResponse, error) {
+			attempt, cancel := context.WithCancel(ctx)
+			defer cancel()
+			// The attempt's time runs out while the model asks for a call.
+			first.onTurn = func(int) { cancel() }
+			if _, err := genkit.Generate(attempt, g, ai.WithModel(firstModel), ai.WithPrompt(agentcase.Prompt), ai.WithTools(set.Refs()...)); err == nil {
+				t.Error("the attempt whose context ended succeeded")
+			}
+			return genkit.Generate(ctx, g, ai.WithModel(secondModel), ai.WithPrompt(agentcase.Prompt), ai.WithTools(set.Refs()...))
+		})
+		done <- err
+	}()
+	if err := await(t, done, "the second Generate"); err != nil {
+		t.Fatal(err)
+	}
+	if second.results["call_2"] == nil {
+		t.Error("the model never received the second run's read")
+	}
+}
+
+// defined is a Genkit with the tool set over agentcase's workspace
+// defined on it.
+func defined(t *testing.T) (*genkit.Genkit, *agentgenkit.Tools) {
+	t.Helper()
+	g := initGenkit(t)
+	ws, opts := agentcase.Workspace(t)
+	set, err := agentgenkit.Define(g, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, set
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -52,19 +52,21 @@ func Bound[T any](ctx context.Context, call func(context.Context) (T, error)) (T
 type generation struct {
 	// returned is closed when the run has returned.
 	returned chan struct{}
-	// failed is set when a call of ours has returned a Go error, which
-	// ends the run.
-	failed atomic.Bool
+	// failed holds the Done channel of each context on which a call of
+	// ours returned a Go error to Genkit, which ended the Genkit run on
+	// that context; not the runs the caller starts after it on others.
+	failed sync.Map
 }
 
 type generationKey struct{}
 
-// settle is called when a call has ended with err, before it returns to
-// Genkit: it ends the goroutine when Genkit will not take the result.
-// Genkit takes results until it gets the first error, so once one of our
-// calls returned an error, the later ones need not return: that error
-// ends Genkit's wait.
-func (g *generation) settle(err error) {
+// settle is called when a call on ctx has ended with err, before it
+// returns to Genkit: it ends the goroutine when Genkit will not take the
+// result. Genkit takes a turn's results until it gets the first error,
+// so once one of our calls returned an error, the later ones of that
+// turn, which Genkit called on the same context, need not return: that
+// error ends Genkit's wait.
+func (g *generation) settle(ctx context.Context, err error) {
 	if !genkitCall() {
 		return
 	}
@@ -73,7 +75,18 @@ func (g *generation) settle(err error) {
 		runtime.Goexit()
 	default:
 	}
-	if g.failed.Load() || err != nil && g.failed.Swap(true) {
+	// Our calls return a Go error only when their context ended.
+	done := ctx.Done()
+	if done == nil {
+		return
+	}
+	if err != nil {
+		if _, taken := g.failed.LoadOrStore(done, struct{}{}); taken {
+			runtime.Goexit()
+		}
+		return
+	}
+	if _, ok := g.failed.Load(done); ok {
 		runtime.Goexit()
 	}
 }
