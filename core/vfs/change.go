@@ -210,6 +210,10 @@ func (w *Workspace) Create(ctx context.Context, path string) error {
 		return err
 	}
 	m, name := w.locate(p)
+	if name == "" {
+		// A mount point: the mounted store's root directory is there.
+		return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)
+	}
 	if err := m.store.Create(ctx, name, 0o644); err != nil {
 		if errno.CodeOf(err) == errno.EEXIST {
 			return errno.New(errno.EEXIST, toolspec.MsgPathExists(canon), canon)

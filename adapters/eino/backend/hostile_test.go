@@ -303,3 +303,22 @@ func TestGlobAlternatives(t *testing.T) {
 		t.Errorf("glob of 256 alternatives: %v, %v", got, err)
 	}
 }
+
+// TestWriteOverMountPoint: a write to the directory where a store is
+// mounted (a host directory at /workspace) fails as a write over any
+// directory does, EEXIST, and changes nothing.
+func TestWriteOverMountPoint(t *testing.T) {
+	for _, s := range stores {
+		t.Run(s.Name, func(t *testing.T) {
+			b, ws := newBackend(t, s, agenttools.Options{})
+			for _, p := range []string{"/workspace", "/workspace/", "workspace/."} {
+				if err := b.Write(t.Context(), &filesystem.WriteRequest{FilePath: p, Content: "x"}); !errors.Is(err, fs.ErrExist) || err.Error() != "path exists: /workspace" {
+					t.Errorf("write %q: %v, want %q", p, err, "path exists: /workspace")
+				}
+			}
+			if info, err := ws.Lstat(t.Context(), "/workspace"); err != nil || info.Type != vfs.TypeDir {
+				t.Errorf("/workspace: %v, %v", info.Type, err)
+			}
+		})
+	}
+}
