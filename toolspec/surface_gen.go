@@ -740,6 +740,15 @@ func MsgEinoEditNotUnique(count int64, path string) string {
 	return "old_string occurs " + strconv.FormatInt(count, 10) + " times in " + path + "; give more surrounding context to make it unique, or set replace_all to replace every occurrence"
 }
 
+// MsgEinoGlobTooManyAlternatives renders "braces make more than {max}
+// alternatives". Ours: the reason given with invalidGlob when an Eino glob or
+// grep glob's brace groups multiply into more alternatives than
+// adapters/eino/backend matches: each is tried against every path, so their
+// number bounds a match's time.
+func MsgEinoGlobTooManyAlternatives(max int64) string {
+	return "braces make more than " + strconv.FormatInt(max, 10) + " alternatives"
+}
+
 // MsgEinoEditFileTooLarge renders "File too large to edit: {size} bytes
 // exceeds the {maxBytes}-byte cap". Ours: an Eino edit_file call on a file
 // longer than the edit cap (the edit option maxBytes).
@@ -862,6 +871,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
 	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
 	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
+	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},
 	{Name: "ArgListArgument", Template: "\n  - {name} ({shape}, {presence}): {description}", Sample: ArgListArgument("<name>", "<shape>", "<presence>", "<description>")},

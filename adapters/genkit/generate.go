@@ -3,7 +3,8 @@ package genkit
 import (
 	"context"
 	"runtime"
-	"sync/atomic"
+	"strings"
+	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -32,7 +33,10 @@ func Generate(ctx context.Context, g *genkit.Genkit, opts ...ai.GenerateOption) 
 // runtime.Goexit (which runs the deferred calls, so Genkit's trace span
 // ends) instead of returning to Genkit. So does a call that ends after
 // another of ours in the same run returned a Go error (a cancelled
-// context), which stops the run. Calls of other tools are Genkit's to
+// context), which stops the run. Only a goroutine Genkit started for a
+// tool request is ended so: a call of ours made by other code (the caller
+// directly, or a tool of the caller's that calls ours) returns to it, and
+// its error does not stop the run. Calls of other tools are Genkit's to
 // bound.
 func Bound[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
 	gen := &generation{returned: make(chan struct{})}
@@ -48,25 +52,77 @@ func Bound[T any](ctx context.Context, call func(context.Context) (T, error)) (T
 type generation struct {
 	// returned is closed when the run has returned.
 	returned chan struct{}
-	// failed is set when a call of ours has returned a Go error, which
-	// ends the run.
-	failed atomic.Bool
+	// failed holds the Done channel of each context on which a call of
+	// ours returned a Go error to Genkit, which ended the Genkit run on
+	// that context; not the runs the caller starts after it on others.
+	failed sync.Map
 }
 
 type generationKey struct{}
 
-// settle is called when a call has ended with err, before it returns to
-// Genkit: it ends the goroutine when Genkit will not take the result.
-// Genkit takes results until it gets the first error, so once one of our
-// calls returned an error, the later ones need not return: that error
-// ends Genkit's wait.
-func (g *generation) settle(err error) {
+// settle is called when a call on ctx has ended with err, before it
+// returns to Genkit: it ends the goroutine when Genkit will not take the
+// result. Genkit takes a turn's results until it gets the first error,
+// so once one of our calls returned an error, the later ones of that
+// turn, which Genkit called on the same context, need not return: that
+// error ends Genkit's wait.
+func (g *generation) settle(ctx context.Context, err error) {
+	if !genkitCall() {
+		return
+	}
 	select {
 	case <-g.returned:
 		runtime.Goexit()
 	default:
 	}
-	if g.failed.Load() || err != nil && g.failed.Swap(true) {
+	// Our calls return a Go error only when their context ended.
+	done := ctx.Done()
+	if done == nil {
+		return
+	}
+	if err != nil {
+		if _, taken := g.failed.LoadOrStore(done, struct{}{}); taken {
+			runtime.Goexit()
+		}
+		return
+	}
+	if _, ok := g.failed.Load(done); ok {
 		runtime.Goexit()
+	}
+}
+
+// Function names of the frames genkitCall knows (runtime.Frame.Function).
+const (
+	genkitFrames = "github.com/firebase/genkit/go/"
+	// Genkit's goroutine for one tool request, in Genkit v1.4.0.
+	toolRequestFrame = genkitFrames + "ai.handleToolRequests.func"
+	ourFrames        = "github.com/agenttools/agenttools/adapters/genkit."
+)
+
+// genkitCall reports whether the running goroutine is one that Genkit's
+// loop started for a tool request, running our tool for it with only
+// Genkit's and this package's tool plumbing in between. Genkit waits for
+// such a call's result, and a Go error it returns ends the run; a call
+// made by anyone else (the caller directly, a tool of the caller's that
+// calls ours and answers the model itself, a Bound inside a tool) returns
+// to its caller, so settle must never end its goroutine.
+func genkitCall() bool {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		switch fn := f.Function; {
+		case strings.HasPrefix(fn, toolRequestFrame):
+			return true
+		case strings.HasPrefix(fn, genkitFrames),
+			strings.HasPrefix(fn, ourFrames+"(*Tools)."),
+			strings.HasPrefix(fn, ourFrames+"(*action)."),
+			strings.HasPrefix(fn, ourFrames+"(*generation)."):
+		default:
+			return false
+		}
+		if !more {
+			return false
+		}
 	}
 }

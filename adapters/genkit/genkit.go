@@ -280,7 +280,7 @@ func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Outpu
 	}
 	out, err := s.set.Executor().Call(tc, name, args)
 	if gen, ok := tc.Value(generationKey{}).(*generation); ok {
-		gen.settle(err)
+		gen.settle(tc, err)
 	}
 	return out, err
 }

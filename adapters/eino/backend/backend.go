@@ -117,6 +117,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -243,6 +244,11 @@ func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (string
 	if limit <= 0 {
 		limit = ReadLimitDefault
 	}
+	// The model chooses both: their sum must not wrap around.
+	end := math.MaxInt
+	if limit < end-offset {
+		end = offset + limit
+	}
 	var out strings.Builder
 	err = eachLine(ctx, r, func(n int, line []byte) bool {
 		if n > offset {
@@ -253,7 +259,7 @@ func (b *Backend) Read(ctx context.Context, req *filesystem.ReadRequest) (string
 			out.WriteByte('\t')
 			out.Write(line)
 		}
-		return n < offset+limit
+		return n < end
 	})
 	return out.String(), err
 }

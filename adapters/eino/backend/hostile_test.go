@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk/filesystem"
 
@@ -232,4 +234,91 @@ func raw(t *testing.T, b filesystem.Backend, p string) string {
 		lines = append(lines, text)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestReadHugeLimit: an offset and a limit whose sum passes the largest
+// int (the model chooses both) still read to the end of the file.
+func TestReadHugeLimit(t *testing.T) {
+	for _, s := range stores {
+		t.Run(s.Name, func(t *testing.T) {
+			b, _ := newBackend(t, s, agenttools.Options{})
+			for _, offset := range []int{0, 3} {
+				got, err := b.Read(t.Context(), &filesystem.ReadRequest{FilePath: "/workspace/file1.txt", Offset: offset, Limit: math.MaxInt})
+				if want := strings.Join(strings.Split(file1Numbered, "\n")[offset:], "\n"); err != nil || got != want {
+					t.Errorf("read from %d, limit MaxInt: %q, %v; want %q", offset, got, err, want)
+				}
+			}
+			got, err := b.Read(t.Context(), &filesystem.ReadRequest{FilePath: "/workspace/file1.txt", Offset: math.MaxInt, Limit: math.MaxInt})
+			if err != nil || got != "" {
+				t.Errorf("read from MaxInt: %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestGlobAlternatives: a glob whose brace groups multiply into more
+// alternatives than GlobAlternativesMax is refused, in glob and in grep's
+// glob, a class's braces hiding none of them; doublestar would try them
+// one by one against every path ("{a,aa}" 30 times: minutes per name, not
+// cancellable). A glob at the cap still matches.
+func TestGlobAlternatives(t *testing.T) {
+	ctx := t.Context()
+	b, _ := newBackend(t, testws.Memory, agenttools.Options{})
+	// The name those globs take longest on.
+	if err := b.Write(ctx, &filesystem.WriteRequest{FilePath: "/workspace/data/" + strings.Repeat("a", 40), Content: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Invalid glob pattern: braces make more than 256 alternatives"
+	for _, pattern := range []string{
+		strings.Repeat("{a,aa}", 30) + "c*",
+		"[{]" + strings.Repeat("{a,aa}", 30) + "c*",
+		"[^}]" + strings.Repeat("{a,aa}", 30) + "c*",
+		"{" + strings.Repeat("{a,aa}", 30) + ",x}",
+		"{" + strings.Repeat("a,", 256) + "b}",
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err := b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: pattern, Path: "/workspace/data"})
+			if errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("glob %q: %v, want %q", pattern, err, want)
+			}
+			_, err = b.GrepRaw(ctx, &filesystem.GrepRequest{Pattern: "a", Path: "/workspace/data", Glob: pattern})
+			if errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+				t.Errorf("grep's glob %q: %v, want %q", pattern, err, want)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("glob %q still matching after a minute", pattern)
+		}
+	}
+	got, err := b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: strings.Repeat("{f,g}", 4) + "{a,b,c,d}.csv", Path: "/workspace/data"})
+	if err != nil || paths(got) != "" {
+		t.Errorf("glob of 64 alternatives: %v, %v", got, err)
+	}
+	got, err = b.GlobInfo(ctx, &filesystem.GlobInfoRequest{Pattern: "{" + strings.Repeat("x,", 127) + "f}{a,b}.csv", Path: "/workspace/data"})
+	if err != nil || paths(got) != "/workspace/data/fa.csv\n/workspace/data/fb.csv" {
+		t.Errorf("glob of 256 alternatives: %v, %v", got, err)
+	}
+}
+
+// TestWriteOverMountPoint: a write to the directory where a store is
+// mounted (a host directory at /workspace) fails as a write over any
+// directory does, EEXIST, and changes nothing.
+func TestWriteOverMountPoint(t *testing.T) {
+	for _, s := range stores {
+		t.Run(s.Name, func(t *testing.T) {
+			b, ws := newBackend(t, s, agenttools.Options{})
+			for _, p := range []string{"/workspace", "/workspace/", "workspace/."} {
+				if err := b.Write(t.Context(), &filesystem.WriteRequest{FilePath: p, Content: "x"}); !errors.Is(err, fs.ErrExist) || err.Error() != "path exists: /workspace" {
+					t.Errorf("write %q: %v, want %q", p, err, "path exists: /workspace")
+				}
+			}
+			if info, err := ws.Lstat(t.Context(), "/workspace"); err != nil || info.Type != vfs.TypeDir {
+				t.Errorf("/workspace: %v, %v", info.Type, err)
+			}
+		})
+	}
 }

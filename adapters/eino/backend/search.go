@@ -19,7 +19,8 @@ import (
 // in doublestar's dialect, the one Eino documents: "*" within a segment,
 // "**" across directories, "?", "[abc]", "{a,b}". In walk order:
 // pre-order, names in raw byte order. Links are not followed. Nothing at
-// the path lists nothing. Errors: EINVAL "Invalid glob pattern".
+// the path lists nothing. Errors: EINVAL "Invalid glob pattern", also
+// for a glob whose braces make more than GlobAlternativesMax alternatives.
 func (b *Backend) GlobInfo(ctx context.Context, req *filesystem.GlobInfoRequest) ([]filesystem.FileInfo, error) {
 	match, err := matcher(req.Pattern, false)
 	if err != nil {
@@ -42,7 +43,8 @@ func (b *Backend) GlobInfo(ctx context.Context, req *filesystem.GlobInfoRequest)
 // whose base name matches it when it has no "/" (as Eino's
 // InMemoryBackend filters), else whose path relative to req.Path
 // (absolute, for a glob that starts with "/"). A file the host will not
-// let us read is passed over. Errors: EINVAL "Invalid glob pattern".
+// let us read is passed over. Errors: EINVAL "Invalid glob pattern", as
+// GlobInfo.
 func (b *Backend) GrepRaw(ctx context.Context, req *filesystem.GrepRequest) ([]filesystem.GrepMatch, error) {
 	keep := func(walked) bool { return true }
 	if req.Glob != "" {
@@ -86,6 +88,9 @@ func matcher(glob string, base bool) (func(walked) bool, error) {
 	if !doublestar.ValidatePattern(glob) {
 		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(doublestar.ErrBadPattern.Error()), glob)
 	}
+	if alternatives(glob) > GlobAlternativesMax {
+		return nil, errno.New(errno.EINVAL, toolspec.MsgInvalidGlob(toolspec.MsgEinoGlobTooManyAlternatives(GlobAlternativesMax)), glob)
+	}
 	return func(f walked) bool {
 		name := f.rel
 		switch {
@@ -96,6 +101,53 @@ func matcher(glob string, base bool) (func(walked) bool, error) {
 		}
 		return doublestar.MatchUnvalidated(glob, name)
 	}, nil
+}
+
+// GlobAlternativesMax is the most alternatives a glob's brace groups may
+// make together ("{a,b}{c,d}" makes 4): doublestar tries each against a
+// path in turn, so "{a,aa}" repeated 30 times would take hours on one
+// name, with no way to cancel it.
+const GlobAlternativesMax = 256
+
+// alternatives is how many brace-free patterns glob's brace groups make
+// (the product over groups in sequence, the sum over a group's
+// alternatives), or a number above GlobAlternativesMax. glob is valid
+// (doublestar.ValidatePattern): its braces are balanced.
+func alternatives(glob string) int64 {
+	type group struct{ sum, product int64 }
+	stack := []group{{product: 1}}
+	for i := 0; i < len(glob); i++ {
+		top := &stack[len(stack)-1]
+		switch glob[i] {
+		case '\\':
+			i++
+		case '[':
+			// A class's braces and commas are characters: skip to the
+			// "]" that ends it, as doublestar reads it.
+			if i++; glob[i] == '^' || glob[i] == '!' {
+				i++
+			}
+			for ; glob[i] != ']'; i++ {
+				if glob[i] == '\\' {
+					i++
+				}
+			}
+		case '{':
+			stack = append(stack, group{product: 1})
+		case ',':
+			if len(stack) > 1 {
+				top.sum, top.product = min(top.sum+top.product, GlobAlternativesMax+1), 1
+			}
+		case '}':
+			if len(stack) > 1 {
+				sum := min(top.sum+top.product, GlobAlternativesMax+1)
+				stack = stack[:len(stack)-1]
+				parent := &stack[len(stack)-1]
+				parent.product = min(parent.product*sum, GlobAlternativesMax+1)
+			}
+		}
+	}
+	return stack[0].product
 }
 
 // walked is a regular file a walk found.
