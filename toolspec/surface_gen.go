@@ -740,6 +740,15 @@ func MsgEinoEditNotUnique(count int64, path string) string {
 	return "old_string occurs " + strconv.FormatInt(count, 10) + " times in " + path + "; give more surrounding context to make it unique, or set replace_all to replace every occurrence"
 }
 
+// MsgEinoReadOnly renders "the workspace is read-only: cannot modify: {path}".
+// Ours: an Eino write_file or edit_file call on a Backend built with
+// Options.Readonly (adapters/eino/backend); the workspace's mounts may all be
+// writable, so the read-only mount text would name a mount the user never
+// made.
+func MsgEinoReadOnly(path string) string {
+	return "the workspace is read-only: cannot modify: " + path
+}
+
 // MsgEinoGlobTooManyAlternatives renders "braces make more than {max}
 // alternatives". Ours: the reason given with invalidGlob when an Eino glob or
 // grep glob's brace groups multiply into more alternatives than
@@ -871,6 +880,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgSymlinkInPath", Template: "Path contains a symbolic link: {path}", Sample: MsgSymlinkInPath("<path>")},
 	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
 	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
+	{Name: "MsgEinoReadOnly", Template: "the workspace is read-only: cannot modify: {path}", Sample: MsgEinoReadOnly("<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},

@@ -351,7 +351,7 @@ func (b *Backend) change(ctx context.Context, path string, followFinal bool) (st
 		return "", nil, err
 	}
 	if b.readonly {
-		return "", nil, errno.New(errno.EROFS, toolspec.MsgReadOnlyMount("/", p), p)
+		return "", nil, errno.New(errno.EROFS, toolspec.MsgEinoReadOnly(p), p)
 	}
 	unlock, err := b.ws.Lock(ctx, b.ws.LockKey(ctx, p, followFinal), false)
 	if err != nil {

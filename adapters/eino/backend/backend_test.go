@@ -370,8 +370,8 @@ func TestReadonly(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := mustNew(t, ws, agenttools.Options{Readonly: true})
-	if err := b.Write(ctx, &filesystem.WriteRequest{FilePath: "/workspace/b.txt", Content: "b"}); errno.CodeOf(err) != errno.EROFS {
-		t.Errorf("write: %v, want EROFS", err)
+	if err := b.Write(ctx, &filesystem.WriteRequest{FilePath: "/workspace/b.txt", Content: "b"}); errno.CodeOf(err) != errno.EROFS || err.Error() != toolspec.MsgEinoReadOnly("/workspace/b.txt") {
+		t.Errorf("write: %v, want EROFS with %q", err, toolspec.MsgEinoReadOnly("/workspace/b.txt"))
 	}
 	if err := b.Edit(ctx, &filesystem.EditRequest{FilePath: "/workspace/a.txt", OldString: "a", NewString: "b"}); errno.CodeOf(err) != errno.EROFS {
 		t.Errorf("edit: %v, want EROFS", err)
