@@ -765,6 +765,32 @@ func MsgEinoEditFileTooLarge(size int64, maxBytes int64) string {
 	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap"
 }
 
+// MsgPublishLocalTooLarge renders "File too large to publish: {size} bytes
+// exceeds the {maxBytes}-byte cap: {path}". Ours: a publish call, with the
+// local publisher, on a file longer than its per-file cap
+// (local.Options.MaxFileBytes); nothing is published.
+func MsgPublishLocalTooLarge(size int64, maxBytes int64, path string) string {
+	return "File too large to publish: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap: " + path
+}
+
+// MsgPublishLocalFull renders "Cannot publish {path} ({size} bytes): the
+// published copies would exceed their {maxBytes}-byte total; publish it after
+// earlier links expire". Ours: a publish call, with the local publisher, whose
+// copy would take the live copies past their total cap
+// (local.Options.MaxTotalBytes); nothing is published.
+func MsgPublishLocalFull(path string, size int64, maxBytes int64) string {
+	return "Cannot publish " + path + " (" + strconv.FormatInt(size, 10) + " bytes): the published copies would exceed their " + strconv.FormatInt(maxBytes, 10) + "-byte total; publish it after earlier links expire"
+}
+
+// MsgPublishLocalExpiryTooLong renders "expiresAfterMs {expiresAfterMs} is
+// longer than the longest link this publisher makes ({maxMs} ms)". Ours: a
+// publish call, with the local publisher, that asks for a link living longer
+// than its cap (local.Options.MaxExpiry, 7 days by default); nothing is
+// published.
+func MsgPublishLocalExpiryTooLong(expiresAfterMs int64, maxMs int64) string {
+	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is longer than the longest link this publisher makes (" + strconv.FormatInt(maxMs, 10) + " ms)"
+}
+
 // ErrorResult is a failed call. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type ErrorResult struct {
@@ -883,6 +909,9 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoReadOnly", Template: "the workspace is read-only: cannot modify: {path}", Sample: MsgEinoReadOnly("<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
+	{Name: "MsgPublishLocalTooLarge", Template: "File too large to publish: {size} bytes exceeds the {maxBytes}-byte cap: {path}", Sample: MsgPublishLocalTooLarge(12345, 12345, "<path>")},
+	{Name: "MsgPublishLocalFull", Template: "Cannot publish {path} ({size} bytes): the published copies would exceed their {maxBytes}-byte total; publish it after earlier links expire", Sample: MsgPublishLocalFull("<path>", 12345, 12345)},
+	{Name: "MsgPublishLocalExpiryTooLong", Template: "expiresAfterMs {expiresAfterMs} is longer than the longest link this publisher makes ({maxMs} ms)", Sample: MsgPublishLocalExpiryTooLong(12345, 12345)},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},
 	{Name: "ArgListArgument", Template: "\n  - {name} ({shape}, {presence}): {description}", Sample: ArgListArgument("<name>", "<shape>", "<presence>", "<description>")},
 	{Name: "ArgListArgumentBare", Template: "\n  - {name} ({shape}, {presence})", Sample: ArgListArgumentBare("<name>", "<shape>", "<presence>")},
