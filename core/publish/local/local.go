@@ -15,7 +15,7 @@
 // file do not change what the link serves. Copies are bounded by a
 // per-file cap, a total of live copies and a longest expiry; a publish
 // past one of them is a failure the model sees (the spec's
-// publishLocal* messages). Expired copies are deleted on every Publish
+// local* messages of publish). Expired copies are deleted on every Publish
 // and on a ticker until Close.
 //
 // The package imports only the standard library and the project's
@@ -271,10 +271,10 @@ func (p *Publisher) Live() (copies int, bytes int64) {
 // Publish copies the file f names and returns its signed link, which
 // works until opts.ExpiresAfter from now. A failure the model should
 // see is an *errno.Error: f.Open's (ENOENT, EISDIR, EACCES, ...),
-// EFBIG for a file over MaxFileBytes (publishLocalTooLarge), ENOSPC when
+// EFBIG for a file over MaxFileBytes (publish's localTooLarge), ENOSPC when
 // the copy would take the live copies past MaxTotalBytes
-// (publishLocalFull), EINVAL for an expiry past MaxExpiry
-// (publishLocalExpiryTooLong), or an EIO reading the file or writing the
+// (localFull), EINVAL for an expiry past MaxExpiry
+// (localExpiryTooLong), or an EIO reading the file or writing the
 // copy. A cancelled ctx returns ctx's error. Nothing is kept after a
 // failure.
 func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Options) (string, error) {
@@ -322,7 +322,7 @@ func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Op
 }
 
 // reserve counts n more bytes of copies (n may be negative), or fails
-// with publishLocalFull when that would pass MaxTotalBytes.
+// with localFull when that would pass MaxTotalBytes.
 func (p *Publisher) reserve(n int64, name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
