@@ -1007,6 +1007,9 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecMirrorConflictDir", Template: "/.computer/conflicts/{run}", Sample: MsgExecMirrorConflictDir("<run>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 	{Name: "MsgPublishEmptyURL", Template: "The publisher returned no link for {path}.", Sample: MsgPublishEmptyURL("<path>")},
+	{Name: "MsgPublishLocalTooLarge", Template: "File too large to publish: {size} bytes exceeds the {maxBytes}-byte cap: {path}", Sample: MsgPublishLocalTooLarge(12345, 12345, "<path>")},
+	{Name: "MsgPublishLocalFull", Template: "Cannot publish {path} ({size} bytes): the published copies would exceed their {maxBytes}-byte total; publish it after earlier links expire", Sample: MsgPublishLocalFull("<path>", 12345, 12345)},
+	{Name: "MsgPublishLocalExpiryTooLong", Template: "expiresAfterMs {expiresAfterMs} is longer than the longest link this publisher makes ({maxMs} ms)", Sample: MsgPublishLocalExpiryTooLong(12345, 12345)},
 }
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.

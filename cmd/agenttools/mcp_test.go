@@ -53,6 +53,20 @@ func agenttoolsBinary(t *testing.T) string {
 	return binary
 }
 
+// toolNames lists the session's tools, by name.
+func toolNames(ctx context.Context, t *testing.T, cs *sdk.ClientSession) []string {
+	t.Helper()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
 // The built `agenttools mcp`, started by the SDK's client as a
 // subprocess: the tools (exec off by default), calls of read, write,
 // edit and grep, an image, and a clean exit when the client closes.
@@ -74,14 +88,7 @@ func TestMCPSubprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
+	names := toolNames(ctx, t, cs)
 	if strings.Join(names, ",") != "delete,edit,find,grep,ls,read,write" {
 		t.Errorf("tools %v (exec must be off by default)", names)
 	}

@@ -2,7 +2,8 @@
 // client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
 // starts the server over stdio on a scratch host directory, lists the
 // tools (with their titles and annotations), calls read, grep and edit,
-// and checks each answer exactly.
+// and checks each answer exactly; then starts it again with
+// --publish-addr, calls publish and fetches the link it returns.
 //
 // Usage: node client.mjs PATH_TO_AGENTTOOLS
 // Prints the exchange; exits 1 when an answer is not the expected one.
@@ -140,7 +141,56 @@ for (let i = 0; i < 100 && alive; i++) {
   }
 }
 expect("server exited after the client closed", alive, false);
+
+await checkPublish();
 rmSync(scratch, { recursive: true, force: true });
+
+// publish with the local publisher: a server started with
+// --publish-addr 127.0.0.1:0 offers publish; the link it returns is
+// fetched with fetch(), and must serve the file's bytes as they were
+// when published, and refuse a link whose signature was changed.
+async function checkPublish() {
+  const report = Buffer.from("%PDF-1.4 quarterly report\n\u00e9t\u00e9 2026\n", "utf8");
+  writeFileSync(join(dir, "report.pdf"), report);
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--dir", dir, "--db", join(scratch, "publish.db"), "--publish-addr", "127.0.0.1:0"],
+    stderr: "inherit",
+  });
+  const pub = new Client({ name: "agenttools-interop-publish", version: "1.0.0" });
+  await pub.connect(transport);
+  const { tools } = await pub.listTools();
+  expect("publish is offered with --publish-addr", tools.some((t) => t.name === "publish"), true);
+
+  const res = await pub.callTool({ name: "publish", arguments: { path: "/workspace/report.pdf", expiresAfterMs: 60000 } });
+  const text = res.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+  console.log(`\n> publish {"path":"/workspace/report.pdf","expiresAfterMs":60000}\n${res.isError ? "(isError) " : ""}${text}`);
+  const answer = JSON.parse(text);
+  expect("publish answer", [res.isError === true, answer.ok, typeof answer.url], [false, true, "string"]);
+  // The file changes after publish: the link serves the copy.
+  writeFileSync(join(dir, "report.pdf"), "changed");
+  if (typeof answer.url === "string") {
+    const url = new URL(answer.url);
+    expect("link host", url.host.startsWith("127.0.0.1:"), true);
+    expect("link path", url.pathname, "/workspace/report.pdf");
+    const got = await fetch(answer.url);
+    const body = Buffer.from(await got.arrayBuffer());
+    console.log(`GET ${url.pathname}: ${got.status} ${got.headers.get("content-type")}, ${body.length} bytes`);
+    expect("GET of the link", [got.status, got.headers.get("content-type"), got.headers.get("content-disposition")], [200, "application/pdf", "inline; filename=report.pdf"]);
+    expect("bytes served", body.equals(report), true);
+    const sig = url.searchParams.get("sig");
+    url.searchParams.set("sig", (sig[0] === "A" ? "B" : "A") + sig.slice(1));
+    const tampered = await fetch(url);
+    await tampered.arrayBuffer();
+    expect("GET with a changed signature", tampered.status, 403);
+  }
+
+  const missing = await pub.callTool({ name: "publish", arguments: { path: "/workspace/missing.pdf" } });
+  const missingText = missing.content[0]?.text;
+  console.log(`\n> publish {"path":"/workspace/missing.pdf"}\n${missingText}`);
+  expect("publish of a missing file", JSON.parse(missingText).ok, false);
+  await pub.close();
+}
 
 console.log(failures ? `\n${failures} check(s) failed` : "\nall checks passed");
 process.exit(failures ? 1 : 0);
