@@ -787,24 +787,6 @@ func MsgEinoEditFileTooLarge(size int64, maxBytes int64) string {
 	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap"
 }
 
-// MsgPublishS3ExpiryRange renders "expiresAfterMs {expiresAfterMs} is outside
-// the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms".
-// Ours: a publish call, with the S3 publisher, whose link lifetime S3 cannot
-// sign (1 second to 7 days; below a whole second counts as 0); nothing is
-// uploaded.
-func MsgPublishS3ExpiryRange(expiresAfterMs int64, minMs int64, maxMs int64) string {
-	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is outside the lifetime an S3 presigned link can have: from " + strconv.FormatInt(minMs, 10) + " to " + strconv.FormatInt(maxMs, 10) + " ms"
-}
-
-// MsgPublishS3Failed renders "Cannot publish {path} to bucket {bucket}:
-// {reason}". Ours: a publish call, with the S3 publisher, whose upload or link
-// the server or the S3 client refused; reason is the server's error code and
-// message (NoSuchBucket: The specified bucket does not exist), or the client's
-// reason when the server did not answer. It never holds credentials.
-func MsgPublishS3Failed(path string, bucket string, reason string) string {
-	return "Cannot publish " + path + " to bucket " + bucket + ": " + reason
-}
-
 // ErrorResult is a failed call. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type ErrorResult struct {
@@ -925,8 +907,6 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoReadOnly", Template: "the workspace is read-only: cannot modify: {path}", Sample: MsgEinoReadOnly("<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
-	{Name: "MsgPublishS3ExpiryRange", Template: "expiresAfterMs {expiresAfterMs} is outside the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms", Sample: MsgPublishS3ExpiryRange(12345, 12345, 12345)},
-	{Name: "MsgPublishS3Failed", Template: "Cannot publish {path} to bucket {bucket}: {reason}", Sample: MsgPublishS3Failed("<path>", "<bucket>", "<reason>")},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},
 	{Name: "ArgListArgument", Template: "\n  - {name} ({shape}, {presence}): {description}", Sample: ArgListArgument("<name>", "<shape>", "<presence>", "<description>")},
 	{Name: "ArgListArgumentBare", Template: "\n  - {name} ({shape}, {presence})", Sample: ArgListArgumentBare("<name>", "<shape>", "<presence>")},
@@ -1027,6 +1007,8 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecMirrorConflictDir", Template: "/.computer/conflicts/{run}", Sample: MsgExecMirrorConflictDir("<run>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 	{Name: "MsgPublishEmptyURL", Template: "The publisher returned no link for {path}.", Sample: MsgPublishEmptyURL("<path>")},
+	{Name: "MsgPublishS3ExpiryRange", Template: "expiresAfterMs {expiresAfterMs} is outside the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms", Sample: MsgPublishS3ExpiryRange(12345, 12345, 12345)},
+	{Name: "MsgPublishS3Failed", Template: "Cannot publish {path} to bucket {bucket}: {reason}", Sample: MsgPublishS3Failed("<path>", "<bucket>", "<reason>")},
 }
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.
