@@ -67,6 +67,24 @@ func MsgPublishLocalExpiryTooLong(expiresAfterMs int64, maxMs int64) string {
 	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is longer than the longest link this publisher makes (" + strconv.FormatInt(maxMs, 10) + " ms)"
 }
 
+// MsgPublishS3ExpiryRange renders "expiresAfterMs {expiresAfterMs} is outside
+// the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms".
+// Ours: a publish call, with the S3 publisher, whose link lifetime S3 cannot
+// sign (1 second to 7 days; below a whole second counts as 0); nothing is
+// uploaded.
+func MsgPublishS3ExpiryRange(expiresAfterMs int64, minMs int64, maxMs int64) string {
+	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is outside the lifetime an S3 presigned link can have: from " + strconv.FormatInt(minMs, 10) + " to " + strconv.FormatInt(maxMs, 10) + " ms"
+}
+
+// MsgPublishS3Failed renders "Cannot publish {path} to bucket {bucket}:
+// {reason}". Ours: a publish call, with the S3 publisher, whose upload or link
+// the server or the S3 client refused; reason is the server's error code and
+// message (NoSuchBucket: The specified bucket does not exist.), or the
+// client's reason when the server did not answer. It never holds credentials.
+func MsgPublishS3Failed(path string, bucket string, reason string) string {
+	return "Cannot publish " + path + " to bucket " + bucket + ": " + reason
+}
+
 // PublishResult is a published file: the link that serves it until it expires.
 // Its fields serialize in the reference's key order; a nil list must be made
 // empty before serializing. Its JSON (AppendJSON) also has keys no field

@@ -1010,6 +1010,8 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgPublishLocalTooLarge", Template: "File too large to publish: {size} bytes exceeds the {maxBytes}-byte cap: {path}", Sample: MsgPublishLocalTooLarge(12345, 12345, "<path>")},
 	{Name: "MsgPublishLocalFull", Template: "Cannot publish {path} ({size} bytes): the published copies would exceed their {maxBytes}-byte total; publish it after earlier links expire", Sample: MsgPublishLocalFull("<path>", 12345, 12345)},
 	{Name: "MsgPublishLocalExpiryTooLong", Template: "expiresAfterMs {expiresAfterMs} is longer than the longest link this publisher makes ({maxMs} ms)", Sample: MsgPublishLocalExpiryTooLong(12345, 12345)},
+	{Name: "MsgPublishS3ExpiryRange", Template: "expiresAfterMs {expiresAfterMs} is outside the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms", Sample: MsgPublishS3ExpiryRange(12345, 12345, 12345)},
+	{Name: "MsgPublishS3Failed", Template: "Cannot publish {path} to bucket {bucket}: {reason}", Sample: MsgPublishS3Failed("<path>", "<bucket>", "<reason>")},
 }
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.
