@@ -11,6 +11,7 @@ package agentcase
 
 import (
 	"encoding/base64"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +93,22 @@ func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 	})
 	shell := execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, scripts)
 	return ws, agenttools.Options{Backends: []execbackend.Backend{shell}}
+}
+
+// FileText is the content of the file at path in ws; it fails the test
+// when the file cannot be read.
+func FileText(tb testing.TB, ws *vfs.Workspace, path string) string {
+	tb.Helper()
+	r, _, err := ws.Open(tb.Context(), path, 0)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return string(data)
 }
 
 // Session is what the model received in one run of the session.
