@@ -2,6 +2,7 @@ package genkit_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,7 @@ func newApprovalRun(t *testing.T, m *scriptedModel, registered, bound bool) *app
 	t.Helper()
 	g := initGenkit(t)
 	ws, opts := agentcase.ApprovalWorkspace(t)
+	opts.Approver = nil // Genkit's interrupts ask the human
 	return &approvalRun{g: g, ws: ws, set: newSet(t, g, ws, opts, registered), model: m.define(g), bound: bound}
 }
 
@@ -143,20 +145,16 @@ func TestApprovalThroughGenerate(t *testing.T) {
 	}
 }
 
-// Calls of one turn: a read runs at once (Genkit keeps its output while
-// the others wait), two writes that need approval interrupt, and the
-// generation waits for both; resumed with one approved and one refused,
-// only the approved one writes, and the model receives all three
-// answers. agentgenkit.Generate must not take the second interrupt for a
+// Calls of one turn, the shared approval session's two writes and a
+// read: the read runs at once (Genkit keeps its output while the others
+// wait), the writes interrupt, and the generation waits for both;
+// resumed with the session's decisions (one approved, one refused), only
+// the approved one writes, and the model receives all three answers. agentgenkit.Generate must not take the second interrupt for a
 // failure that ended Genkit's wait (it would end that call and hang
 // Generate).
 func TestApprovalSeveralCalls(t *testing.T) {
-	calls := []agentcase.Call{
-		{ID: "call_1", Tool: "read", Args: `{"path":"/workspace/notes.txt"}`},
-		{ID: "call_2", Tool: "write", Args: `{"path":"/workspace/new.txt","content":"new\n"}`},
-		agentcase.ApprovalWrite,
-	}
-	calls[2].ID = "call_3"
+	read := agentcase.Call{ID: "call_3", Tool: "read", Args: agentcase.ReadArgs}
+	calls := append(slices.Clone(agentcase.ApprovalCalls), read)
 	for _, bound := range []bool{true, false} {
 		t.Run(fmt.Sprintf("bound=%t", bound), func(t *testing.T) {
 			m := &scriptedModel{calls: calls, batch: true, results: map[string]*ai.ToolResponse{}}
@@ -165,27 +163,14 @@ func TestApprovalSeveralCalls(t *testing.T) {
 			if resp.FinishReason != ai.FinishReasonInterrupted || len(resp.Interrupts()) != 2 {
 				t.Fatalf("finish reason %q with %d interrupts, want 2", resp.FinishReason, len(resp.Interrupts()))
 			}
-			opt, err := run.set.Approve(resp, func(r core.ApprovalRequest) bool {
-				return strings.Contains(string(r.Arguments), "new.txt")
-			})
+			opt, err := run.set.Approve(resp, agentcase.Approves)
 			if err != nil {
 				t.Fatal(err)
 			}
 			run.generate(t, ai.WithMessages(resp.History()...), opt)
-			if got, want := m.received(t, "call_1"), agentcase.ApprovalAnswer(t, calls[0], true); got != want {
+			agentcase.CheckApproval(t, run.ws, []string{m.received(t, "call_1"), m.received(t, "call_2")})
+			if got, want := m.received(t, read.ID), agentcase.ApprovalAnswer(t, read, true); got != want {
 				t.Errorf("read: the model received %q, want %q", got, want)
-			}
-			if got, want := m.received(t, "call_2"), agentcase.ApprovalAnswer(t, calls[1], true); got != want {
-				t.Errorf("approved write: the model received %q, want %q", got, want)
-			}
-			if got, want := m.received(t, "call_3"), agentcase.ApprovalAnswer(t, calls[2], false); got != want {
-				t.Errorf("refused write: the model received %q, want %q", got, want)
-			}
-			if got := agentcase.FileText(t, run.ws, "/workspace/new.txt"); got != "new\n" {
-				t.Errorf("the approved write left %q", got)
-			}
-			if got := agentcase.FileText(t, run.ws, agentcase.Notes); got != string(agentcase.Files[agentcase.Notes]) {
-				t.Errorf("the refused write changed the file to %q", got)
 			}
 		})
 	}

@@ -12,21 +12,13 @@ import (
 // Notes is the session's notes file, which ApprovalWrite rewrites.
 const Notes = "/workspace/notes.txt"
 
-// ApprovalWrite is the call of the approval tests: a write of Notes
-// that waits for a human, the session's mutating tools needing approval
+// ApprovalWrite is a call of the approval tests of frameworks that ask
+// the human themselves: a write of Notes that waits for a human
 // (ApprovalWorkspace).
 var ApprovalWrite = Call{ID: "call_1", Tool: "write", Args: `{"path":"/workspace/notes.txt","content":"status: approved\n"}`}
 
-// ApprovalWorkspace is Workspace with the mutating tools waiting for
-// approval (Options.Approve "mutating").
-func ApprovalWorkspace(tb testing.TB) (*vfs.Workspace, core.Options) {
-	tb.Helper()
-	ws, opts := Workspace(tb)
-	opts.Approve = core.ApproveList{core.ApproveMutating}
-	return ws, opts
-}
-
-// ApprovalAnswer is what core answers for c, approved or refused, on a
+// ApprovalAnswer is what core answers for c, approved or refused (a
+// decision on the context, which the Approver does not override), on a
 // fresh ApprovalWorkspace: the tool's result, or the refusal in its
 // failure form.
 func ApprovalAnswer(tb testing.TB, c Call, approved bool) string {
