@@ -39,6 +39,13 @@ func (l *ApproveList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Check reports an entry of l that is neither a spec tool nor
+// ApproveMutating, as New would.
+func (l ApproveList) Check() error {
+	_, err := l.tools()
+	return err
+}
+
 // tools resolves the list to the spec names it covers. An entry that is
 // neither a spec tool nor ApproveMutating is an error.
 func (l ApproveList) tools() (map[string]bool, error) {
