@@ -219,6 +219,7 @@ func TestUsageErrors(t *testing.T) {
 		{"arguments that are not JSON", []string{"call", "--dir", dir, "read", `{"path":`}, "not valid JSON", "call"},
 		{"a missing directory", []string{"call", "--dir", filepath.Join(dir, "missing"), "read", "{}"}, "--dir", ""},
 		{"tools takes no arguments", []string{"tools", "x"}, "agenttools tools: takes no arguments", "tools"},
+		{"approval of no tool", []string{"mcp", "--dir", dir, "--approve", "write,wirte"}, `agenttools mcp: --approve: names "wirte", which is not a tool`, "mcp"},
 		{"replay needs a file", []string{"replay"}, "agenttools replay: want one CASES.json", "replay"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json", ""},
 		{"replay on an unknown workspace", []string{"replay", "--workspace", "postgres", "x.json"}, `unknown workspace "postgres"`, "replay"},

@@ -9,13 +9,14 @@
 // Prints the exchange; exits 1 when an answer is not the expected one.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const bin = process.argv[2];
 if (!bin) {
@@ -190,6 +191,39 @@ async function checkPublish() {
   console.log(`\n> publish {"path":"/workspace/missing.pdf"}\n${missingText}`);
   expect("publish of a missing file", JSON.parse(missingText).ok, false);
   await pub.close();
+}
+
+// Approval (`agenttools mcp --approve mutating`): the server asks this
+// client's user (MCP elicitation) before each write; the write accepted
+// runs, the one declined answers the refusal and writes nothing.
+{
+  const approveScratch = mkdtempSync(join(tmpdir(), "agenttools-mcp-node-approve-"));
+  const approveDir = join(approveScratch, "project");
+  mkdirSync(approveDir);
+  const asking = new Client({ name: "agenttools-interop-approve", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  const questions = [];
+  asking.setRequestHandler(ElicitRequestSchema, async (req) => {
+    questions.push(req.params.message);
+    return req.params.message.includes("yes.txt") ? { action: "accept", content: { approve: true } } : { action: "decline" };
+  });
+  await asking.connect(new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--dir", approveDir, "--db", join(approveScratch, "workspace.db"), "--approve", "mutating"],
+    stderr: "inherit",
+  }));
+  for (const [file, approved] of [["yes.txt", true], ["no.txt", false]]) {
+    const args = { path: `/workspace/${file}`, content: "x" };
+    const res = await asking.callTool({ name: "write", arguments: args });
+    const text = res.content.map((c) => c.text).join("\n");
+    console.log(`\n> write ${JSON.stringify(args)} (${approved ? "approved" : "declined"})\n${res.isError ? "(isError) " : ""}${text}`);
+    expect(`write ${file}: isError, file written`, [res.isError === true, existsSync(join(approveDir, file))], [!approved, approved]);
+    if (!approved) {
+      expect("the refusal", JSON.parse(text), { error: "The user did not approve this write call; nothing was changed." });
+    }
+  }
+  expect("questions asked", questions.length, 2);
+  await asking.close();
+  rmSync(approveScratch, { recursive: true, force: true });
 }
 
 console.log(failures ? `\n${failures} check(s) failed` : "\nall checks passed");
