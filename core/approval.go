@@ -149,7 +149,8 @@ func (e *Executor) approve(ctx context.Context, t *Tool, dst any) error {
 }
 
 // refusal is the refused call's output in the tool's own failure form:
-// read's error text, exec's ExecErrorResult, {"error": ...} for the others.
+// read's error text, exec's ExecErrorResult, publish's PublishFailure,
+// {"error": ...} for the others.
 func (e *Executor) refusal(t *Tool, dst any) toolspec.Output {
 	msg := toolspec.MsgApprovalRefused(t.Name)
 	switch a := dst.(type) {
@@ -158,6 +159,8 @@ func (e *Executor) refusal(t *Tool, dst any) toolspec.Output {
 	case *toolspec.ExecArgs:
 		b, _ := e.exec.backend(a.Backend)
 		return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: b.ID, Error: msg})
+	case *toolspec.PublishArgs:
+		return jsonOutput(toolspec.PublishFailure{Error: msg})
 	}
 	return errorJSON(msg)
 }

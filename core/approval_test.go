@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -31,7 +32,8 @@ func checkFile(t *testing.T, ex *core.Executor, p, want string) {
 // failure form and changes nothing; the others run.
 func TestApprovalFailsClosed(t *testing.T) {
 	shell := execbackend.NewScripted(execbackend.Info{ID: "shell"}, execbackend.NewScripts(map[string]execbackend.Script{"touch x": {}}))
-	ex := newExec(t, core.Options{Approve: core.ApproveList{core.ApproveMutating}, Backends: []execbackend.Backend{shell}}, approvalFiles)
+	publisher := &publish.Scripted{}
+	ex := newExec(t, core.Options{Approve: core.ApproveList{core.ApproveMutating}, Backends: []execbackend.Backend{shell}, Publisher: publisher}, approvalFiles)
 	for _, tool := range ex.Tools() {
 		info, _ := toolspec.Info(tool.Spec)
 		if got := ex.NeedsApproval(tool.Name); got != info.Mutates {
@@ -47,11 +49,15 @@ func TestApprovalFailsClosed(t *testing.T) {
 		{"edit", `{"path":"/workspace/a.txt","edits":[{"oldText":"old","newText":"new"}]}`, `{"error":` + refused("edit") + `}`},
 		{"delete", `{"path":"/workspace/b.txt"}`, `{"error":` + refused("delete") + `}`},
 		{"exec", `{"command":"touch x","cwd":"/workspace"}`, `{"command":"touch x","cwd":"/workspace","backend":"shell","error":` + refused("exec") + `}`},
+		{"publish", `{"path":"/workspace/a.txt"}`, `{"ok":false,"error":` + refused("publish") + `}`},
 	} {
 		checkOutput(t, call(t, ex, c.tool, c.args), toolspec.Output{Kind: toolspec.OutputJSON, JSON: []byte(c.want)})
 	}
 	checkFile(t, ex, "/workspace/a.txt", "old\n")
 	checkFile(t, ex, "/workspace/b.txt", "keep\n")
+	if shares := publisher.Shares(); len(shares) != 0 {
+		t.Errorf("the refused publish shared %v", shares)
+	}
 	if out := call(t, ex, "read", `{"path":"/workspace/a.txt"}`); out.Kind != toolspec.OutputText || out.Text != "old" {
 		t.Errorf("read without approval: %+v", out)
 	}
