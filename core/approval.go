@@ -149,8 +149,8 @@ func (e *Executor) approve(ctx context.Context, t *Tool, dst any) error {
 }
 
 // refusal is the refused call's output in the tool's own failure form:
-// read's error text, exec's ExecErrorResult, publish's PublishFailure
-// ({"ok":false,"error":...}), {"error": ...} for the others.
+// read's error text, exec's ExecErrorResult, publish's PublishFailure,
+// {"error": ...} for the others.
 func (e *Executor) refusal(t *Tool, dst any) toolspec.Output {
 	msg := toolspec.MsgApprovalRefused(t.Name)
 	switch a := dst.(type) {

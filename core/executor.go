@@ -71,12 +71,12 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if e.exec, err = opts.execSettings(); err != nil {
 		return nil, err
 	}
-	if opts.Assets == nil || *opts.Assets {
-		e.publisher = opts.Publisher
-	}
 	approve, err := opts.Approve.tools()
 	if err != nil {
 		return nil, err
+	}
+	if opts.Assets == nil || *opts.Assets {
+		e.publisher = opts.Publisher
 	}
 	for _, info := range toolspec.Tools {
 		if !info.Available || info.Mutates && s.readonly ||
@@ -152,8 +152,8 @@ func (e *Executor) Tool(name string) (Tool, bool) {
 // approved: by the decision on ctx (WithApproval), else by
 // Options.Approver, else not at all (it fails closed). A refused call
 // changes nothing and gives toolspec.MsgApprovalRefused in the tool's
-// failure form (read's error text, exec's ExecErrorResult,
-// {"error": ...} for the others).
+// failure form (read's error text, exec's ExecErrorResult, publish's
+// {"ok": false, "error": ...}, {"error": ...} for the others).
 func (e *Executor) Call(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	t, ok := e.byName[name]
 	if !ok {
