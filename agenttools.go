@@ -1,6 +1,6 @@
 // Package agenttools gives agents built on Go frameworks one standard,
 // exactly specified set of workspace tools: read, ls, find, grep, write,
-// edit, delete and exec, the Go counterpart of the tools of the npm
+// edit, delete, exec and publish, the Go counterpart of the tools of the npm
 // package @cloudflare/computer.
 //
 // The tools run over a workspace (package core/vfs) whose stores keep it
@@ -16,10 +16,11 @@
 //	defs := tools.Definitions() // name, description, JSON Schema
 //	out, err := tools.Execute(ctx, "read", []byte(`{"path":"/workspace/a.txt"}`))
 //
-// The tool set offers read, ls, find, grep, write, edit and delete, and
-// exec when Options.Backends holds a backend (package core/execbackend: the
+// The tool set offers read, ls, find, grep, write, edit and delete, exec
+// when Options.Backends holds a backend (package core/execbackend: the
 // host backend runs bash in a host directory; the mirror backend runs it
-// in a host copy of a workspace that has none). adapters/langchaingo,
+// in a host copy of a workspace that has none), and publish when
+// Options.Publisher holds a publisher (package core/publish). adapters/langchaingo,
 // adapters/genkit and adapters/eino give the same tools in those
 // frameworks' forms, and adapters/mcp serves them over the Model Context
 // Protocol (`agenttools mcp`), all from this one Options type. Every text

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -16,7 +17,7 @@ import (
 // must be listed in testdata/deviations.json as an opt-in.
 func TestArgumentList(t *testing.T) {
 	a := goldentest.Load(t, "testdata/arguments.txtar")
-	for _, d := range newTools(t, core.Options{}).Definitions() {
+	for _, d := range newTools(t, core.Options{Publisher: &publish.Scripted{}}).Definitions() {
 		a.Check(t, d.Name, toolspec.DescribeArguments(d.Description, string(d.InputSchema)))
 	}
 	for _, v := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/goldentest"
@@ -27,6 +28,7 @@ import (
 //	-- mkdir /workspace/d --    a directory
 //	-- symlink /workspace/l --  a symbolic link; the content is its target
 //	-- script COMMAND --        what exec of COMMAND prints (the oracle's script format)
+//	-- publisher --             a scripted publisher, as the oracle's case key assets: {"baseUrl", "fail"}
 //	-- call NAME --             "TOOL ARGS_JSON" on one line
 //	-- want NAME --             the model output, as raw.ModelOutput writes it
 //
@@ -36,7 +38,10 @@ type CallCase struct {
 	Options core.Options
 	Setup   []func(t *testing.T, ws *vfs.Workspace)
 	Scripts map[string]execbackend.Script
-	Calls   []NamedCall
+	// Publisher, when set, gives the set a fresh publish.Scripted at
+	// every Open.
+	Publisher *replay.AssetsSpec
+	Calls     []NamedCall
 }
 
 // Open builds the case's workspace (in memory, on the oracle's fixed
@@ -49,6 +54,9 @@ func (c CallCase) Open(t *testing.T) (*vfs.Workspace, core.Options) {
 	}
 	opts := c.Options
 	opts.Backends = []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, execbackend.NewScripts(c.Scripts))}
+	if c.Publisher != nil {
+		opts.Publisher = &publish.Scripted{BaseURL: c.Publisher.BaseURL, Fail: c.Publisher.Fail}
+	}
 	return ws, opts
 }
 
@@ -102,6 +110,11 @@ func parseCallCase(t *testing.T, a *goldentest.Archive) CallCase {
 				c.Scripts = map[string]execbackend.Script{}
 			}
 			c.Scripts[rest] = script
+		case name == "publisher":
+			c.Publisher = new(replay.AssetsSpec)
+			if err := json.Unmarshal(f.Data, c.Publisher); err != nil {
+				t.Fatalf("%s: publisher: %v", a.Path, err)
+			}
 		case kind == "call":
 			tool, args, _ := strings.Cut(strings.TrimSuffix(data, "\n"), " ")
 			c.Calls = append(c.Calls, NamedCall{Name: rest, Tool: tool, Args: args})

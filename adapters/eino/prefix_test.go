@@ -35,7 +35,7 @@ func TestPrefixedAgent(t *testing.T) {
 			t.Errorf("ws_exec's description does not name the prefixed tools:\n%s", info.Desc)
 		}
 	}
-	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec"; got != want {
+	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec ws_publish"; got != want {
 		t.Errorf("bound %q, want %q", got, want)
 	}
 	want := map[string]string{"call_1": `{"path":"/workspace/out.txt","bytesWritten":5}`, "call_2": "done"}

@@ -10,6 +10,7 @@ import (
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/internal/agentcase"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // twoWorkspaces are two session workspaces, each with /workspace/who.txt
@@ -92,8 +93,8 @@ func TestPrefixedWorkspacesDoNotCross(t *testing.T) {
 	for _, d := range model.sent[0].Tools {
 		sent[d.Name] = d
 	}
-	if len(sent) != 16 {
-		t.Errorf("the model was sent %d tools, want 16", len(sent))
+	if len(sent) != 2*len(toolspec.ToolNames) {
+		t.Errorf("the model was sent %d tools, want %d", len(sent), 2*len(toolspec.ToolNames))
 	}
 	for _, p := range []string{"a_", "b_"} {
 		exec := sent[p+"exec"]
@@ -141,7 +142,7 @@ func TestCollidingNamesRefused(t *testing.T) {
 	if _, err := setC.RefsFor(g); err == nil {
 		t.Error("RefsFor on a Genkit holding other tools of the names succeeded")
 	}
-	if refs, err := setC.RefsFor(other); err != nil || len(refs) != 8 {
+	if refs, err := setC.RefsFor(other); err != nil || len(refs) != len(toolspec.ToolNames) {
 		t.Errorf("RefsFor on the set's own Genkit: %d refs, %v", len(refs), err)
 	}
 }

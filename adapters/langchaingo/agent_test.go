@@ -14,6 +14,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/langchaingo"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // scriptedModel is an llms.Model that makes the scripted calls, one per
@@ -123,7 +124,7 @@ func TestAgentSession(t *testing.T) {
 func TestAgentSessionWithoutDefinitions(t *testing.T) {
 	model := &scriptedModel{calls: agentcase.Calls, results: map[string]string{}, wrapArgs: true}
 	run(t, model, false)
-	if got := len(model.sent[0].Functions); got != 8 || model.sent[0].Tools != nil {
+	if got := len(model.sent[0].Functions); got != len(toolspec.ToolNames) || model.sent[0].Tools != nil {
 		t.Fatalf("the unwrapped agent sent %d functions and tools %v", got, model.sent[0].Tools)
 	}
 	if params, _ := json.Marshal(model.sent[0].Functions[0].Parameters); !strings.Contains(string(params), "__arg1") {

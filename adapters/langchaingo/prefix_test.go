@@ -56,7 +56,7 @@ func TestPrefixedAgent(t *testing.T) {
 			exec = tool.Function
 		}
 	}
-	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec"; got != want {
+	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec ws_publish"; got != want {
 		t.Errorf("the model was sent %q, want %q", got, want)
 	}
 	if exec == nil || !strings.Contains(exec.Description, "Prefer the dedicated ws_read, ws_write, and ws_edit tools") ||

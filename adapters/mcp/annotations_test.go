@@ -24,6 +24,9 @@ var wantAnnotations = map[string]*sdk.ToolAnnotations{
 	"edit":   {Title: "Edit file", DestructiveHint: new(true), IdempotentHint: false},
 	"delete": {Title: "Delete file or directory", DestructiveHint: new(true), IdempotentHint: true},
 	"exec":   {Title: "Run command", DestructiveHint: new(true), OpenWorldHint: new(true)},
+	// issue 17: publish changes no workspace file but hands one to the
+	// outside world, overwrites nothing, and makes a new link each time.
+	"publish": {Title: "Publish file", DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(true)},
 }
 
 // The go-sdk client lists every tool with exactly its annotations, and
@@ -37,8 +40,8 @@ func TestAnnotations(t *testing.T) {
 		opts  agenttools.Options
 		tools []string
 	}{
-		{"all", opts, []string{"delete", "edit", "exec", "find", "grep", "ls", "read", "write"}},
-		{"readonly", agenttools.Options{Readonly: true, Backends: opts.Backends}, []string{"find", "grep", "ls", "read"}},
+		{"all", opts, []string{"delete", "edit", "exec", "find", "grep", "ls", "publish", "read", "write"}},
+		{"readonly", agenttools.Options{Readonly: true, Backends: opts.Backends, Publisher: opts.Publisher}, []string{"find", "grep", "ls", "read"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := connect(t, ws, c.opts, nil)

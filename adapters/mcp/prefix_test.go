@@ -35,7 +35,7 @@ func TestPrefixedSession(t *testing.T) {
 		}
 	}
 	// The SDK lists tools in name order.
-	if got, want := strings.Join(names, " "), "ws_delete ws_edit ws_exec ws_find ws_grep ws_ls ws_read ws_write"; got != want {
+	if got, want := strings.Join(names, " "), "ws_delete ws_edit ws_exec ws_find ws_grep ws_ls ws_publish ws_read ws_write"; got != want {
 		t.Errorf("listed %q, want %q", got, want)
 	}
 	text := func(name, args string) string {

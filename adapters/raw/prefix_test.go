@@ -28,7 +28,7 @@ func TestPrefixedTools(t *testing.T) {
 			t.Errorf("ws_exec's description does not name the prefixed tools:\n%s", d.Description)
 		}
 	}
-	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec"; got != want {
+	if got, want := strings.Join(names, " "), "ws_read ws_ls ws_find ws_grep ws_write ws_edit ws_delete ws_exec ws_publish"; got != want {
 		t.Errorf("definitions %q, want %q", got, want)
 	}
 	out, err := tools.Execute(t.Context(), "ws_write", []byte(`{"path":"/workspace/a.txt","content":"abc"}`))

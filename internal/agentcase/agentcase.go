@@ -2,8 +2,8 @@
 // adapter's end-to-end test replays inside its framework's own agent
 // loop: a workspace, a prompt, and the tool calls a scripted model makes,
 // one per turn, covering every tool (a text read, an image read, a
-// failing read, ls, find, grep, write, edit, delete, exec), then its
-// answer. Record checks what the model received against
+// failing read, ls, find, grep, write, edit, delete, exec, publish), then
+// its answer. Record checks what the model received against
 // golden/testdata/adapters/<framework>/agent.txtar.
 //
 // Only tests import it.
@@ -25,6 +25,7 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/goldentest"
@@ -58,6 +59,7 @@ var Calls = func() []Call {
 		{"edit", `{"path":"/workspace/notes.txt","edits":[{"oldText":"status: draft","newText":"status: final"}]}`},
 		{"delete", `{"path":"/workspace/scratch.txt"}`},
 		{"exec", `{"command":"go test ./...","cwd":"/workspace"}`},
+		{"publish", `{"path":"/workspace/notes.txt","expiresAfterMs":600000}`},
 	}
 	var calls []Call
 	for i, c := range list {
@@ -81,9 +83,14 @@ var Files = map[string][]byte{
 // Clock is the workspace's fixed time (the oracle's).
 const Clock = 1767225600000
 
-// Workspace is the session's workspace, in memory on a fixed clock, and
-// the options every adapter is built with: exec on one scripted backend,
-// "shell", on which go test ./... passes.
+// SessionID is the workspace's session id, which publish's links carry
+// (agent-<id>).
+const SessionID = "s1"
+
+// Workspace is the session's workspace, in memory on a fixed clock, with
+// SessionID, and the options every adapter is built with: exec on one
+// scripted backend, "shell", on which go test ./... passes, and publish
+// through a scripted publisher (the oracle's, https://assets.example/).
 func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 	tb.Helper()
 	ws := vfs.New(memfs.New(memfs.WithClock(func() time.Time { return time.UnixMilli(Clock) })))
@@ -96,7 +103,8 @@ func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 		"go test ./...": {Stdout: []byte("ok  \texample/cmd\t0.01s\nok  \texample/lib\t0.01s\n")},
 	})
 	shell := execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, scripts)
-	return ws, agenttools.Options{Backends: []execbackend.Backend{shell}}
+	ws.SetSessionID(SessionID)
+	return ws, agenttools.Options{Backends: []execbackend.Backend{shell}, Publisher: &publish.Scripted{}}
 }
 
 // FileText is the content of the file at path in ws; it fails the test
@@ -133,8 +141,8 @@ type Session struct {
 // definition per tool, one result per call, the scripted answer.
 func Record(t *testing.T, framework string, s Session) {
 	t.Helper()
-	if len(s.Tools) != 8 {
-		t.Errorf("the model was sent %d tool definitions, want 8", len(s.Tools))
+	if len(s.Tools) != len(toolspec.ToolNames) {
+		t.Errorf("the model was sent %d tool definitions, want %d", len(s.Tools), len(toolspec.ToolNames))
 	}
 	if len(s.Results) != len(Calls) {
 		t.Fatalf("the model received %d tool results, want %d", len(s.Results), len(Calls))

@@ -354,7 +354,7 @@ func (l *loader) param(name string, v cue.Value) Param {
 		MaxItems:    l.optInt(v, "maxItems"),
 	}
 	if p.Minimum != nil && p.ExclMinimum != nil {
-		l.fail(v, "parameter %s: give minimum or exclusiveMinimum, not both", name)
+		l.fail(v.LookupPath(cue.ParsePath("exclusiveMinimum")), "parameter %s: give minimum or exclusiveMinimum, not both", name)
 	}
 	p.Description, _ = l.optStr(v, "description")
 	if s, ok := l.optStr(v, "default"); ok {
@@ -444,6 +444,7 @@ func (t Template) arg(name string) (Arg, bool) {
 
 func (l *loader) result(name string, v cue.Value) Result {
 	r := Result{Name: name, Doc: l.str(v, "doc")}
+	var constants []cue.Value
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("fields"))) {
 		fd := Field{
 			Name:     f.name,
@@ -455,13 +456,17 @@ func (l *loader) result(name string, v cue.Value) Result {
 		if fd.Optional && fd.Nullable {
 			l.fail(f.v, "%s.%s: a field is optional or nullable, not both", name, f.name)
 		}
+		if fd.constant() {
+			constants = append(constants, f.v.LookupPath(cue.ParsePath("type")))
+		}
 		r.Fields = append(r.Fields, fd)
 	}
 	// A result with a json field is written by encoding/json (see
 	// appendJSONDecl), which knows nothing of a field the struct lacks.
-	if slices.ContainsFunc(r.Fields, func(fd Field) bool { return fd.Type == "json" }) &&
-		slices.ContainsFunc(r.Fields, Field.constant) {
-		l.fail(v, "%s: a result with a json field cannot have a constant (true or false) field", name)
+	if slices.ContainsFunc(r.Fields, func(fd Field) bool { return fd.Type == "json" }) {
+		for _, c := range constants {
+			l.fail(c, "%s: a result with a json field cannot have a constant (true or false) field", name)
+		}
 	}
 	return r
 }

@@ -83,6 +83,10 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"hint a read-only tool cannot have", `readOnlyHint: true, openWorldHint: false}`, `readOnlyHint: true, destructiveHint: false, openWorldHint: false}`, regexp.MustCompile(`read: destructiveHint means nothing for a read-only tool`)},
 		{"read-only tool that mutates", `annotations: {title: "Write file", destructiveHint: true`, `annotations: {title: "Write file", readOnlyHint: true`, regexp.MustCompile(`write: a tool that mutates is not read-only`)},
 		{"tool argument naming no tool", `args: {size: "int", maxBytes: "int", edit: "tool"}`, `args: {size: "int", maxBytes: "int", edit: "tool", edt: "tool"}`, regexp.MustCompile(`argument edt is of type tool but no tool has that name`)},
+		{"both lower bounds", `exclusiveMinimum: 0`, "exclusiveMinimum: 0\n\t\t\tminimum: 1", regexp.MustCompile(`parameter expiresAfterMs: give minimum or exclusiveMinimum, not both`)},
+		{"minLength on an integer", `kind:             "integer"`, "kind:             \"integer\"\n\t\t\tminLength:        1", regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"constant beside a json field", `result: {type: "json", optional: true`, `done: {type: "true"}, result: {type: "json", optional: true`, regexp.MustCompile(`ExecResult: a result with a json field cannot have a constant`)},
+		{"optional false field", `ok: {type: "false"}`, `ok: {type: "false", optional: true}`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
