@@ -36,6 +36,9 @@ func TestSurface(t *testing.T) {
 	for _, d := range newTools(t, core.Options{}).Definitions() {
 		a.Check(t, d.Name+"/description", d.Description)
 		a.Check(t, d.Name+"/schema", string(d.InputSchema))
+		if d.OutputSchema != nil {
+			a.Check(t, d.Name+"/outputSchema", string(d.OutputSchema))
+		}
 	}
 	small := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}})
 	a.Check(t, "read/description maxLines=3 maxBytes=20", small.Definitions()[0].Description)
