@@ -1,14 +1,14 @@
 // Drives a built `agenttools mcp` with the MCP TypeScript SDK's own
 // client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
 // starts the server over stdio on a scratch host directory, lists the
-// tools (with their titles and annotations), calls read, grep and edit,
-// and checks each answer exactly.
+// tools (with their titles, annotations and output schemas), calls read,
+// grep, edit, write and delete, and checks each answer exactly.
 //
 // Usage: node client.mjs PATH_TO_AGENTTOOLS
 // Prints the exchange; exits 1 when an answer is not the expected one.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -118,6 +118,8 @@ expect("file after the failed edit", readFileSync(join(dir, "notes.md"), "utf8")
 r = await call("read", { path: "/workspace/missing.md" });
 expect("missing file", r, { text: "File not found: /workspace/missing.md", isError: true });
 
+await checkOutputSchemas();
+
 let unknown;
 try {
   await client.callTool({ name: "exec", arguments: { command: "true" } });
@@ -126,6 +128,39 @@ try {
 }
 console.log(`\n> exec (not offered without --exec host)\n${unknown ? `protocol error: ${unknown.message}` : "answered"}`);
 expect("exec is not offered by default", unknown !== undefined, true);
+
+// Output schemas (issue 17): write, edit and delete are listed with the
+// spec's outputSchema plus "type":"object" at its top (listTools above
+// already passed the SDK's check of the form, and callTool validates
+// structuredContent against it on success); every answer, failures too,
+// carries structuredContent equal to the JSON its text holds. The other
+// tools list none.
+async function checkOutputSchemas() {
+  for (const d of defined) {
+    const want = d.outputSchema ? { ...d.outputSchema, type: "object" } : undefined;
+    expect(`${d.name} outputSchema`, listed[d.name]?.outputSchema, want);
+  }
+  for (const name of ["write", "edit", "delete"]) {
+    const schema = listed[name]?.outputSchema;
+    expect(`${name} outputSchema form`, [schema?.type, schema?.anyOf?.length], ["object", 2]);
+  }
+  const calls = [
+    ["write", { path: "/workspace/out.txt", content: "one\n" }, false],
+    ["write", { path: "/workspace", content: "x" }, true],
+    ["edit", { path: "/workspace/out.txt", edits: [{ oldText: "one", newText: "two" }] }, false],
+    ["edit", { path: "/workspace/out.txt", edits: [{ oldText: "one", newText: "two" }] }, true],
+    ["delete", { path: "/workspace/out.txt" }, false],
+    ["delete", { path: "/" }, true],
+  ];
+  for (const [name, args, isError] of calls) {
+    const res = await client.callTool({ name, arguments: args });
+    const text = res.content[0]?.text;
+    console.log(`\n> ${name} ${JSON.stringify(args)}\n${res.isError ? "(isError) " : ""}structuredContent ${JSON.stringify(res.structuredContent)}`);
+    expect(`${name} ${JSON.stringify(args)} isError`, res.isError === true, isError);
+    expect(`${name} ${JSON.stringify(args)} structuredContent`, res.structuredContent, JSON.parse(text));
+  }
+  expect("file after the output schema calls", existsSync(join(dir, "out.txt")), false);
+}
 
 const pid = transport.pid;
 await client.close();
