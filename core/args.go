@@ -196,6 +196,11 @@ func (d argDecoder) value(text []byte, p *toolspec.Param, arg string, v *jsonVal
 		if problem := tooLong(*p, arg, v.strLen(text)); problem != "" {
 			return a, []string{problem}
 		}
+		if p.MinLength > 0 {
+			if n := int64(utf8.RuneCountInString(v.str(text))); n < p.MinLength {
+				return a, []string{toolspec.MsgArgumentsTooShort(arg, p.MinLength, n)}
+			}
+		}
 	case toolspec.KindBoolean:
 		if v.kind != jsonTrue && v.kind != jsonFalse {
 			return a, wrong(toolspec.TypeNameBoolean)
@@ -215,11 +220,11 @@ func (d argDecoder) value(text []byte, p *toolspec.Param, arg string, v *jsonVal
 				return a, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(num))}
 			}
 			if math.IsInf(f, -1) {
-				return a, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(num))}
+				return a, []string{tooSmall(*p, arg, num)}
 			}
 			return a, []string{toolspec.MsgArgumentsNotInteger(arg, shown(num))}
-		case f < float64(p.Minimum):
-			return a, []string{toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(num))}
+		case f < float64(p.Minimum) || p.ExclusiveMinimum && f == float64(p.Minimum):
+			return a, []string{tooSmall(*p, arg, num)}
 		case f > float64(p.Maximum):
 			return a, []string{toolspec.MsgArgumentsTooBig(arg, p.Maximum, shown(num))}
 		}
@@ -311,6 +316,15 @@ func (d argDecoder) value(text []byte, p *toolspec.Param, arg string, v *jsonVal
 		}
 	}
 	return a, nil
+}
+
+// tooSmall is the problem with a number below the parameter's lower
+// bound, num as the model wrote it.
+func tooSmall(p toolspec.Param, arg, num string) string {
+	if p.ExclusiveMinimum {
+		return toolspec.MsgArgumentsNotAbove(arg, p.Minimum, shown(num))
+	}
+	return toolspec.MsgArgumentsTooSmall(arg, p.Minimum, shown(num))
 }
 
 // tooLong is the problem with a string value longer than the parameter's

@@ -15,6 +15,7 @@ import (
 	"reflect"
 
 	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -43,19 +44,22 @@ type Tool struct {
 // use; calls that change the same path are serialized by the workspace's
 // path locks.
 type Executor struct {
-	ws     *vfs.Workspace
-	s      settings
-	exec   *execTool
-	tools  []*Tool
-	byName map[string]*Tool
-	globs  globCache // find's and grep's automata, kept between calls
+	ws   *vfs.Workspace
+	s    settings
+	exec *execTool
+	// publisher is Options.Publisher when the set offers publish, else nil.
+	publisher publish.Publisher
+	tools     []*Tool
+	byName    map[string]*Tool
+	globs     globCache // find's and grep's automata, kept between calls
 }
 
 var _ toolspec.Handler = (*Executor)(nil)
 
 // New builds the tool set for ws: read, ls, find and grep, plus write,
-// edit and delete unless opts.Readonly, and exec when opts gives it
-// backends. It fails when an option is out of range or names a backend
+// edit and delete unless opts.Readonly, exec when opts gives it backends
+// and publish when it gives a Publisher (and Assets is not false), as the
+// reference does. It fails when an option is out of range or names a backend
 // that is not there.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if ws == nil {
@@ -69,8 +73,13 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if e.exec, err = opts.execSettings(); err != nil {
 		return nil, err
 	}
+	if opts.Assets == nil || *opts.Assets {
+		e.publisher = opts.Publisher
+	}
 	for _, info := range toolspec.Tools {
-		if !info.Available || info.Mutates && s.readonly || info.Name == toolspec.ToolExec && e.exec == nil {
+		if !info.Available || info.Mutates && s.readonly ||
+			info.Name == toolspec.ToolExec && e.exec == nil ||
+			info.Name == toolspec.ToolPublish && e.publisher == nil {
 			continue
 		}
 		name := s.prefix.Name(info.Name)
@@ -95,6 +104,8 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			t.Description = toolspec.ExecDescription(s.prefix, backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
 			t.InputSchema = toolspec.ExecInputSchema(backends)
 			t.decoder.params, t.decoder.enums = e.exec.params()
+		case toolspec.ToolPublish:
+			t.Description, t.InputSchema = toolspec.PublishDescription, toolspec.PublishInputSchema
 		default:
 			return nil, errors.New("core: the spec marks tool " + info.Name + " available but core does not describe it")
 		}

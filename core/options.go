@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/toolspec"
@@ -25,7 +26,7 @@ type Options struct {
 	// tool (exec's description, write's and edit's messages) names it so.
 	// It is empty (the reference's names) or starts with a letter or
 	// underscore, holds only ASCII letters, digits, '_' and '-', and is
-	// short enough that every name has at most 64 bytes (58 for the spec's
+	// short enough that every name has at most 64 bytes (57 for the spec's
 	// tools): names every model provider accepts. New fails on any other
 	// (see CheckPrefix). Ours; the reference has none.
 	Prefix string `json:"-"`
@@ -57,6 +58,15 @@ type Options struct {
 	// ExecTimeout kills a command after this many milliseconds; 0 (the
 	// default, as in the reference) never does. At most MaxExecTimeout.
 	ExecTimeout int64 `json:"execTimeout,omitempty"`
+	// Publisher is where the publish tool hands the files the model
+	// publishes (the reference's Workspace assets): publish.Scripted,
+	// package local's or package s3's. Without one the set has no
+	// publish tool.
+	Publisher publish.Publisher `json:"-"`
+	// Assets set to false withholds the publish tool even when there is a
+	// Publisher, as the reference's assets option does; nil or true
+	// offers it.
+	Assets *bool `json:"assets,omitempty"`
 	// Clock times exec's running snapshots (one per 100 ms at most);
 	// time.Now when nil.
 	Clock func() time.Time `json:"-"`

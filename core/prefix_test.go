@@ -60,7 +60,7 @@ func TestPrefix(t *testing.T) {
 // TestPrefixRefused: New refuses a prefix that would make a name some
 // model provider refuses, and takes the longest one that does not.
 func TestPrefixRefused(t *testing.T) {
-	for _, prefix := range []string{"1ws_", "-ws", "ws.", "ws:", "ws ", "wś_", "ws/", strings.Repeat("p", 59)} {
+	for _, prefix := range []string{"1ws_", "-ws", "ws.", "ws:", "ws ", "wś_", "ws/", strings.Repeat("p", 58)} {
 		if err := core.CheckPrefix(prefix); err == nil {
 			t.Errorf("CheckPrefix(%q) accepted it", prefix)
 		}
@@ -68,7 +68,7 @@ func TestPrefixRefused(t *testing.T) {
 			t.Errorf("New with prefix %q: %v, want an error about the prefix", prefix, err)
 		}
 	}
-	for _, prefix := range []string{"", "ws_", "_", "A-b_9-", strings.Repeat("p", 58)} {
+	for _, prefix := range []string{"", "ws_", "_", "A-b_9-", strings.Repeat("p", 57)} {
 		ex, err := core.New(newExec(t, core.Options{}, nil).Workspace(), core.Options{Prefix: prefix})
 		if err != nil {
 			t.Errorf("New with prefix %q: %v", prefix, err)

@@ -17,7 +17,7 @@ import (
 
 // The oracle's case files kept in testdata/oracle, each with the
 // reference's answers (FILE.jsonl, made by the oracle's harness.mjs).
-var oracleFiles = []string{"smoke", "extra", "edit", "exec"}
+var oracleFiles = []string{"smoke", "extra", "edit", "exec", "publish"}
 
 type deviation struct {
 	Case   string `json:"case"`
@@ -55,6 +55,7 @@ type refCall struct {
 
 type refRecord struct {
 	Case  string    `json:"case"`
+	Tools []string  `json:"tools"`
 	Calls []refCall `json:"calls"`
 }
 
@@ -167,6 +168,11 @@ func conformance(t *testing.T, open replay.Workspace) {
 			var got refRecord
 			if err := json.Unmarshal(ours, &got); err != nil {
 				t.Fatal(err)
+			}
+			// The tools offered (publish only with a publisher, not
+			// read-only, not with assets false).
+			if !slices.Equal(ref.Tools, got.Tools) {
+				t.Errorf("%s: tools %v, the reference's %v", c.Name, got.Tools, ref.Tools)
 			}
 			for i, rc := range ref.Calls {
 				compared++

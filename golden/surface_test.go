@@ -13,6 +13,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/goldentest"
@@ -45,6 +46,21 @@ func TestSurface(t *testing.T) {
 	for _, d := range newTools(t, core.Options{Readonly: true}).Definitions() {
 		a.Check(t, "readonly/"+d.Name, d.Name)
 	}
+	// publish, offered only with a publisher: its texts, and the sets
+	// that withhold it all the same (read-only, assets false).
+	for _, d := range newTools(t, core.Options{Publisher: &publish.Scripted{}}).Definitions() {
+		a.Check(t, "publisher/"+d.Name, d.Name)
+		if d.Name == toolspec.ToolPublish {
+			a.Check(t, "publish/description", d.Description)
+			a.Check(t, "publish/schema", string(d.InputSchema))
+		}
+	}
+	for _, d := range newTools(t, core.Options{Publisher: &publish.Scripted{}, Readonly: true}).Definitions() {
+		a.Check(t, "publisher readonly/"+d.Name, d.Name)
+	}
+	for _, d := range newTools(t, core.Options{Publisher: &publish.Scripted{}, Assets: new(false)}).Definitions() {
+		a.Check(t, "publisher assets=false/"+d.Name, d.Name)
+	}
 	// Tools the spec declares that no tool set offers yet.
 	execVariants := []struct {
 		name     string
@@ -65,7 +81,7 @@ func TestSurface(t *testing.T) {
 	// A set whose names have a prefix: every name has it, and the texts
 	// that name other tools (exec's description) name them with it.
 	shell := execbackend.NewScripted(execbackend.Info{ID: "shell", Description: "fast shell"}, execbackend.NewScripts(nil))
-	for _, d := range newTools(t, core.Options{Prefix: "ws_", Backends: []execbackend.Backend{shell}}).Definitions() {
+	for _, d := range newTools(t, core.Options{Prefix: "ws_", Backends: []execbackend.Backend{shell}, Publisher: &publish.Scripted{}}).Definitions() {
 		a.Check(t, "prefix ws_/"+d.Name+"/description", d.Description)
 		a.Check(t, "prefix ws_/"+d.Name+"/schema", string(d.InputSchema))
 	}
@@ -85,6 +101,9 @@ func TestDescriptionLengths(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("tools not offered: %v", want)
+	}
+	if n := vfs.UTF16Len(toolspec.PublishDescription); n != 211 {
+		t.Errorf("publish description: %d characters, want 211", n)
 	}
 	fast := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	if n := vfs.UTF16Len(fast); n != 384 {

@@ -36,7 +36,8 @@ const (
 )
 
 // Param is one parameter of a tool, as its input schema declares it.
-// Integer bounds are inclusive.
+// Integer bounds are inclusive, except Minimum when ExclusiveMinimum is
+// set.
 type Param struct {
 	Name string
 	Kind ParamKind
@@ -46,6 +47,12 @@ type Param struct {
 	Default    string
 	Minimum    int64
 	Maximum    int64
+	// ExclusiveMinimum makes Minimum exclusive: a value must be greater
+	// (JSON Schema's exclusiveMinimum).
+	ExclusiveMinimum bool
+	// MinLength, when not 0, is the shortest string accepted, in
+	// characters (Unicode code points; JSON Schema's minLength).
+	MinLength int64
 	// MaxBytes, when not 0, is the longest string accepted (each string of
 	// a KindStringOrList), in UTF-8 bytes; the input schema does not carry
 	// it.

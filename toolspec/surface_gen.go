@@ -18,18 +18,19 @@ const SchemaDialect = "http://json-schema.org/draft-07/schema#"
 
 // The tool names, as the model calls them.
 const (
-	ToolRead   = "read"
-	ToolLs     = "ls"
-	ToolFind   = "find"
-	ToolGrep   = "grep"
-	ToolWrite  = "write"
-	ToolEdit   = "edit"
-	ToolDelete = "delete"
-	ToolExec   = "exec"
+	ToolRead    = "read"
+	ToolLs      = "ls"
+	ToolFind    = "find"
+	ToolGrep    = "grep"
+	ToolWrite   = "write"
+	ToolEdit    = "edit"
+	ToolDelete  = "delete"
+	ToolExec    = "exec"
+	ToolPublish = "publish"
 )
 
 // ToolNames lists every tool of the spec in the order a tool set offers them.
-var ToolNames = []string{ToolRead, ToolLs, ToolFind, ToolGrep, ToolWrite, ToolEdit, ToolDelete, ToolExec}
+var ToolNames = []string{ToolRead, ToolLs, ToolFind, ToolGrep, ToolWrite, ToolEdit, ToolDelete, ToolExec, ToolPublish}
 
 // The output kinds, as the spec names them (see Output).
 const (
@@ -60,6 +61,7 @@ var Tools = []ToolInfo{
 	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules, OutputSchema: EditOutputSchema},
 	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules, OutputSchema: DeleteOutputSchema},
 	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules},
+	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules},
 }
 
 // Handler runs the tools; package core implements it. A tool failure is an
@@ -77,6 +79,7 @@ type Handler interface {
 	Edit(ctx context.Context, args EditArgs) (Output, error)
 	Delete(ctx context.Context, args DeleteArgs) (Output, error)
 	Exec(ctx context.Context, args ExecArgs) (Output, error)
+	Publish(ctx context.Context, args PublishArgs) (Output, error)
 }
 
 // Invoke runs the named tool on h. decode fills the tool's argument struct (a
@@ -132,6 +135,12 @@ func Invoke(ctx context.Context, h Handler, tool string, decode func(args any) e
 			return Output{}, err
 		}
 		return h.Exec(ctx, args)
+	case ToolPublish:
+		var args PublishArgs
+		if err := decode(&args); err != nil {
+			return Output{}, err
+		}
+		return h.Publish(ctx, args)
 	default:
 		return Output{}, &UnknownToolError{Tool: tool}
 	}
@@ -224,6 +233,19 @@ func MsgArgumentsNotInteger(arg string, value string) string {
 // {value}".
 func MsgArgumentsTooSmall(arg string, minimum int64, value string) string {
 	return arg + " must be at least " + strconv.FormatInt(minimum, 10) + ", got " + value
+}
+
+// MsgArgumentsNotAbove renders "{arg} must be greater than {minimum}, got
+// {value}". A number not above its parameter's exclusiveMinimum.
+func MsgArgumentsNotAbove(arg string, minimum int64, value string) string {
+	return arg + " must be greater than " + strconv.FormatInt(minimum, 10) + ", got " + value
+}
+
+// MsgArgumentsTooShort renders "{arg} must be at least {minimum} characters
+// long, got {length}". A string shorter than its parameter's minLength, in
+// characters (Unicode code points).
+func MsgArgumentsTooShort(arg string, minimum int64, length int64) string {
+	return arg + " must be at least " + strconv.FormatInt(minimum, 10) + " characters long, got " + strconv.FormatInt(length, 10)
 }
 
 // MsgArgumentsTooBig renders "{arg} must be at most {maximum}, got {value}".
@@ -815,6 +837,8 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsWrongType", Template: "{arg} must be {expected}, got {actual}", Sample: MsgArgumentsWrongType("<arg>", "<expected>", "<actual>")},
 	{Name: "MsgArgumentsNotInteger", Template: "{arg} must be an integer, got {value}", Sample: MsgArgumentsNotInteger("<arg>", "<value>")},
 	{Name: "MsgArgumentsTooSmall", Template: "{arg} must be at least {minimum}, got {value}", Sample: MsgArgumentsTooSmall("<arg>", 12345, "<value>")},
+	{Name: "MsgArgumentsNotAbove", Template: "{arg} must be greater than {minimum}, got {value}", Sample: MsgArgumentsNotAbove("<arg>", 12345, "<value>")},
+	{Name: "MsgArgumentsTooShort", Template: "{arg} must be at least {minimum} characters long, got {length}", Sample: MsgArgumentsTooShort("<arg>", 12345, 12345)},
 	{Name: "MsgArgumentsTooBig", Template: "{arg} must be at most {maximum}, got {value}", Sample: MsgArgumentsTooBig("<arg>", 12345, "<value>")},
 	{Name: "MsgArgumentsTooLong", Template: "{arg} must be at most {maximum} bytes long, got {length} bytes", Sample: MsgArgumentsTooLong("<arg>", 12345, 12345)},
 	{Name: "MsgArgumentsTooMany", Template: "{arg} must hold at most {maximum} items, got {count}", Sample: MsgArgumentsTooMany("<arg>", 12345, 12345)},
@@ -999,6 +1023,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecMirrorConflictRetry", Template: "{run}-{attempt}", Sample: MsgExecMirrorConflictRetry("<run>", 12345)},
 	{Name: "MsgExecMirrorConflictDir", Template: "/.computer/conflicts/{run}", Sample: MsgExecMirrorConflictDir("<run>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
+	{Name: "MsgPublishEmptyURL", Template: "The publisher returned no link for {path}.", Sample: MsgPublishEmptyURL("<path>")},
 }
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.
@@ -1018,6 +1043,7 @@ var Deviations = []Deviation{
 	{Name: "execSavesDecodedCut", Reference: "exec saves a stream's full output only when its raw bytes pass the limits; output that passes them only once decoded (each invalid byte becomes a 3-byte U+FFFD) is cut with a note that names no file, and its start is lost.", Ours: "The full output is saved whenever the model is shown a cut stream, and the note names the file."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 	{Name: "toolPrefix", Reference: "Tool names are fixed (read, ls, find, grep, write, edit, delete, exec): two tool sets cannot be offered side by side.", Ours: "Opt-in: a tool set may put a prefix before every name (core.Options.Prefix, agenttools --prefix); texts that name another tool (exec's description, write's and edit's messages) then name it with the prefix. Without a prefix every name and text is the reference's."},
+	{Name: "publishEmptyURL", Reference: "A publisher that answers an empty URL without an error gives {\"ok\":true,\"url\":\"\"}.", Ours: "The call fails with publish's emptyURL message ({\"ok\":false,\"error\":…}): a link the model cannot hand on is not a success."},
 	{Name: "argumentList", Reference: "A tool's description is the same for every agent; an agent that shows the model only names and descriptions (langchaingo's one-shot and conversational agents) never tells it the argument names.", Ours: "Opt-in (langchaingo's Tools.TextAgentTools): each description ends with the tool's arguments (name, type, required or optional, description), rendered from its input schema (argumentList). Off by default: every description stays the reference's."},
 	{Name: "concurrentWriters", Reference: "One process owns a workspace; edit reads, matches and writes under an in-process lock.", Ours: "Several processes may share a workspace (an SQLite file or a host directory). An edit whose file another writer changed after it was read is matched again on the new content, up to 8 times, then fails with updateConflict; it never overwrites the other change. On a host directory write and edit honour the file's own permissions and owner (permission denied, as for echo x > f)."},
 }

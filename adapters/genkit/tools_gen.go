@@ -74,6 +74,14 @@ func (s *Tools) Exec() (ai.Tool, bool) {
 	return s.set.Spec(toolspec.ToolExec)
 }
 
+// Publish returns the publish tool (ai.Tool, Genkit), named with the options'
+// prefix, and false when the options leave it out (a read-only set does, as
+// does one without a publisher or with Assets false). Its arguments: path
+// (string), expiresAfterMs (integer, optional).
+func (s *Tools) Publish() (ai.Tool, bool) {
+	return s.set.Spec(toolspec.ToolPublish)
+}
+
 // All returns the tools the options offer, in the reference's order.
 func (s *Tools) All() []ai.Tool {
 	return s.set.All()

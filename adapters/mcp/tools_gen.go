@@ -74,6 +74,14 @@ func (s *Tools) Exec() (Tool, bool) {
 	return s.set.Spec(toolspec.ToolExec)
 }
 
+// Publish returns the publish tool (mcp.Tool, MCP), named with the options'
+// prefix, and false when the options leave it out (a read-only set does, as
+// does one without a publisher or with Assets false). Its arguments: path
+// (string), expiresAfterMs (integer, optional).
+func (s *Tools) Publish() (Tool, bool) {
+	return s.set.Spec(toolspec.ToolPublish)
+}
+
 // All returns the tools the options offer, in the reference's order.
 func (s *Tools) All() []Tool {
 	return s.set.All()
@@ -110,6 +118,8 @@ func annotations(name string) *sdk.ToolAnnotations {
 		return &sdk.ToolAnnotations{Title: "Delete file or directory", DestructiveHint: new(true), IdempotentHint: true}
 	case toolspec.ToolExec:
 		return &sdk.ToolAnnotations{Title: "Run command", DestructiveHint: new(true), OpenWorldHint: new(true)}
+	case toolspec.ToolPublish:
+		return &sdk.ToolAnnotations{Title: "Publish file", ReadOnlyHint: false, DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(true)}
 	}
 	return nil
 }

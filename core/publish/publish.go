@@ -19,11 +19,14 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // DefaultExpiry is how long a link lives when the call sets no
-// expiresAfterMs: one hour, as in the reference.
-const DefaultExpiry = time.Hour
+// expiresAfterMs: one hour, as in the reference (the spec's
+// publish.limits.expiresAfter).
+const DefaultExpiry = time.Duration(toolspec.PublishExpiresAfterDefault) * time.Millisecond
 
 // Publisher shares workspace files.
 type Publisher interface {

@@ -53,21 +53,28 @@ func (w *Workspace) ReadDirResolved(ctx context.Context, real string, offset, li
 // offset. Errors: ENOENT "no such file: <path>", EISDIR
 // "path is a directory: <path>", with the path as given.
 func (w *Workspace) Open(ctx context.Context, path string, offset int64) (io.ReadCloser, Info, error) {
-	_, n, err := w.lookup(ctx, path, true)
+	r, loc, err := w.OpenFile(ctx, path, offset)
+	return r, loc.Info, err
+}
+
+// OpenFile is Open that also says where path led: the Location's Path is
+// path's canonical form, its Real the file's link-free path.
+func (w *Workspace) OpenFile(ctx context.Context, path string, offset int64) (io.ReadCloser, Location, error) {
+	canon, n, err := w.lookup(ctx, path, true)
 	if isNotExist(err) {
-		return nil, Info{}, errno.New(errno.ENOENT, toolspec.MsgNoSuchFile(path), path)
+		return nil, Location{}, errno.New(errno.ENOENT, toolspec.MsgNoSuchFile(path), path)
 	}
 	if err != nil {
-		return nil, Info{}, err
+		return nil, Location{}, err
 	}
 	switch n.info.Type {
 	case TypeDir:
-		return nil, Info{}, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(path), path)
+		return nil, Location{}, errno.New(errno.EISDIR, toolspec.MsgIsDirectory(path), path)
 	case TypeOther:
-		return nil, Info{}, errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(path), path)
+		return nil, Location{}, errno.New(errno.EINVAL, toolspec.MsgNotRegularFile(path), path)
 	}
 	r, err := w.OpenResolved(ctx, n.path, offset)
-	return r, n.info, err
+	return r, Location{Path: canon, Real: n.path, Info: n.info}, err
 }
 
 // OpenResolved reads the regular file at a link-free path (Location.Real

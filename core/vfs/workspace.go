@@ -24,9 +24,10 @@ import (
 // EINVAL on an empty, relative or NUL-holding path, or one whose ".."
 // climbs above "/". A Workspace is safe for concurrent use.
 type Workspace struct {
-	mu     sync.RWMutex
-	mounts []*mount // longest root first; the last one is "/"
-	locks  pathLocks
+	mu        sync.RWMutex
+	mounts    []*mount // longest root first; the last one is "/"
+	locks     pathLocks
+	sessionID string
 }
 
 type mount struct {
@@ -38,6 +39,23 @@ type mount struct {
 // New returns a workspace whose root directory is the root of store.
 func New(root Store) *Workspace {
 	return &Workspace{mounts: []*mount{{root: "/", store: root}}}
+}
+
+// SetSessionID names the agent session the workspace belongs to, as the
+// reference's Workspace sessionId option: the publish tool then asks its
+// publisher for the prefix "agent-<id>", so that links of different
+// sessions do not collide. The empty id (the default) means none.
+func (w *Workspace) SetSessionID(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sessionID = id
+}
+
+// SessionID is the id SetSessionID gave, or "".
+func (w *Workspace) SessionID() string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.sessionID
 }
 
 // MountOptions configure a mount.

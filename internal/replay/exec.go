@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/publish"
 )
 
 // defaultShell is what the harness gives a case that sets no exec
@@ -18,9 +19,10 @@ const defaultShell = `{"backends":{"shell":{"description":"fast shell"}},"defaul
 // ToolOptions builds a case's tool-set options as the harness does: its
 // toolOptions, the default shell option unless it sets shell or exec
 // (shell: null means none), its scripted backends (one, shell, by
-// default, all drawing on the returned queue) and the exec clock. Only
-// ToolOptions, Backends, ExecScripts and ExecClock of c are read; an
-// error is a toolOptions or script that does not decode.
+// default, all drawing on the returned queue), the exec clock and, for a
+// case with assets, a scripted publisher. Only ToolOptions, Backends,
+// ExecScripts, ExecClock and Assets of c are read; an error is a
+// toolOptions or script that does not decode.
 func ToolOptions(c Case) (core.Options, *execbackend.Scripts, error) {
 	fields := map[string]json.RawMessage{}
 	if len(c.ToolOptions) > 0 && string(c.ToolOptions) != "null" {
@@ -59,6 +61,9 @@ func ToolOptions(c Case) (core.Options, *execbackend.Scripts, error) {
 		opts.Backends = append(opts.Backends, execbackend.NewScripted(execbackend.Info{ID: b.ID, Description: b.Description, Callable: b.Callable}, scripts))
 	}
 	opts.Clock = execClock(c.ExecClock)
+	if c.Assets != nil {
+		opts.Publisher = &publish.Scripted{BaseURL: c.Assets.BaseURL, Fail: c.Assets.Fail}
+	}
 	return opts, scripts, nil
 }
 

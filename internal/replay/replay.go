@@ -43,6 +43,22 @@ type Case struct {
 	ExecClock   json.RawMessage            `json:"execClock"`
 	Calls       []Call                     `json:"calls"`
 	After       []Probe                    `json:"after"`
+	// Assets gives the tool set a scripted publisher (publish.Scripted),
+	// as the harness's makeFakeAssets.
+	Assets *AssetsSpec `json:"assets"`
+	// WorkspaceOptions are the reference Workspace's options the case
+	// sets; only sessionId means something here.
+	WorkspaceOptions struct {
+		SessionID string `json:"sessionId"`
+	} `json:"workspaceOptions"`
+}
+
+// AssetsSpec is a case's scripted publisher: its base URL ("" for the
+// oracle's https://assets.example/) and the error text of each path whose
+// publishing fails.
+type AssetsSpec struct {
+	BaseURL string            `json:"baseUrl"`
+	Fail    map[string]string `json:"fail"`
 }
 
 // BackendSpec is one of a case's scripted exec backends.
@@ -192,6 +208,7 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 		return rec
 	}
 	defer closeWS()
+	ws.SetSessionID(c.WorkspaceOptions.SessionID)
 	for _, op := range c.Setup {
 		if err := setup(ctx, ws, op); err != nil {
 			rec.SetupError = errorInfo(err)

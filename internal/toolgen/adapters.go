@@ -77,6 +77,8 @@ func adapterFile(m *Model, a AdapterTarget) *jen.File {
 		switch {
 		case t.Mutates && t.Name == "exec":
 			doc += " (a read-only set does, as does one without exec backends)"
+		case t.Mutates && t.Name == "publish":
+			doc += " (a read-only set does, as does one without a publisher or with Assets false)"
 		case t.Mutates:
 			doc += " (a read-only set does)"
 		}

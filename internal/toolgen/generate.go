@@ -61,8 +61,11 @@ func goName(s string) string {
 	r[0] = unicode.ToUpper(r[0])
 	out := string(r)
 	// Go spells initialisms in one case: JSONRecord, not JsonRecord.
-	if rest, ok := strings.CutPrefix(out, "Json"); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
-		out = "JSON" + rest
+	for _, word := range [...]string{"JSON", "URL"} {
+		mixed := word[:1] + strings.ToLower(word[1:])
+		if rest, ok := strings.CutPrefix(out, mixed); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
+			return word + rest
+		}
 	}
 	return out
 }

@@ -82,11 +82,19 @@ var jsonValueDefinition = object("__schema0", object("anyOf", array(
 func baseKeys(p Param) []string {
 	switch p.Kind {
 	case "string":
+		if p.MinLength != nil {
+			return []string{"type", quote("string"), "minLength", strconv.FormatInt(*p.MinLength, 10)}
+		}
 		return []string{"type", quote("string")}
 	case "integer":
-		return []string{"type", quote("integer"),
-			"minimum", strconv.FormatInt(*p.Minimum, 10),
-			"maximum", strconv.FormatInt(*p.Maximum, 10)}
+		low := []string{"minimum", ""}
+		if p.ExclMinimum != nil {
+			low = []string{"exclusiveMinimum", strconv.FormatInt(*p.ExclMinimum, 10)}
+		} else {
+			low[1] = strconv.FormatInt(*p.Minimum, 10)
+		}
+		return append(append([]string{"type", quote("integer")}, low...),
+			"maximum", strconv.FormatInt(*p.Maximum, 10))
 	case "boolean":
 		return []string{"type", quote("boolean")}
 	case "stringOrList":

@@ -3,6 +3,7 @@ package toolgen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -344,15 +345,20 @@ func hasParam(params []Param, name string) bool {
 
 func (l *loader) param(name string, v cue.Value) Param {
 	p := Param{
-		Name:     name,
-		Kind:     l.str(v, "kind"),
-		Optional: l.boolean(v, "optional"),
-		When:     l.str(v, "when"),
-		Minimum:  l.optInt(v, "minimum"),
-		Maximum:  l.optInt(v, "maximum"),
-		MaxBytes: l.optInt(v, "maxBytes"),
-		MaxTotal: l.optInt(v, "maxTotalBytes"),
-		MaxItems: l.optInt(v, "maxItems"),
+		Name:        name,
+		Kind:        l.str(v, "kind"),
+		Optional:    l.boolean(v, "optional"),
+		When:        l.str(v, "when"),
+		Minimum:     l.optInt(v, "minimum"),
+		ExclMinimum: l.optInt(v, "exclusiveMinimum"),
+		Maximum:     l.optInt(v, "maximum"),
+		MinLength:   l.optInt(v, "minLength"),
+		MaxBytes:    l.optInt(v, "maxBytes"),
+		MaxTotal:    l.optInt(v, "maxTotalBytes"),
+		MaxItems:    l.optInt(v, "maxItems"),
+	}
+	if p.Minimum != nil && p.ExclMinimum != nil {
+		l.fail(v, "parameter %s: give minimum or exclusiveMinimum, not both", name)
 	}
 	p.Description, _ = l.optStr(v, "description")
 	if s, ok := l.optStr(v, "default"); ok {
@@ -454,6 +460,12 @@ func (l *loader) result(name string, v cue.Value) Result {
 			l.fail(f.v, "%s.%s: a field is optional or nullable, not both", name, f.name)
 		}
 		r.Fields = append(r.Fields, fd)
+	}
+	// A result with a json field is written by encoding/json (see
+	// appendJSONDecl), which knows nothing of a field the struct lacks.
+	if slices.ContainsFunc(r.Fields, func(fd Field) bool { return fd.Type == "json" }) &&
+		slices.ContainsFunc(r.Fields, Field.constant) {
+		l.fail(v, "%s: a result with a json field cannot have a constant (true or false) field", name)
 	}
 	return r
 }

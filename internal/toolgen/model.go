@@ -122,7 +122,9 @@ type Param struct {
 	Optional     bool
 	Default      *string
 	Minimum      *int64
+	ExclMinimum  *int64 // exclusiveMinimum, in place of Minimum
 	Maximum      *int64
+	MinLength    *int64
 	MaxBytes     *int64
 	MaxTotal     *int64
 	MaxItems     *int64
@@ -171,7 +173,9 @@ type Result struct {
 	Fields []Field
 }
 
-// Field is one key of a result object.
+// Field is one key of a result object. A Type of "true" or "false" that
+// is not Optional is a constant: the key is always written with that
+// value and the Go struct has no field for it (constant).
 type Field struct {
 	Name     string
 	Type     string
@@ -185,4 +189,10 @@ type Deviation struct {
 	Name      string
 	Reference string
 	Ours      string
+}
+
+// constant reports whether fd always holds the same value, which the
+// result's AppendJSON writes without a Go field.
+func (fd Field) constant() bool {
+	return !fd.Optional && (fd.Type == "true" || fd.Type == "false")
 }

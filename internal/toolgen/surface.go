@@ -343,8 +343,14 @@ func paramValue(p Param) jen.Code {
 	if p.Minimum != nil {
 		vals = append(vals, kv("Minimum", num(*p.Minimum)))
 	}
+	if p.ExclMinimum != nil {
+		vals = append(vals, kv("Minimum", num(*p.ExclMinimum)), kv("ExclusiveMinimum", jen.True()))
+	}
 	if p.Maximum != nil {
 		vals = append(vals, kv("Maximum", num(*p.Maximum)))
+	}
+	if p.MinLength != nil {
+		vals = append(vals, kv("MinLength", num(*p.MinLength)))
 	}
 	if p.MaxBytes != nil {
 		vals = append(vals, kv("MaxBytes", num(*p.MaxBytes)))
@@ -417,7 +423,12 @@ func argsStruct(f *jen.File, name, doc string, params []Param) {
 
 func resultDecl(f *jen.File, r Result) {
 	var fields []jen.Code
+	var constants []string
 	for _, fd := range r.Fields {
+		if fd.constant() {
+			constants = append(constants, fd.Name+" is always "+fd.Type)
+			continue
+		}
 		tag := fd.Name
 		if fd.Optional {
 			tag += ",omitempty"
@@ -447,7 +458,11 @@ func resultDecl(f *jen.File, r Result) {
 		}
 		fields = append(fields, c, jen.Id(goName(fd.Name)).Add(typ).Tag(map[string]string{"json": tag}))
 	}
-	f.Add(comment(r.Name + " is " + strings.ToLower(r.Doc[:1]) + r.Doc[1:] + " Its fields serialize in the reference's key order; a nil list must be made empty before serializing."))
+	doc := r.Name + " is " + strings.ToLower(r.Doc[:1]) + r.Doc[1:] + " Its fields serialize in the reference's key order; a nil list must be made empty before serializing."
+	if len(constants) > 0 {
+		doc += " Its JSON (AppendJSON) also has keys no field holds: " + strings.Join(constants, ", ") + "."
+	}
+	f.Add(comment(doc))
 	f.Type().Id(r.Name).Struct(fields...)
 	appendJSONDecl(f, r)
 }
@@ -480,6 +495,8 @@ func appendJSONDecl(f *jen.File, r Result) {
 			return jen.Id("b").Op("=").Id("appendList").Call(jen.Id("b"), jen.Lit(quote(fd.Name)), v)
 		}
 		switch {
+		case fd.constant():
+			body = append(body, jen.Id("b").Op("=").Append(key, jen.Lit(fd.Type).Op("...")))
 		case pointer && fd.Optional:
 			body = append(body, jen.If(jen.Add(field).Op("!=").Nil()).Block(value(jen.Op("*").Add(field))))
 		case pointer:
