@@ -61,7 +61,7 @@ var Tools = []ToolInfo{
 	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules, OutputSchema: EditOutputSchema},
 	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules, OutputSchema: DeleteOutputSchema},
 	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules},
-	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules},
+	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules, OutputSchema: PublishOutputSchema},
 }
 
 // Handler runs the tools; package core implements it. A tool failure is an
@@ -808,9 +808,9 @@ func (r ErrorResult) failed() bool {
 
 // FailureResult is message as the named tool's failure result, the branch of
 // its output schema with an error field (ErrorResult for write, edit and
-// delete), for a failure the model sees as error text (invalid arguments)
-// where a program expects the output schema's form. It is false for a tool
-// without an output schema.
+// delete, PublishFailure for publish), for a failure the model sees as error
+// text (invalid arguments) where a program expects the output schema's form.
+// It is false for a tool without an output schema.
 func FailureResult(tool, message string) (Result, bool) {
 	switch tool {
 	case ToolWrite:
@@ -819,6 +819,8 @@ func FailureResult(tool, message string) (Result, bool) {
 		return ErrorResult{Error: message}, true
 	case ToolDelete:
 		return ErrorResult{Error: message}, true
+	case ToolPublish:
+		return PublishFailure{Error: message}, true
 	}
 	return nil, false
 }

@@ -32,7 +32,7 @@
 //
 // # Output schemas
 //
-// write, edit and delete are listed with an outputSchema, the
+// write, edit, delete and publish are listed with an outputSchema, the
 // reference's result schema (toolspec.WriteOutputSchema, ...: draft-07,
 // an anyOf of the success and the failure object) with "type":"object"
 // added at its top, as MCP clients require. Each of their results also

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/toolspec"
@@ -36,10 +37,14 @@ var outputSchemaCalls = []struct {
 	{"delete", `{"path":"/workspace/gone.txt"}`, "deleted"},
 	{"delete", `{"path":"/"}`, "error"},
 	{"delete", `{"path":7}`, "error"},
+	{"publish", `{"path":"/workspace/long.txt"}`, "url"},
+	{"publish", `{"path":"/workspace/denied.txt"}`, "error"},
+	{"publish", `{"path":""}`, "error"},
 }
 
 // TestOutputSchemas lists the tools through the go-sdk client and calls
-// write, edit and delete, success and failure: each listed outputSchema
+// write, edit, delete and publish (a scripted publisher), success and
+// failure: each listed outputSchema
 // is an object schema (MCP's requirement) holding the reference's union,
 // and every result carries structuredContent that validates against it
 // (google/jsonschema-go, draft-07), the same object the text content
@@ -47,7 +52,8 @@ var outputSchemaCalls = []struct {
 // the arguments in text). The tools without an output schema answer no
 // structuredContent.
 func TestOutputSchemas(t *testing.T) {
-	cs := connect(t, vfs.New(memfs.New()), agenttools.Options{}, nil)
+	opts := agenttools.Options{Publisher: &publish.Scripted{Fail: map[string]string{"/workspace/denied.txt": "not allowed"}}}
+	cs := connect(t, vfs.New(memfs.New()), opts, nil)
 	list, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +93,7 @@ func TestOutputSchemas(t *testing.T) {
 			t.Fatalf("%s: %v", tool.Name, err)
 		}
 	}
-	for _, name := range []string{"write", "edit", "delete"} {
+	for _, name := range []string{"write", "edit", "delete", "publish"} {
 		if schemas[name] == nil {
 			t.Fatalf("%s is listed without an output schema", name)
 		}
@@ -120,6 +126,9 @@ func TestOutputSchemas(t *testing.T) {
 		if _, ok := obj[c.want]; !ok {
 			t.Errorf("%s %.80s: structuredContent %v has no %s", c.tool, c.args, res.StructuredContent, c.want)
 		}
+		if c.tool == "publish" && obj["ok"] != (c.want == "url") {
+			t.Errorf("%s %.80s: structuredContent %v", c.tool, c.args, res.StructuredContent)
+		}
 		if res.IsError != (c.want == "error") {
 			t.Errorf("%s %.80s: IsError %v", c.tool, c.args, res.IsError)
 		}
@@ -127,6 +136,9 @@ func TestOutputSchemas(t *testing.T) {
 		if json.Unmarshal([]byte(text), &parsed) != nil {
 			// Error text: the failure object holds it.
 			parsed = map[string]any{"error": text}
+			if c.tool == "publish" {
+				parsed = map[string]any{"ok": false, "error": text}
+			}
 		}
 		if !reflect.DeepEqual(parsed, res.StructuredContent) {
 			t.Errorf("%s %.80s: structuredContent %v, the text content %s", c.tool, c.args, res.StructuredContent, text)

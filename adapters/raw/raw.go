@@ -18,9 +18,9 @@ import (
 
 // Definition is one tool as the model is told about it. OutputSchema is
 // the JSON Schema of the tool's json results (the reference's, a draft-07
-// anyOf of the success and the failure object: write, edit, delete), nil
-// for a tool without one; it describes Execute's JSON, never error text
-// (invalid arguments).
+// anyOf of the success and the failure object: write, edit, delete,
+// publish), nil for a tool without one; it describes Execute's JSON,
+// never error text (invalid arguments).
 type Definition struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`

@@ -154,7 +154,7 @@ func failureResultDecl(f *jen.File, m *Model) {
 			))
 		}
 	}
-	f.Add(comment("FailureResult is message as the named tool's failure result, the branch of its output schema with an error field (ErrorResult for write, edit and delete), for a failure the model sees as error text (invalid arguments) where a program expects the output schema's form. It is false for a tool without an output schema."))
+	f.Add(comment("FailureResult is message as the named tool's failure result, the branch of its output schema with an error field (ErrorResult for write, edit and delete, PublishFailure for publish), for a failure the model sees as error text (invalid arguments) where a program expects the output schema's form. It is false for a tool without an output schema."))
 	f.Func().Id("FailureResult").Params(jen.Id("tool"), jen.Id("message").String()).Params(jen.Id("Result"), jen.Bool()).Block(
 		jen.Switch(jen.Id("tool")).Block(cases...),
 		jen.Return(jen.Nil(), jen.False()),

@@ -129,7 +129,7 @@ try {
 console.log(`\n> exec (not offered without --exec host)\n${unknown ? `protocol error: ${unknown.message}` : "answered"}`);
 expect("exec is not offered by default", unknown !== undefined, true);
 
-// Output schemas (issue 17): write, edit and delete are listed with the
+// Output schemas (issue 17): write, edit, delete (and publish) are listed with the
 // spec's outputSchema plus "type":"object" at its top (listTools above
 // already passed the SDK's check of the form, and callTool validates
 // structuredContent against it on success); every answer, failures too,
@@ -140,7 +140,8 @@ async function checkOutputSchemas() {
     const want = d.outputSchema ? { ...d.outputSchema, type: "object" } : undefined;
     expect(`${d.name} outputSchema`, listed[d.name]?.outputSchema, want);
   }
-  for (const name of ["write", "edit", "delete"]) {
+  // publish is listed only when the server has a publisher.
+  for (const name of ["write", "edit", "delete", ...(listed.publish ? ["publish"] : [])]) {
     const schema = listed[name]?.outputSchema;
     expect(`${name} outputSchema form`, [schema?.type, schema?.anyOf?.length], ["object", 2]);
   }
