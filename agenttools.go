@@ -49,6 +49,18 @@ type (
 	ShellOptions      = core.ShellOptions
 )
 
+// Approval of calls (Options.Approve, Options.Approver); see core.Approver.
+type (
+	ApproveList     = core.ApproveList
+	Approver        = core.Approver
+	ApproverFunc    = core.ApproverFunc
+	ApprovalRequest = core.ApprovalRequest
+)
+
+// ApproveMutating, in Options.Approve, names every tool that changes the
+// workspace.
+const ApproveMutating = core.ApproveMutating
+
 // Output is what the model receives from one tool call, as every adapter
 // gets it from the core executor; see toolspec.Output.
 type Output = toolspec.Output

@@ -113,6 +113,19 @@ type execTool struct {
 	runs int // the next run's number; 0 until read from the output directory
 }
 
+// backend is the backend a call naming name runs on: the only one, or
+// the one of that id; false when there are several and none has it.
+func (t *execTool) backend(name string) (execBackend, bool) {
+	if len(t.backends) == 1 {
+		return t.backends[0], true
+	}
+	i := slices.IndexFunc(t.backends, func(b execBackend) bool { return b.ID == name })
+	if i < 0 {
+		return execBackend{}, false
+	}
+	return t.backends[i], true
+}
+
 // execSettings resolves the exec options as the reference does: Exec
 // wins over the deprecated Shell; without either every backend is
 // offered; no backend (or Readonly) means no exec tool. An id that is not
@@ -245,14 +258,9 @@ func WithSnapshots(ctx context.Context, f func(toolspec.Output)) context.Context
 // start, or whose stream breaks, gives {"error": ...}. Cancelling ctx
 // kills the run and returns ctx's error.
 func (e *Executor) Exec(ctx context.Context, a toolspec.ExecArgs) (toolspec.Output, error) {
-	t := e.exec
-	b := t.backends[0]
-	if len(t.backends) > 1 {
-		i := slices.IndexFunc(t.backends, func(b execBackend) bool { return b.ID == a.Backend })
-		if i < 0 {
-			return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: "", Error: toolspec.MsgExecNameBackend}), nil
-		}
-		b = t.backends[i]
+	b, ok := e.exec.backend(a.Backend)
+	if !ok {
+		return jsonOutput(toolspec.ExecErrorResult{Command: a.Command, Cwd: a.Cwd, Backend: "", Error: toolspec.MsgExecNameBackend}), nil
 	}
 	o, err := e.run(ctx, b, a)
 	switch {

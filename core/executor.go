@@ -38,6 +38,7 @@ type Tool struct {
 	OutputSchema string
 
 	decoder argDecoder
+	approve bool // Options.Approve covers it
 }
 
 // Executor is a tool set over one workspace. It is safe for concurrent
@@ -52,6 +53,8 @@ type Executor struct {
 	tools     []*Tool
 	byName    map[string]*Tool
 	globs     globCache // find's and grep's automata, kept between calls
+
+	approver Approver
 }
 
 var _ toolspec.Handler = (*Executor)(nil)
@@ -60,7 +63,7 @@ var _ toolspec.Handler = (*Executor)(nil)
 // edit and delete unless opts.Readonly, exec when opts gives it backends
 // and publish when it gives a Publisher (and Assets is not false), as the
 // reference does. It fails when an option is out of range or names a backend
-// that is not there.
+// or, in Approve, a tool that is not there.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if ws == nil {
 		return nil, errors.New("core: no workspace")
@@ -69,12 +72,16 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{ws: ws, s: s, byName: map[string]*Tool{}}
+	e := &Executor{ws: ws, s: s, byName: map[string]*Tool{}, approver: opts.Approver}
 	if e.exec, err = opts.execSettings(); err != nil {
 		return nil, err
 	}
 	if opts.Assets == nil || *opts.Assets {
 		e.publisher = opts.Publisher
+	}
+	approve, err := opts.Approve.tools()
+	if err != nil {
+		return nil, err
 	}
 	for _, info := range toolspec.Tools {
 		if !info.Available || info.Mutates && s.readonly ||
@@ -83,7 +90,7 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			continue
 		}
 		name := s.prefix.Name(info.Name)
-		t := &Tool{Name: name, Spec: info.Name, OutputSchema: info.OutputSchema, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}}
+		t := &Tool{Name: name, Spec: info.Name, OutputSchema: info.OutputSchema, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}, approve: approve[info.Name]}
 		switch info.Name {
 		case toolspec.ToolRead:
 			t.Description, t.InputSchema = toolspec.ReadDescription(s.maxLines, s.maxBytes), toolspec.ReadInputSchema
@@ -142,18 +149,26 @@ func (e *Executor) Tool(name string) (Tool, bool) {
 // Arguments that fail the schema give error text naming the argument and
 // why; the tool does not run. A tool failure is an output too. The error
 // is for what is not the model's doing: an unknown tool
-// (*toolspec.UnknownToolError) or a cancelled context.
+// (*toolspec.UnknownToolError), a cancelled context, or an Approver's
+// error.
+//
+// A tool that needs approval (Options.Approve) checks the arguments first
+// (invalid ones are refused as above; nobody is asked), then runs only if
+// approved: by the decision on ctx (WithApproval), else by
+// Options.Approver, else not at all (it fails closed). A refused call
+// changes nothing and gives toolspec.MsgApprovalRefused in the tool's
+// failure form (read's error text, exec's ExecErrorResult,
+// {"error": ...} for the others).
 func (e *Executor) Call(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	t, ok := e.byName[name]
 	if !ok {
 		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := toolspec.Invoke(ctx, e, t.Spec, func(dst any) error { return t.decoder.decode(args, dst) })
+	out, err := e.invoke(ctx, t, func(dst any) error { return t.decoder.decode(args, dst) })
 	var argErr *ArgumentsError
 	if errors.As(err, &argErr) {
 		return errorText(argErr.Error()), nil
 	}
-	recordJSON(ctx, out)
 	return out, err
 }
 
@@ -168,13 +183,13 @@ func recordJSON(ctx context.Context, out toolspec.Output) {
 // CallUnchecked runs a tool without checking the arguments against the
 // schema (the oracle's raw calls): the tool applies only its own checks,
 // as the reference's do when called directly. Fields of the wrong type
-// are left at their zero value.
+// are left at their zero value. Approval applies as in Call.
 func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	t, ok := e.byName[name]
 	if !ok {
 		return toolspec.Output{}, &toolspec.UnknownToolError{Tool: name}
 	}
-	out, err := toolspec.Invoke(ctx, e, t.Spec, func(dst any) error {
+	return e.invoke(ctx, t, func(dst any) error {
 		var fields map[string]json.RawMessage
 		if json.Unmarshal(args, &fields) != nil {
 			return nil
@@ -193,8 +208,6 @@ func (e *Executor) CallUnchecked(ctx context.Context, name string, args []byte) 
 		}
 		return nil
 	})
-	recordJSON(ctx, out)
-	return out, err
 }
 
 // legacyEditArguments accepts, for an unchecked call, the shapes the

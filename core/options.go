@@ -70,6 +70,18 @@ type Options struct {
 	// Clock times exec's running snapshots (one per 100 ms at most);
 	// time.Now when nil.
 	Clock func() time.Time `json:"-"`
+
+	// Approve names the tools whose calls wait for a human's approval:
+	// spec names (read, write, ..., without Prefix) or ApproveMutating for
+	// every tool that changes the workspace. New fails on any other name;
+	// a name the set does not offer (exec without backends) is allowed.
+	// See Executor.Call for how a call is approved. Ours (deviation
+	// approval), named as the reference's approve option of its
+	// TanStack AI tools.
+	Approve ApproveList `json:"approve,omitempty"`
+	// Approver decides the calls Approve names when the framework gave no
+	// decision (WithApproval). Without one such calls are refused.
+	Approver Approver `json:"-"`
 }
 
 // ReadOptions configure the read tool. Zero fields take the defaults.

@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -40,10 +41,22 @@ func init() {
 			attach := set.MediaRewriter()
 			return func(t *testing.T, tool, args string) string {
 				in := schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Type: "function", Function: schema.FunctionCall{Name: tool, Arguments: args}}})
+				ctx := t.Context()
+				if refused(t, set.Executor(), tool, args) {
+					// With no decision a call waiting for approval
+					// interrupts; the case's answer, core's with no
+					// decision, is the refusal, which a resume without
+					// approval gives.
+					_, err := node.Invoke(ctx, in)
+					if _, interrupted := compose.IsInterruptRerunError(err); !interrupted {
+						t.Fatalf("%s: %v, want an interrupt for approval", tool, err)
+					}
+					ctx = core.WithApproval(ctx, false)
+				}
 				var msgs []*schema.Message
 				if tool == toolspec.ToolExec {
-					msgs = streamToolsNode(t, node, in)
-				} else if msgs, err = node.Invoke(t.Context(), in); err != nil {
+					msgs = streamToolsNode(t, ctx, node, in)
+				} else if msgs, err = node.Invoke(ctx, in); err != nil {
 					t.Fatalf("%s: %v", tool, err)
 				}
 				msgs = attach(t.Context(), msgs)
@@ -74,9 +87,9 @@ func init() {
 
 // streamToolsNode streams node on in and concatenates the chunks, as an
 // eino graph does before the chat model node.
-func streamToolsNode(t *testing.T, node *compose.ToolsNode, in *schema.Message) []*schema.Message {
+func streamToolsNode(t *testing.T, ctx context.Context, node *compose.ToolsNode, in *schema.Message) []*schema.Message {
 	t.Helper()
-	sr, err := node.Stream(t.Context(), in)
+	sr, err := node.Stream(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,19 @@ func init() {
 				if err := json.Unmarshal([]byte(args), &input); err != nil {
 					input = args
 				}
-				resp, err := gt.RunRawMultipart(t.Context(), input)
+				ctx := t.Context()
+				if refused(t, set.Executor(), tool, args) {
+					// With no decision a call waiting for approval
+					// interrupts; the case's answer, core's with no
+					// decision, is the refusal, which a restart without
+					// approval gives.
+					_, err := gt.RunRawMultipart(ctx, input)
+					if interrupted, meta := ai.IsToolInterruptError(err); !interrupted || meta["Tool"] != tool {
+						t.Fatalf("%s: %v, want an interrupt for approval", tool, err)
+					}
+					ctx = core.WithApproval(ctx, false)
+				}
+				resp, err := gt.RunRawMultipart(ctx, input)
 				if err != nil {
 					t.Fatalf("%s: %v", tool, err)
 				}

@@ -31,6 +31,21 @@ type frameworkAdapter struct {
 
 var frameworkAdapters []frameworkAdapter
 
+// refused reports whether core refuses the call for want of approval
+// (Options.Approve names the tool, and the arguments are valid), which
+// it does, with no decision, without running it.
+func refused(t *testing.T, ex *core.Executor, tool, args string) bool {
+	t.Helper()
+	if !ex.NeedsApproval(tool) {
+		return false
+	}
+	out, err := ex.Call(core.WithApproval(t.Context(), false), tool, []byte(args))
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return strings.Contains(out.AsText(), toolspec.MsgApprovalRefused(tool))
+}
+
 // TestAdapterParity runs every call of the golden call cases through the
 // raw adapter and through each framework adapter, each on its own copy of
 // the case's workspace, and requires the framework to hand the model the

@@ -2,6 +2,8 @@
 
 package toolspec
 
+import "strconv"
+
 // PublishDescription is what the model is told the publish tool does.
 const PublishDescription = "Publish a file from the workspace through the configured assets publisher and return a time-limited link. Use this to hand the user an artifact you produced, such as a chart, screenshot, build output, or report."
 
@@ -42,6 +44,50 @@ const (
 // publishEmptyURL).
 func MsgPublishEmptyURL(path string) string {
 	return "The publisher returned no link for " + path + "."
+}
+
+// MsgPublishLocalTooLarge renders "File too large to publish: {size} bytes
+// exceeds the {maxBytes}-byte cap: {path}". Ours: a publish call, with the
+// local publisher, on a file longer than its per-file cap
+// (local.Options.MaxFileBytes); nothing is published.
+func MsgPublishLocalTooLarge(size int64, maxBytes int64, path string) string {
+	return "File too large to publish: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap: " + path
+}
+
+// MsgPublishLocalFull renders "Cannot publish {path} ({size} bytes): the
+// published copies would exceed their {maxBytes}-byte total; publish it after
+// earlier links expire". Ours: a publish call, with the local publisher, whose
+// copy would take the live copies past their total cap
+// (local.Options.MaxTotalBytes); nothing is published.
+func MsgPublishLocalFull(path string, size int64, maxBytes int64) string {
+	return "Cannot publish " + path + " (" + strconv.FormatInt(size, 10) + " bytes): the published copies would exceed their " + strconv.FormatInt(maxBytes, 10) + "-byte total; publish it after earlier links expire"
+}
+
+// MsgPublishLocalExpiryTooLong renders "expiresAfterMs {expiresAfterMs} is
+// longer than the longest link this publisher makes ({maxMs} ms)". Ours: a
+// publish call, with the local publisher, that asks for a link living longer
+// than its cap (local.Options.MaxExpiry, 7 days by default); nothing is
+// published.
+func MsgPublishLocalExpiryTooLong(expiresAfterMs int64, maxMs int64) string {
+	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is longer than the longest link this publisher makes (" + strconv.FormatInt(maxMs, 10) + " ms)"
+}
+
+// MsgPublishS3ExpiryRange renders "expiresAfterMs {expiresAfterMs} is outside
+// the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms".
+// Ours: a publish call, with the S3 publisher, whose link lifetime S3 cannot
+// sign (1 second to 7 days; below a whole second counts as 0); nothing is
+// uploaded.
+func MsgPublishS3ExpiryRange(expiresAfterMs int64, minMs int64, maxMs int64) string {
+	return "expiresAfterMs " + strconv.FormatInt(expiresAfterMs, 10) + " is outside the lifetime an S3 presigned link can have: from " + strconv.FormatInt(minMs, 10) + " to " + strconv.FormatInt(maxMs, 10) + " ms"
+}
+
+// MsgPublishS3Failed renders "Cannot publish {path} to bucket {bucket}:
+// {reason}". Ours: a publish call, with the S3 publisher, whose upload or link
+// the server or the S3 client refused; reason is the server's error code and
+// message (NoSuchBucket: The specified bucket does not exist.), or the
+// client's reason when the server did not answer. It never holds credentials.
+func MsgPublishS3Failed(path string, bucket string, reason string) string {
+	return "Cannot publish " + path + " to bucket " + bucket + ": " + reason
 }
 
 // PublishResult is a published file: the link that serves it until it expires.

@@ -787,6 +787,24 @@ func MsgEinoEditFileTooLarge(size int64, maxBytes int64) string {
 	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap"
 }
 
+// MsgApprovalRefused renders "The user did not approve this {tool} call;
+// nothing was changed.". tool is the tool's name as the tool set offers it
+// (with its prefix).
+func MsgApprovalRefused(tool string) string {
+	return "The user did not approve this " + tool + " call; nothing was changed."
+}
+
+// MsgApprovalQuestion renders "Allow the {tool} call with these
+// arguments?\n{arguments}". Asks a human to approve a call; tool is the name
+// the model called, arguments the call's arguments as JSON.
+func MsgApprovalQuestion(tool string, arguments string) string {
+	return "Allow the " + tool + " call with these arguments?\n" + arguments
+}
+
+// MsgApprovalApproveField is the text "Approve". The title of the yes/no
+// answer the human gives.
+const MsgApprovalApproveField = "Approve"
+
 // ErrorResult is a failed call. Its fields serialize in the reference's key
 // order; a nil list must be made empty before serializing.
 type ErrorResult struct {
@@ -940,6 +958,9 @@ var Catalog = []CatalogEntry{
 	{Name: "ArgListAnyValue", Template: "any JSON value", Sample: ArgListAnyValue},
 	{Name: "ArgListItemProperty", Template: "{arg}[].{key}", Sample: ArgListItemProperty("<arg>", "<key>")},
 	{Name: "ArgListProperty", Template: "{arg}.{key}", Sample: ArgListProperty("<arg>", "<key>")},
+	{Name: "MsgApprovalRefused", Template: "The user did not approve this {tool} call; nothing was changed.", Sample: MsgApprovalRefused("<tool>")},
+	{Name: "MsgApprovalQuestion", Template: "Allow the {tool} call with these arguments?\n{arguments}", Sample: MsgApprovalQuestion("<tool>", "<arguments>")},
+	{Name: "MsgApprovalApproveField", Template: "Approve", Sample: MsgApprovalApproveField},
 	{Name: "MsgReadFileNotFound", Template: "File not found: {path}", Sample: MsgReadFileNotFound("<path>")},
 	{Name: "MsgReadLineTooLong", Template: "Line {line} exceeds the {maxBytes}-byte read cap. The host must increase maxBytes, reduce lineTruncation, or provide a byte-oriented tool.", Sample: MsgReadLineTooLong(12345, 12345)},
 	{Name: "MsgReadByteOffsetBeyondEnd", Template: "Byte continuation {byteOffset} is beyond end of file", Sample: MsgReadByteOffsetBeyondEnd(12345)},
@@ -1026,6 +1047,11 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgExecMirrorConflictDir", Template: "/.computer/conflicts/{run}", Sample: MsgExecMirrorConflictDir("<run>")},
 	{Name: "MsgExecBadEnvName", Template: "Invalid environment variable name: {name|json}", Sample: MsgExecBadEnvName("<name>")},
 	{Name: "MsgPublishEmptyURL", Template: "The publisher returned no link for {path}.", Sample: MsgPublishEmptyURL("<path>")},
+	{Name: "MsgPublishLocalTooLarge", Template: "File too large to publish: {size} bytes exceeds the {maxBytes}-byte cap: {path}", Sample: MsgPublishLocalTooLarge(12345, 12345, "<path>")},
+	{Name: "MsgPublishLocalFull", Template: "Cannot publish {path} ({size} bytes): the published copies would exceed their {maxBytes}-byte total; publish it after earlier links expire", Sample: MsgPublishLocalFull("<path>", 12345, 12345)},
+	{Name: "MsgPublishLocalExpiryTooLong", Template: "expiresAfterMs {expiresAfterMs} is longer than the longest link this publisher makes ({maxMs} ms)", Sample: MsgPublishLocalExpiryTooLong(12345, 12345)},
+	{Name: "MsgPublishS3ExpiryRange", Template: "expiresAfterMs {expiresAfterMs} is outside the lifetime an S3 presigned link can have: from {minMs} to {maxMs} ms", Sample: MsgPublishS3ExpiryRange(12345, 12345, 12345)},
+	{Name: "MsgPublishS3Failed", Template: "Cannot publish {path} to bucket {bucket}: {reason}", Sample: MsgPublishS3Failed("<path>", "<bucket>", "<reason>")},
 }
 
 // Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.
@@ -1047,5 +1073,6 @@ var Deviations = []Deviation{
 	{Name: "toolPrefix", Reference: "Tool names are fixed (read, ls, find, grep, write, edit, delete, exec): two tool sets cannot be offered side by side.", Ours: "Opt-in: a tool set may put a prefix before every name (core.Options.Prefix, agenttools --prefix); texts that name another tool (exec's description, write's and edit's messages) then name it with the prefix. Without a prefix every name and text is the reference's."},
 	{Name: "publishEmptyURL", Reference: "A publisher that answers an empty URL without an error gives {\"ok\":true,\"url\":\"\"}.", Ours: "The call fails with publish's emptyURL message ({\"ok\":false,\"error\":…}): a link the model cannot hand on is not a success."},
 	{Name: "argumentList", Reference: "A tool's description is the same for every agent; an agent that shows the model only names and descriptions (langchaingo's one-shot and conversational agents) never tells it the argument names.", Ours: "Opt-in (langchaingo's Tools.TextAgentTools): each description ends with the tool's arguments (name, type, required or optional, description), rendered from its input schema (argumentList). Off by default: every description stays the reference's."},
+	{Name: "approval", Reference: "Every call runs as soon as the model makes it.", Ours: "Opt-in (core.Options.Approve, agenttools mcp --approve): the calls of the tools named, or of every tool that changes the workspace (\"mutating\"), wait for a human's approval through the framework's own mechanism; a refused call changes nothing and the model sees approval.refused in the tool's failure form. Without the option every call runs, as in the reference."},
 	{Name: "concurrentWriters", Reference: "One process owns a workspace; edit reads, matches and writes under an in-process lock.", Ours: "Several processes may share a workspace (an SQLite file or a host directory). An edit whose file another writer changed after it was read is matched again on the new content, up to 8 times, then fails with updateConflict; it never overwrites the other change. On a host directory write and edit honour the file's own permissions and owner (permission denied, as for echo x > f)."},
 }

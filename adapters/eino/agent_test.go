@@ -32,9 +32,11 @@ import (
 )
 
 // scriptedModel is a model.ToolCallingChatModel that makes the scripted
-// calls, one per turn, then answers, and keeps what it was sent.
+// calls, one per turn or all in the first (batch), then answers, and keeps what it was sent.
 type scriptedModel struct {
 	calls []agentcase.Call
+	// batch makes all the calls in the first turn, then answers.
+	batch bool
 	state *modelState
 }
 
@@ -73,14 +75,19 @@ func (m *scriptedModel) Generate(_ context.Context, input []*schema.Message, _ .
 			}
 		}
 	}
-	if s.turn == len(m.calls) {
+	if s.turn == len(m.calls) || m.batch && s.turn > 0 {
 		return schema.AssistantMessage(agentcase.Answer, nil), nil
 	}
-	c := m.calls[s.turn]
+	calls := m.calls[s.turn : s.turn+1]
+	if m.batch {
+		calls = m.calls
+	}
 	s.turn++
-	return schema.AssistantMessage("", []schema.ToolCall{{
-		ID: c.ID, Type: "function", Function: schema.FunctionCall{Name: c.Tool, Arguments: c.Args},
-	}}), nil
+	var toolCalls []schema.ToolCall
+	for _, c := range calls {
+		toolCalls = append(toolCalls, schema.ToolCall{ID: c.ID, Type: "function", Function: schema.FunctionCall{Name: c.Tool, Arguments: c.Args}})
+	}
+	return schema.AssistantMessage("", toolCalls), nil
 }
 
 func (m *scriptedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {

@@ -52,7 +52,8 @@
 // A tool's result is what core produced, never re-worded; a tool failure
 // or arguments that fail the schema are results too, never a Go error
 // (eino turns a tool's Go error into a graph error that ends the run). A
-// Go error means only that the context was cancelled.
+// Go error means only that the context was cancelled, or is eino's
+// interrupt of a call waiting for approval (see Approval).
 //
 //   - ls, find, grep, write, edit, delete, read (*Tool, a
 //     tool.InvokableTool): InvokableRun returns the string of Text: the
@@ -92,6 +93,34 @@
 //     To watch a run inside an agent, put core.WithSnapshots on the
 //     context the agent runs with; a function already on the context of
 //     StreamableRun receives the snapshots too.
+//
+// # Approval
+//
+// The calls of the tools agenttools.Options.Approve names wait for a
+// human through eino's interrupt and resume. Such a call, once core has
+// checked its arguments (invalid ones are answered as always, nobody is
+// asked), interrupts (tool.Interrupt) with the *agenttools.ApprovalRequest
+// (tool, spec name, the arguments as the tool will run them) as its
+// info: nothing has changed and the model has not been told. The run
+// must have a checkpoint store: an adk Runner's RunnerConfig.CheckPointStore
+// (run with adk.WithCheckPointID), or, for a compose graph,
+// compose.WithCheckPointStore when it is compiled (invoked with
+// compose.WithCheckPointID). The interrupt's contexts (the adk event's
+// Action.Interrupted.InterruptContexts, or compose.ExtractInterruptInfo's)
+// hold the requests; ResumeTargets turns decisions into the resume data:
+//
+//	targets := eino.ResumeTargets(interrupted.InterruptContexts, func(req agenttools.ApprovalRequest) bool { return askHuman(req) })
+//	events, err := runner.ResumeWithParams(ctx, checkpointID, &adk.ResumeParams{Targets: targets})
+//
+// An approved call runs; a refused one changes nothing, and the model
+// receives core's "The user did not approve this <tool> call; nothing
+// was changed." in the tool's failure form as the tool's result. A call
+// the resume does not target (Runner.Resume names none) interrupts
+// again. The ToolsNode keeps the results of the turn's other calls in
+// the checkpoint. The react agent (flow/agent/react) compiles its graph
+// without a checkpoint store, so its Generate cannot be resumed: add its
+// graph (ExportGraph) as a node of a graph compiled with one. With an
+// Options.Approver, the approver decides instead and nothing interrupts.
 package eino
 
 import (
@@ -154,6 +183,9 @@ func EnhancedRead() Option { return func(s *Tools) { s.readForm = enhancedRead }
 // out of range or a tool's JSON Schema does not parse as a
 // jsonschema.Schema.
 func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools, error) {
+	if opts.Approver == nil {
+		opts.Approver = core.ApproverFunc(interrupter)
+	}
 	ex, err := adapt.Executor("eino", ws, opts)
 	if err != nil {
 		return nil, err
@@ -337,8 +369,12 @@ func keepUnknown(raw json.RawMessage, s *jsonschema.Schema) error {
 	return nil
 }
 
-// call runs the tool with the model's arguments (JSON text).
+// call runs the tool with the model's arguments (JSON text), with the
+// decision a resumed call was given.
 func (b *base) call(ctx context.Context, args string) (toolspec.Output, error) {
+	if b.ex.NeedsApproval(b.tool.Name) {
+		ctx = decision(ctx)
+	}
 	return b.ex.Call(ctx, b.tool.Name, []byte(args))
 }
 
@@ -350,8 +386,8 @@ var _ tool.InvokableTool = (*Tool)(nil)
 
 // InvokableRun runs the tool with argumentsInJSON, the model's arguments,
 // and returns what the model must see (Text). A failure or invalid
-// arguments are that string; the error is only for a cancelled context.
-// Options are ignored. For read's image or PDF the string is the text
+// arguments are that string; the error is only for a cancelled context
+// or an interrupt for approval. Options are ignored. For read's image or PDF the string is the text
 // part; run by a ToolsNode (compose.GetToolCallID is set) while
 // Middleware or MediaRewriter is in use, the media is kept, by call ID,
 // for them to attach to the tool message.
@@ -376,7 +412,8 @@ var _ tool.EnhancedInvokableTool = (*MediaTool)(nil)
 // InvokableRun runs the tool with the model's arguments (toolArgument.Text,
 // JSON; nil is no arguments) and returns what the model must see, as
 // parts (Result). A failure or invalid arguments are a text part; the
-// error is only for a cancelled context. Options are ignored.
+// error is only for a cancelled context or an interrupt for approval.
+// Options are ignored.
 func (t *MediaTool) InvokableRun(ctx context.Context, toolArgument *schema.ToolArgument, _ ...tool.Option) (*schema.ToolResult, error) {
 	args := ""
 	if toolArgument != nil {
@@ -402,7 +439,8 @@ var (
 
 // InvokableRun runs the tool to the end and returns its final result
 // (Text). A failure or invalid arguments are that string; the error is
-// only for a cancelled context (the command is killed). Running snapshots
+// only for a cancelled context (the command is killed) or an interrupt
+// for approval. Running snapshots
 // go to a core.WithSnapshots function on ctx, if any. Options are
 // ignored.
 func (t *StreamingTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
@@ -421,7 +459,9 @@ func (t *StreamingTool) InvokableRun(ctx context.Context, argumentsInJSON string
 // falls behind misses intermediate snapshots, never the final one, and
 // the command never waits for it. Cancelling ctx kills the command and
 // ends the stream with ctx's error; the reader must be read to the end or
-// closed. The returned error is only for a context already cancelled.
+// closed. The returned error is only for a context already cancelled
+// or, run by a ToolsNode, an interrupt for approval (run by anyone else,
+// the interrupt ends the stream).
 func (t *StreamingTool) StreamableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (*schema.StreamReader[string], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

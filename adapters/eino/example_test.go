@@ -225,3 +225,83 @@ func ExampleTools_Read() {
 	// read {"path":"/workspace/notes.txt"}: "status: draft"
 	// read {"path":"/workspace/missing.txt"}: "File not found: /workspace/missing.txt"
 }
+
+// memoryStore is a checkpoint store in memory (adk.CheckPointStore, the
+// same interface as compose.CheckPointStore): eino saves a run's
+// checkpoint under its ID when the run is interrupted and loads it to
+// resume. A store that outlives the process (a database, files) lets a
+// run wait for a human across restarts.
+type memoryStore struct {
+	mu          sync.Mutex
+	checkpoints map[string][]byte
+}
+
+func newMemoryStore() *memoryStore { return &memoryStore{checkpoints: map[string][]byte{}} }
+
+func (s *memoryStore) Get(_ context.Context, id string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, ok := s.checkpoints[id]
+	return data, ok, nil
+}
+
+func (s *memoryStore) Set(_ context.Context, id string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checkpoints[id] = data
+	return nil
+}
+
+// Approval of the mutating tools in an adk Runner with a checkpoint
+// store: the write interrupts the run, its request in the interrupt's
+// info; the run resumed with the human's decision (ResumeTargets) then
+// writes, and the model receives the result.
+func ExampleResumeTargets() {
+	ctx := context.Background()
+	ws := exampleWorkspace(ctx)
+	set, err := eino.New(ws, agenttools.Options{Approve: []string{agenttools.ApproveMutating}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	chatModel := &exampleModel{calls: [][2]string{{"write", `{"path":"/workspace/notes.txt","content":"status: final\n"}`}}}
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name:        "coder",
+		Description: "works in the workspace",
+		Model:       chatModel,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: set.All()}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: newMemoryStore()})
+	// run reads a run's events to the end and returns its interrupt, if any.
+	run := func(events *adk.AsyncIterator[*adk.AgentEvent]) *adk.InterruptInfo {
+		var interrupted *adk.InterruptInfo
+		for {
+			ev, ok := events.Next()
+			if !ok {
+				return interrupted
+			}
+			if ev.Err != nil {
+				log.Fatal(ev.Err)
+			}
+			if ev.Action != nil && ev.Action.Interrupted != nil {
+				interrupted = ev.Action.Interrupted
+			}
+		}
+	}
+	interrupted := run(runner.Query(ctx, "Mark the notes final.", adk.WithCheckPointID("session-1")))
+	targets := eino.ResumeTargets(interrupted.InterruptContexts, func(req agenttools.ApprovalRequest) bool {
+		fmt.Printf("approve %s %s? yes\n", req.Tool, req.Arguments)
+		return true
+	})
+	events, err := runner.ResumeWithParams(ctx, "session-1", &adk.ResumeParams{Targets: targets})
+	if err != nil {
+		log.Fatal(err)
+	}
+	run(events)
+	chatModel.printReceived()
+	// Output:
+	// approve write {"path":"/workspace/notes.txt","content":"status: final\n"}? yes
+	// model received for write: "{\"path\":\"/workspace/notes.txt\",\"bytesWritten\":14}"
+}

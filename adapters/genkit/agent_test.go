@@ -24,11 +24,13 @@ import (
 )
 
 // scriptedModel is a Genkit model that makes the scripted calls, one per
-// turn (a tool request part whose ref is the call's id, its input the
+// turn or all in the first (batch) (a tool request part whose ref is the call's id, its input the
 // arguments decoded as a model plugin decodes them), then answers, and
 // keeps what it was sent.
 type scriptedModel struct {
 	calls []agentcase.Call
+	// batch makes all the calls in the first turn, then answers.
+	batch bool
 	// onTurn, when set, runs before the model answers turn i.
 	onTurn func(i int)
 
@@ -63,19 +65,25 @@ func (m *scriptedModel) generate(_ context.Context, req *ai.ModelRequest, _ ai.M
 	if m.onTurn != nil {
 		m.onTurn(m.turn)
 	}
-	if m.turn == len(m.calls) {
-		return &ai.ModelResponse{Message: ai.NewModelTextMessage(agentcase.Answer), FinishReason: ai.FinishReasonStop}, nil
+	// As model plugins do, a response holds its request: Genkit builds
+	// an interrupted response's History from it.
+	if m.turn == len(m.calls) || m.batch && m.turn > 0 {
+		return &ai.ModelResponse{Request: req, Message: ai.NewModelTextMessage(agentcase.Answer), FinishReason: ai.FinishReasonStop}, nil
 	}
-	c := m.calls[m.turn]
+	calls := m.calls[m.turn : m.turn+1]
+	if m.batch {
+		calls = m.calls
+	}
 	m.turn++
-	var input any
-	if err := json.Unmarshal([]byte(c.Args), &input); err != nil {
-		return nil, err
+	var parts []*ai.Part
+	for _, c := range calls {
+		var input any
+		if err := json.Unmarshal([]byte(c.Args), &input); err != nil {
+			return nil, err
+		}
+		parts = append(parts, ai.NewToolRequestPart(&ai.ToolRequest{Name: c.Tool, Ref: c.ID, Input: input}))
 	}
-	return &ai.ModelResponse{
-		Message:      ai.NewModelMessage(ai.NewToolRequestPart(&ai.ToolRequest{Name: c.Tool, Ref: c.ID, Input: input})),
-		FinishReason: ai.FinishReasonStop,
-	}, nil
+	return &ai.ModelResponse{Request: req, Message: ai.NewModelMessage(parts...), FinishReason: ai.FinishReasonStop}, nil
 }
 
 // define registers the scripted model on g.
@@ -254,6 +262,18 @@ func generate(t *testing.T, model *scriptedModel, registered bool) outcome {
 	t.Helper()
 	g := initGenkit(t)
 	ws, opts := agentcase.Workspace(t)
+	set := newSet(t, g, ws, opts, registered)
+	resp, err := genkit.Generate(t.Context(), g,
+		ai.WithModel(model.define(g)),
+		ai.WithPrompt(agentcase.Prompt),
+		ai.WithTools(set.Refs()...),
+		ai.WithMaxTurns(len(model.calls)+1))
+	return outcome{resp, err, model, ws, set}
+}
+
+// newSet is the tool set over ws, registered on g (Define) or not (New).
+func newSet(t *testing.T, g *genkit.Genkit, ws *vfs.Workspace, opts agenttools.Options, registered bool) *agentgenkit.Tools {
+	t.Helper()
 	var set *agentgenkit.Tools
 	var err error
 	if registered {
@@ -264,12 +284,7 @@ func generate(t *testing.T, model *scriptedModel, registered bool) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := genkit.Generate(t.Context(), g,
-		ai.WithModel(model.define(g)),
-		ai.WithPrompt(agentcase.Prompt),
-		ai.WithTools(set.Refs()...),
-		ai.WithMaxTurns(len(model.calls)+1))
-	return outcome{resp, err, model, ws, set}
+	return set
 }
 
 // generateOne is generate with a model that makes one call, then

@@ -48,7 +48,7 @@ func defineExampleModel(g *genkit.Genkit, calls [][2]string) ai.Model {
 			}
 		}
 		if turn == len(calls) {
-			return &ai.ModelResponse{Message: ai.NewModelTextMessage("Done."), FinishReason: ai.FinishReasonStop}, nil
+			return &ai.ModelResponse{Request: req, Message: ai.NewModelTextMessage("Done."), FinishReason: ai.FinishReasonStop}, nil
 		}
 		c := calls[turn]
 		turn++
@@ -57,6 +57,7 @@ func defineExampleModel(g *genkit.Genkit, calls [][2]string) ai.Model {
 			return nil, err
 		}
 		return &ai.ModelResponse{
+			Request:      req, // as plugins do: an interrupted response's History needs it
 			Message:      ai.NewModelMessage(ai.NewToolRequestPart(&ai.ToolRequest{Name: c[0], Ref: fmt.Sprint("call_", turn), Input: input})),
 			FinishReason: ai.FinishReasonStop,
 		}, nil
@@ -184,5 +185,47 @@ func ExampleTools_RefsFor() {
 	// model received for a_read: "status: draft"
 	// model received for b_read: "status: other"
 	// model received for b_read: "Invalid input for tool b_read: path must be a string, got a number"
+	// answer: Done.
+}
+
+// Approval of the mutating tools (Options.Approve): each write or delete
+// interrupts the generation; Approve resumes it with the human's
+// decision. The approved write runs; the refused delete changes nothing,
+// and the model is told so.
+func ExampleTools_Approve() {
+	ctx := context.Background()
+	g := genkit.Init(ctx)
+	set, err := agentgenkit.Define(g, exampleWorkspace(ctx), agenttools.Options{Approve: []string{agenttools.ApproveMutating}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	model := defineExampleModel(g, [][2]string{
+		{"write", `{"path":"/workspace/notes.txt","content":"status: final\n"}`},
+		{"delete", `{"path":"/workspace/pixel.png"}`},
+	})
+	opts := []ai.GenerateOption{ai.WithModel(model), ai.WithTools(set.Refs()...), ai.WithMaxTurns(5)}
+	resp, err := agentgenkit.Generate(ctx, g, append(opts, ai.WithPrompt("Mark the notes final and tidy up."))...)
+	for err == nil && resp.FinishReason == ai.FinishReasonInterrupted {
+		var approve ai.GenerateOption
+		approve, err = set.Approve(resp, func(req agenttools.ApprovalRequest) bool {
+			yes := req.Tool == "write" // a human's answer
+			fmt.Printf("approve %s %s? %t\n", req.Tool, req.Arguments, yes)
+			return yes
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		resp, err = agentgenkit.Generate(ctx, g, append(opts, ai.WithMessages(resp.History()...), approve)...)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("answer:", resp.Text())
+	// Output:
+	// tools: delete edit find grep ls read write
+	// approve write {"content":"status: final\n","path":"/workspace/notes.txt"}? true
+	// model received for write: "{\"path\":\"/workspace/notes.txt\",\"bytesWritten\":14}"
+	// approve delete {"path":"/workspace/pixel.png"}? false
+	// model received for delete: "{\"error\":\"The user did not approve this delete call; nothing was changed.\"}"
 	// answer: Done.
 }

@@ -25,7 +25,8 @@ func Generate(ctx context.Context, g *genkit.Genkit, opts ...ai.GenerateOption) 
 // and none leaves a goroutine behind.
 //
 // Genkit runs the tool requests of a turn concurrently, one goroutine
-// each, and when one of them fails (a tool's error, an unknown tool)
+// each (and so the restarted calls of an interrupted generation it
+// resumes), and when one of them fails (a tool's error, an unknown tool)
 // Generate returns at once: the others go on running, and each then
 // waits forever to hand Genkit a result nobody reads (an unbuffered
 // channel send in ai.handleToolRequests). Under Bound such a call is
@@ -34,7 +35,7 @@ func Generate(ctx context.Context, g *genkit.Genkit, opts ...ai.GenerateOption) 
 // ends) instead of returning to Genkit. So does a call that ends after
 // another of ours in the same run returned a Go error (a cancelled
 // context), which stops the run. Only a goroutine Genkit started for a
-// tool request is ended so: a call of ours made by other code (the caller
+// tool request or a restart is ended so: a call of ours made by other code (the caller
 // directly, or a tool of the caller's that calls ours) returns to it, and
 // its error does not stop the run. Calls of other tools are Genkit's to
 // bound.
@@ -94,13 +95,16 @@ func (g *generation) settle(ctx context.Context, err error) {
 // Function names of the frames genkitCall knows (runtime.Frame.Function).
 const (
 	genkitFrames = "github.com/firebase/genkit/go/"
-	// Genkit's goroutine for one tool request, in Genkit v1.4.0.
+	// Genkit's goroutine for one tool request, in Genkit v1.4.0, and
+	// for one restarted call of an interrupted generation.
 	toolRequestFrame = genkitFrames + "ai.handleToolRequests.func"
+	restartFrame     = genkitFrames + "ai.handleResumeOption.func"
 	ourFrames        = "github.com/agenttools/agenttools/adapters/genkit."
 )
 
 // genkitCall reports whether the running goroutine is one that Genkit's
-// loop started for a tool request, running our tool for it with only
+// loop started for a tool request or a restarted call, running our tool
+// for it with only
 // Genkit's and this package's tool plumbing in between. Genkit waits for
 // such a call's result, and a Go error it returns ends the run; a call
 // made by anyone else (the caller directly, a tool of the caller's that
@@ -112,7 +116,7 @@ func genkitCall() bool {
 	for {
 		f, more := frames.Next()
 		switch fn := f.Function; {
-		case strings.HasPrefix(fn, toolRequestFrame):
+		case strings.HasPrefix(fn, toolRequestFrame), strings.HasPrefix(fn, restartFrame):
 			return true
 		case strings.HasPrefix(fn, genkitFrames),
 			strings.HasPrefix(fn, ourFrames+"(*Tools)."),

@@ -55,7 +55,8 @@
 //
 // A tool failure and invalid arguments are outputs, never a Go error,
 // because Genkit aborts Generate on a tool's error. A tool returns an
-// error only when its context is cancelled: RunRaw's error then wraps
+// error only for Genkit's tool interrupt (see Approval) and when its
+// context is cancelled: RunRaw's error then wraps
 // context.Canceled, while Generate fails with Genkit's INTERNAL error
 // "tool %q failed: ..." that holds only the message (errors.Is does not
 // see context.Canceled).
@@ -91,6 +92,39 @@
 // and Generate streams a turn's tool message only after all of the
 // turn's tools have finished. Generate runs the tool requests of one
 // turn concurrently; the tools are safe for that.
+//
+// # Approval
+//
+// The calls of the tools agenttools.Options.Approve names wait for a
+// human through Genkit's tool interrupts. Such a call, once core has
+// checked its arguments (invalid ones are answered as always, nobody is
+// asked), interrupts: Generate returns a response whose FinishReason is
+// ai.FinishReasonInterrupted and whose Interrupts() holds the call, its
+// interrupt metadata the agenttools.ApprovalRequest (tool, spec name, the
+// arguments as the tool will run them) as JSON, its keys sorted, since
+// Genkit keeps metadata as maps (Request decodes it).
+// Nothing has changed, and the model has not been told. The caller
+// resumes with Genkit's restart of the call carrying the decision:
+//
+//	for resp.FinishReason == ai.FinishReasonInterrupted {
+//		opt, err := set.Approve(resp, func(req agenttools.ApprovalRequest) bool { return askHuman(req) })
+//		...
+//		resp, err = agentgenkit.Generate(ctx, g, ai.WithMessages(resp.History()...), ai.WithTools(set.Refs()...), opt)
+//	}
+//
+// An approved call runs; a refused one changes nothing, and the model
+// receives core's "The user did not approve this <tool> call; nothing
+// was changed." in the tool's failure form as the call's output. Only an
+// explicit approval runs a call: a restart without ApprovedKey true
+// (Genkit's plain restart) is a refusal. The other calls of the
+// interrupted turn have run, and Genkit hands the model their kept
+// outputs with the resumed ones. It works the same with genkit.Generate,
+// and with registered (Define) and unregistered (New) tools. Genkit
+// hands the model only a restarted call's Output: a restarted read of an
+// image or PDF reaches it as the text part. With an
+// Options.Approver, the approver decides instead and nothing interrupts.
+// (A model plugin must put the request in its response, as Genkit's do,
+// for resp.History to hold the conversation.)
 //
 // # Genkit's own behaviour
 //
@@ -184,6 +218,9 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
 }
 
 func newExecutor(ws *vfs.Workspace, opts agenttools.Options) (*core.Executor, error) {
+	if opts.Approver == nil {
+		opts.Approver = core.ApproverFunc(interrupter)
+	}
 	return adapt.Executor("genkit", ws, opts)
 }
 
@@ -266,7 +303,9 @@ func (s *Tools) streaming(t core.Tool) ai.Tool { return s.plain(t) }
 
 // call runs one call with the arguments the caller gave Genkit (see
 // withArgs; input, Genkit's decoding of them, only when they are not on
-// the context). The error is only for a cancelled context. A call that
+// the context), with the decision a restarted call carries. The error is
+// only for Genkit's interrupt (a call waiting for approval) and a
+// cancelled context. A call that
 // Generate (this package's) no longer waits for ends its goroutine
 // instead of returning (see generation.settle).
 func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Output, error) {
@@ -278,9 +317,15 @@ func (s *Tools) call(tc *ai.ToolContext, name string, input any) (toolspec.Outpu
 			return toolspec.Output{}, err
 		}
 	}
-	out, err := s.set.Executor().Call(tc, name, args)
+	out, err := s.set.Executor().Call(s.decision(tc, name), name, args)
 	if gen, ok := tc.Value(generationKey{}).(*generation); ok {
-		gen.settle(tc, err)
+		// Genkit takes an interrupt as it takes a result: it goes on
+		// waiting for the turn's other calls.
+		if interrupted, _ := ai.IsToolInterruptError(err); interrupted {
+			gen.settle(tc, nil)
+		} else {
+			gen.settle(tc, err)
+		}
 	}
 	return out, err
 }

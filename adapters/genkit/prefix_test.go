@@ -1,7 +1,6 @@
 package genkit_test
 
 import (
-	"io"
 	"strings"
 	"testing"
 
@@ -45,20 +44,6 @@ func generateWith(t *testing.T, g *genkit.Genkit, calls []agentcase.Call, refs [
 	return model
 }
 
-func fileText(t *testing.T, ws *vfs.Workspace, path string) string {
-	t.Helper()
-	r, _, err := ws.Open(t.Context(), path, 0)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return string(data)
-}
-
 // Two workspaces in one Genkit instance, one set defined on g and one
 // passed to Generate, with different prefixes: each call runs on its
 // own set's workspace, and the model is told each set's names.
@@ -97,10 +82,10 @@ func TestPrefixedWorkspacesDoNotCross(t *testing.T) {
 	if r := model.results["call_5"]; r == nil || !strings.Contains(resultText(t, r), `"exitCode":0`) {
 		t.Errorf("b_exec: %v", r)
 	}
-	if got := fileText(t, wsA, "/workspace/out.txt"); got != "written by a" {
+	if got := agentcase.FileText(t, wsA, "/workspace/out.txt"); got != "written by a" {
 		t.Errorf("workspace A's out.txt: %q", got)
 	}
-	if got := fileText(t, wsB, "/workspace/out.txt"); got != "written by b" {
+	if got := agentcase.FileText(t, wsB, "/workspace/out.txt"); got != "written by b" {
 		t.Errorf("workspace B's out.txt: %q", got)
 	}
 	sent := map[string]*ai.ToolDefinition{}

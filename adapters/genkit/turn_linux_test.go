@@ -17,9 +17,11 @@ import (
 
 	"github.com/agenttools/agenttools"
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
+	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // A generous guard against a hang: a test that passes takes a fraction
@@ -32,15 +34,21 @@ const hang = time.Minute
 // (Genkit's own would wait forever to hand over exec's result). The
 // turn fails by another tool's error, or by the caller cancelling the
 // context while two commands run (the first call's error stops the run;
-// the second's result would be waited on forever).
+// the second's result would be waited on forever), also when the two
+// run restarted, approved after an interrupt (Genkit runs restarted
+// calls as it runs a turn's, and stops at the first error the same way).
 func TestFailedTurnEndsCalls(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		// second is the turn's other call, or "" for a second exec.
 		second string
+		// approve makes exec wait for approval: the calls run when the
+		// interrupted generation is resumed.
+		approve bool
 	}{
-		{"a call fails", "fail"},
-		{"cancelled", ""},
+		{"a call fails", "fail", false},
+		{"cancelled", "", false},
+		{"cancelled while restarted", "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := goleak.IgnoreCurrent()
@@ -51,7 +59,12 @@ func TestFailedTurnEndsCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := agentgenkit.Define(g, ws, agenttools.Options{Backends: []execbackend.Backend{backend}}); err != nil {
+			toolOpts := agenttools.Options{Backends: []execbackend.Backend{backend}}
+			if c.approve {
+				toolOpts.Approve = []string{toolspec.ToolExec}
+			}
+			set, err := agentgenkit.Define(g, ws, toolOpts)
+			if err != nil {
 				t.Fatal(err)
 			}
 			release := make(chan struct{})
@@ -73,15 +86,29 @@ func TestFailedTurnEndsCalls(t *testing.T) {
 				tools = append(tools, ai.ToolName(c.second))
 			}
 			model := genkit.DefineModel(g, "turn", &ai.ModelOptions{Supports: &ai.ModelSupports{Multiturn: true, Tools: true}},
-				func(context.Context, *ai.ModelRequest, ai.ModelStreamCallback) (*ai.ModelResponse, error) {
-					return &ai.ModelResponse{Message: ai.NewModelMessage(calls...), FinishReason: ai.FinishReasonStop}, nil
+				func(_ context.Context, req *ai.ModelRequest, _ ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+					return &ai.ModelResponse{Request: req, Message: ai.NewModelMessage(calls...), FinishReason: ai.FinishReasonStop}, nil
 				})
 
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			opts := []ai.GenerateOption{ai.WithModel(model), ai.WithTools(tools...), ai.WithMaxTurns(2)}
+			if c.approve {
+				resp, err := agentgenkit.Generate(ctx, g, append(opts, ai.WithPrompt("Run the tests"))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				approve, err := set.Approve(resp, func(core.ApprovalRequest) bool { return true })
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts = append(opts, ai.WithMessages(resp.History()...), approve)
+			} else {
+				opts = append(opts, ai.WithPrompt("Run the tests"))
+			}
 			done := make(chan error, 1)
 			go func() {
-				_, err := agentgenkit.Generate(ctx, g, ai.WithModel(model), ai.WithPrompt("Run the tests"), ai.WithTools(tools...), ai.WithMaxTurns(2))
+				_, err := agentgenkit.Generate(ctx, g, opts...)
 				done <- err
 			}()
 			var exited []func(time.Duration) bool

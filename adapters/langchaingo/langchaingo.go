@@ -31,6 +31,11 @@
 // ollama provider sends no tools at all (use its openai provider with
 // Ollama's OpenAI-compatible endpoint instead).
 //
+// langchaingo has no way to pause a tool call for a human, so approval
+// (agenttools.Options.Approve) is asked of Options.Approver, a function
+// called inside Call (it may block while a human decides); a refused call
+// changes nothing and the model is sent the refusal as the tool's result.
+//
 // langchaingo's text-only agents (OneShotAgent, ConversationalAgent)
 // show the model a tool's name and Description only. TextAgentTools
 // gives the tools with descriptions that also list their arguments, an
@@ -154,7 +159,9 @@ func (t *Tool) Description() string { return t.info.Description }
 
 // Call runs the tool with input, the model's arguments as JSON text, and
 // returns what the model must see (see the package documentation). The
-// error is only for a cancelled context.
+// error is only for a cancelled context or, for a tool that needs
+// approval, an error of Options.Approver (either stops langchaingo's
+// executor).
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	out, err := t.ex.Call(ctx, t.info.Name, []byte(input))
 	if err != nil {

@@ -54,6 +54,24 @@
 // notification's message is the snapshot (the exec result so far, with a
 // null exitCode, as JSON text) and its progress counts the snapshots.
 //
+// # Approval
+//
+// A call of a tool that Options.Approve names (`agenttools mcp --approve`)
+// runs only once the client's user approves it, through MCP elicitation:
+// after its arguments pass the schema (invalid ones are answered as
+// usual, without a question), the server asks the client with the spec's
+// question (toolspec.MsgApprovalQuestion: the tool and its arguments as
+// JSON) and a form of one required boolean, approve. An answer accepted
+// with approve true runs the call; a decline, a cancel or approve false
+// answers the refusal (toolspec.MsgApprovalRefused, in the tool's failure
+// form, IsError set) and changes nothing. A client that declared no
+// elicitation capability (or only its URL mode) gets the refusal without
+// being asked. The go-sdk carries the question as the call's input
+// request (multi round-trip requests, protocol 2026-07-28) or, for a
+// client of an earlier protocol, as an elicitation/create request the
+// server sends while the call waits. An Options.Approver, when given,
+// decides instead and the client is not asked.
+//
 // # Annotations
 //
 // Each tool is listed with a title (Tool.Title and annotations.title)
@@ -72,6 +90,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,8 +120,13 @@ type Tools struct {
 }
 
 // New builds the tool set for ws. It fails when ws is nil or an option
-// is out of range.
+// is out of range. Calls of the tools opts.Approve names are approved by
+// the client's user through elicitation (see the package documentation),
+// unless opts.Approver is set: then it decides instead.
 func New(ws *vfs.Workspace, opts agenttools.Options) (*Tools, error) {
+	if opts.Approver == nil {
+		opts.Approver = elicitor{}
+	}
 	ex, err := adapt.Executor("mcp", ws, opts)
 	if err != nil {
 		return nil, err
@@ -199,16 +223,28 @@ func structured(t core.Tool, out toolspec.Output) any {
 
 // plain answers text or json.
 func (s *Tools) plain(t core.Tool) Tool {
-	ex := s.set.Executor()
 	return Tool{Definition: s.definition(t), Handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		out, err := ex.Call(ctx, t.Name, arguments(req))
-		if err != nil {
-			return nil, err
-		}
-		res := Result(out)
-		res.StructuredContent = structured(t, out)
-		return res, nil
+		return s.call(ctx, t, req)
 	}}
+}
+
+// call runs the call req of t. A call that needs approval and has no
+// answer from the client yet ends in an elicitation (see approval.go).
+func (s *Tools) call(ctx context.Context, t core.Tool, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	ex := s.set.Executor()
+	if ex.NeedsApproval(t.Name) {
+		ctx = approvalContext(ctx, req)
+	}
+	out, err := ex.Call(ctx, t.Name, arguments(req))
+	if q, ok := errors.AsType[*elicitation](err); ok {
+		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{approvalRequest: q.params}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := Result(out)
+	res.StructuredContent = structured(t, out)
+	return res, nil
 }
 
 // media can also answer an image or PDF, as an ImageContent or an
@@ -218,7 +254,6 @@ func (s *Tools) media(t core.Tool) Tool { return s.plain(t) }
 // streaming sends exec's running snapshots as progress notifications
 // when the client asked for progress.
 func (s *Tools) streaming(t core.Tool) Tool {
-	ex := s.set.Executor()
 	return Tool{Definition: s.definition(t), Handler: func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if token := progressToken(req); token != nil && req.Session != nil {
 			sent := 0
@@ -231,11 +266,7 @@ func (s *Tools) streaming(t core.Tool) Tool {
 				})
 			})
 		}
-		out, err := ex.Call(ctx, t.Name, arguments(req))
-		if err != nil {
-			return nil, err
-		}
-		return Result(out), nil
+		return s.call(ctx, t, req)
 	}}
 }
 

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/publish"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
@@ -144,6 +145,29 @@ func TestOutputSchemas(t *testing.T) {
 			t.Errorf("%s %.80s: structuredContent %v, the text content %s", c.tool, c.args, res.StructuredContent, text)
 		}
 	}
+	// A call refused for want of approval (this client cannot be asked)
+	// answers in the tool's own failure shape, which validates too.
+	opts.Approve = agenttools.ApproveList{core.ApproveMutating}
+	refusing := connect(t, vfs.New(memfs.New()), opts, nil)
+	for _, c := range []struct{ tool, args string }{
+		{"write", `{"path":"/workspace/a.txt","content":"x"}`},
+		{"edit", `{"path":"/workspace/a.txt","edits":[{"oldText":"x","newText":"y"}]}`},
+		{"delete", `{"path":"/workspace/a.txt"}`},
+		{"publish", `{"path":"/workspace/a.txt"}`},
+	} {
+		res, err := refusing.CallTool(t.Context(), &sdk.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatalf("%s refused: %v", c.tool, err)
+		}
+		obj, _ := res.StructuredContent.(map[string]any)
+		if !res.IsError || obj["error"] == nil {
+			t.Errorf("%s refused: %+v", c.tool, res)
+		}
+		if err := schemas[c.tool].Validate(res.StructuredContent); err != nil {
+			t.Errorf("%s refused: structuredContent %v does not validate: %v", c.tool, res.StructuredContent, err)
+		}
+	}
+
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "ls", Arguments: json.RawMessage(`{"path":"/workspace"}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -61,8 +61,11 @@ func (t *Tools) Definitions() []Definition {
 // Execute runs the tool name with the arguments the model sent (JSON
 // text) and returns what the model must see. Invalid arguments and tool
 // failures are outputs (error text, or a json object with an error key);
-// the error is only for an unknown tool (*toolspec.UnknownToolError) or a
-// cancelled context.
+// the error is only for an unknown tool (*toolspec.UnknownToolError), a
+// cancelled context, or an error of Options.Approver. A tool that needs
+// approval (Options.Approve) asks Options.Approver, or takes the decision
+// core.WithApproval put on ctx; a refused call changes nothing and its
+// output is the refusal (see core.Executor.Call).
 func (t *Tools) Execute(ctx context.Context, name string, args []byte) (toolspec.Output, error) {
 	return t.ex.Call(ctx, name, args)
 }

@@ -2,7 +2,7 @@
 //
 //	agenttools call [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite] CASES.json
@@ -64,7 +64,16 @@
 // stdout (newline-delimited JSON-RPC) until the client closes its end:
 // the calls in flight then get 2 s to be answered, the rest are
 // cancelled (their commands killed), and it exits 0. exec is off unless
-// --exec sandbox or --exec host.
+// --exec sandbox or --exec host. publish is offered with --publish-addr:
+// it copies the file and returns a signed link served over HTTP on that
+// address (core/publish/local) until it expires or the server exits;
+// --publish-base-url is where the links start when a proxy is in front.
+//
+// --approve mutating (every tool that
+// changes the workspace) or --approve write,exec (tools by their spec
+// names) makes those calls wait for the user's approval: the server asks
+// the client (MCP elicitation), and a client that cannot be asked, or a
+// user who does not approve, gets the refusal; nothing changes.
 //
 // --prefix PREFIX (call, tools, mcp) puts PREFIX before every tool's
 // name (core.Options.Prefix): --prefix ws_ offers ws_read, ws_ls, ...,
@@ -842,19 +851,44 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR]",
-		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]",
+		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user); publish\nis offered with --publish-addr (signed links to copies served over HTTP). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
+	var pf publishFlags
+	pf.register(fl.FlagSet)
+	var approve string
+	fl.StringVar(&approve, "approve", "", "ask the client's user (MCP elicitation) before each call of these tools:\n\"mutating\" (every tool that changes the workspace) or tool names, comma-separated\n(write,exec); a call not approved, or whose client cannot be asked, changes nothing")
 	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
 		return 0, usagef("mcp", "takes no arguments, got %d", fl.NArg())
 	}
+	var approveList core.ApproveList
+	if approve != "" {
+		approveList = strings.Split(approve, ",")
+		if err := approveList.Check(); err != nil {
+			return 0, usagef("mcp", "--approve: %s", strings.TrimPrefix(err.Error(), "core: option approve "))
+		}
+	}
+	if err := pf.check(w.readonly); err != nil {
+		return 0, err
+	}
+	// Listen before the workspace is opened: an address in use leaves no
+	// database made for nothing.
+	published, err := pf.start(stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer published.Close()
 	wsp, opts, err := w.setup(ctx)
 	if err != nil {
 		return 0, err
 	}
+	if published != nil {
+		opts.Publisher = published.pub
+	}
+	opts.Approve = approveList
 	set, err := mcp.New(wsp.ws, opts)
 	if err != nil {
 		wsp.Discard()

@@ -53,6 +53,20 @@ func agenttoolsBinary(t *testing.T) string {
 	return binary
 }
 
+// toolNames lists the session's tools, by name.
+func toolNames(ctx context.Context, t *testing.T, cs *sdk.ClientSession) []string {
+	t.Helper()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
 // The built `agenttools mcp`, started by the SDK's client as a
 // subprocess: the tools (exec off by default), calls of read, write,
 // edit and grep, an image, and a clean exit when the client closes.
@@ -74,14 +88,7 @@ func TestMCPSubprocess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
+	names := toolNames(ctx, t, cs)
 	if strings.Join(names, ",") != "delete,edit,find,grep,ls,read,write" {
 		t.Errorf("tools %v (exec must be off by default)", names)
 	}
@@ -134,6 +141,13 @@ type rawServer struct {
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
+	return startRawWith(t, `{}`, args...)
+}
+
+// startRawWith is startRaw for a client that declares capabilities (a
+// JSON object) when it initializes.
+func startRawWith(t *testing.T, capabilities string, args ...string) *rawServer {
+	t.Helper()
 	cmd := osexec.Command(agenttoolsBinary(t), append([]string{"mcp"}, args...)...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -149,7 +163,7 @@ func startRaw(t *testing.T, args ...string) *rawServer {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	s := &rawServer{t: t, cmd: cmd, in: in, outPipe: out, out: bufio.NewReaderSize(out, 1<<20)}
-	s.request("initialize", []byte(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
+	s.request("initialize", []byte(`{"protocolVersion":"2025-06-18","capabilities":`+capabilities+`,"clientInfo":{"name":"raw","version":"1"}}`))
 	s.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return s
 }
@@ -183,6 +197,13 @@ func (s *rawServer) line(method string, params []byte) string {
 	line.Write(params)
 	line.WriteString("}")
 	s.write(line.Bytes())
+	return s.read(method)
+}
+
+// read returns the next line the server writes, without its newline,
+// with a generous guard against a hang; what names what is awaited.
+func (s *rawServer) read(what string) string {
+	s.t.Helper()
 	type reply struct {
 		line string
 		err  error
@@ -195,11 +216,11 @@ func (s *rawServer) line(method string, params []byte) string {
 	select {
 	case r := <-got:
 		if r.err != nil {
-			s.t.Fatalf("%s: no answer: %v", method, r.err)
+			s.t.Fatalf("%s: no answer: %v", what, r.err)
 		}
 		return strings.TrimSuffix(r.line, "\n")
 	case <-time.After(60 * time.Second):
-		s.t.Fatalf("%s: no answer within a minute", method)
+		s.t.Fatalf("%s: no answer within a minute", what)
 		return ""
 	}
 }

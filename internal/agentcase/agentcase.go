@@ -10,7 +10,12 @@
 package agentcase
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,6 +99,22 @@ func Workspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
 	return ws, agenttools.Options{Backends: []execbackend.Backend{shell}}
 }
 
+// FileText is the content of the file at path in ws; it fails the test
+// when the file cannot be read.
+func FileText(tb testing.TB, ws *vfs.Workspace, path string) string {
+	tb.Helper()
+	r, _, err := ws.Open(tb.Context(), path, 0)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return string(data)
+}
+
 // Session is what the model received in one run of the session.
 type Session struct {
 	// Tools are the tool definitions the model was sent, each as the JSON
@@ -154,5 +175,70 @@ func BenchReadCore(b *testing.B, ex *core.Executor) {
 		if err != nil || out.Kind != toolspec.OutputText {
 			b.Fatal(out, err)
 		}
+	}
+}
+
+// ApprovalCalls are the scripted calls of a session whose tool set asks
+// for approval of every tool that changes the workspace (Options.Approve
+// "mutating"): two writes, the first to be approved, the second refused.
+var ApprovalCalls = []Call{
+	{ID: "call_1", Tool: "write", Args: `{"path":"/workspace/approved.txt","content":"approved\n"}`},
+	{ID: "call_2", Tool: "write", Args: `{"path":"/workspace/refused.txt","content":"refused\n"}`},
+}
+
+// ApprovalResults are what the model must receive for ApprovalCalls, as
+// text: the first write's result and the second's refusal.
+var ApprovalResults = []string{
+	`{"path":"/workspace/approved.txt","bytesWritten":9}`,
+	string(toolspec.ResultOutput(toolspec.ErrorResult{Error: toolspec.MsgApprovalRefused(toolspec.ToolWrite)}).JSON),
+}
+
+// Approves reports whether a human approves the call req of
+// ApprovalCalls: the write to approved.txt only.
+func Approves(req core.ApprovalRequest) bool {
+	var args struct{ Path string }
+	return json.Unmarshal(req.Arguments, &args) == nil && args.Path == "/workspace/approved.txt"
+}
+
+// Approver is Approves as a core.Approver (Options.Approver).
+var Approver = core.ApproverFunc(func(_ context.Context, req core.ApprovalRequest) (bool, error) {
+	return Approves(req), nil
+})
+
+// ApprovalWorkspace is Workspace with options that ask for approval of
+// every change (Approve "mutating") of Approver. An adapter whose
+// framework asks the human itself sets Approver to nil.
+func ApprovalWorkspace(tb testing.TB) (*vfs.Workspace, agenttools.Options) {
+	ws, opts := Workspace(tb)
+	opts.Approve = core.ApproveList{core.ApproveMutating}
+	opts.Approver = Approver
+	return ws, opts
+}
+
+// CheckApproval fails tb unless the model received results (text, one
+// per call of ApprovalCalls, in order: ApprovalResults) and ws shows that
+// the calls ran as approved: approved.txt written, refused.txt never
+// created.
+func CheckApproval(tb testing.TB, ws *vfs.Workspace, results []string) {
+	tb.Helper()
+	if len(results) != len(ApprovalCalls) {
+		tb.Fatalf("the model received %d results, want %d", len(results), len(ApprovalCalls))
+	}
+	for i, c := range ApprovalCalls {
+		if results[i] != ApprovalResults[i] {
+			tb.Errorf("the model received %q for %s %s, want %q", results[i], c.Tool, c.Args, ApprovalResults[i])
+		}
+	}
+	r, _, err := ws.Open(tb.Context(), "/workspace/approved.txt", 0)
+	if err != nil {
+		tb.Fatalf("the approved write did not happen: %v", err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || string(got) != "approved\n" {
+		tb.Errorf("approved.txt = %q, %v; want %q", got, err, "approved\n")
+	}
+	if _, err := ws.Stat(tb.Context(), "/workspace/refused.txt"); !errors.Is(err, fs.ErrNotExist) {
+		tb.Errorf("the refused write changed the workspace: stat refused.txt: %v", err)
 	}
 }

@@ -188,6 +188,7 @@ func (l *loader) model(v cue.Value) *Model {
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
 		m.Messages = append(m.Messages, l.template(f.name, f.v))
 	}
+	m.Approval = l.templates(v.LookupPath(cue.ParsePath("approval")))
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("workspaceLimits"))) {
 		m.Limits = append(m.Limits, l.limit(f.name, f.v))
 	}

@@ -21,6 +21,7 @@ type Model struct {
 	Arguments     Arguments
 	ArgumentList  ArgumentList
 	Messages      []Template // shared by every tool
+	Approval      []Template // the approval of calls: refusal, question
 	Limits        []Limit    // of the workspace, shared by every tool
 	Tools         []Tool     // in toolOrder
 	ErrorResult   Result

@@ -125,6 +125,11 @@ func surface(m *Model) *jen.File {
 		templateDecl(f, "Msg"+goName(t.Name), t, "")
 	}
 
+	// Approval of calls.
+	for _, t := range m.Approval {
+		templateDecl(f, "MsgApproval"+goName(t.Name), t, "")
+	}
+
 	resultDecl(f, m.ErrorResult)
 	failureResultDecl(f, m)
 
@@ -171,8 +176,8 @@ func outputSchemaKV(t Tool) jen.Code {
 }
 
 // catalogEntries lists every message template with its Go name, in spec
-// order: argument problems, shared messages, the argument listing's, then
-// each tool's.
+// order: argument problems, shared messages, the argument listing's, the
+// approval's, then each tool's.
 func catalogEntries(m *Model) (names []string, tpls []Template) {
 	add := func(name string, t Template) {
 		names = append(names, name)
@@ -187,6 +192,9 @@ func catalogEntries(m *Model) (names []string, tpls []Template) {
 	}
 	for _, t := range m.ArgumentList.Templates {
 		add("ArgList"+goName(t.Name), t)
+	}
+	for _, t := range m.Approval {
+		add("MsgApproval"+goName(t.Name), t)
 	}
 	for _, tool := range m.Tools {
 		for _, t := range tool.Messages {

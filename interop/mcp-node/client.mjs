@@ -2,7 +2,9 @@
 // client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
 // starts the server over stdio on a scratch host directory, lists the
 // tools (with their titles, annotations and output schemas), calls read,
-// grep, edit, write and delete, and checks each answer exactly.
+// grep, edit, write and delete, and checks each answer exactly; then
+// starts it again with --publish-addr, calls publish and fetches the link
+// it returns.
 //
 // Usage: node client.mjs PATH_TO_AGENTTOOLS
 // Prints the exchange; exits 1 when an answer is not the expected one.
@@ -15,6 +17,7 @@ import { isDeepStrictEqual } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const bin = process.argv[2];
 if (!bin) {
@@ -176,7 +179,101 @@ for (let i = 0; i < 100 && alive; i++) {
   }
 }
 expect("server exited after the client closed", alive, false);
+
+await checkPublish();
 rmSync(scratch, { recursive: true, force: true });
+
+// Output schemas (issue 17) of publish: listed in the object form, and
+// each answer's structuredContent is the object its text holds.
+function checkPublishOutputSchema(tools, answers) {
+  const schema = tools.find((t) => t.name === "publish")?.outputSchema;
+  expect("publish outputSchema form", [schema?.type, schema?.anyOf?.length], ["object", 2]);
+  for (const [res, parsed] of answers) {
+    expect(`publish structuredContent (ok ${parsed.ok})`, res.structuredContent, parsed);
+  }
+}
+
+// publish with the local publisher: a server started with
+// --publish-addr 127.0.0.1:0 offers publish; the link it returns is
+// fetched with fetch(), and must serve the file's bytes as they were
+// when published, and refuse a link whose signature was changed.
+async function checkPublish() {
+  const report = Buffer.from("%PDF-1.4 quarterly report\n\u00e9t\u00e9 2026\n", "utf8");
+  writeFileSync(join(dir, "report.pdf"), report);
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--dir", dir, "--db", join(scratch, "publish.db"), "--publish-addr", "127.0.0.1:0"],
+    stderr: "inherit",
+  });
+  const pub = new Client({ name: "agenttools-interop-publish", version: "1.0.0" });
+  await pub.connect(transport);
+  const { tools } = await pub.listTools();
+  expect("publish is offered with --publish-addr", tools.some((t) => t.name === "publish"), true);
+
+  const res = await pub.callTool({ name: "publish", arguments: { path: "/workspace/report.pdf", expiresAfterMs: 60000 } });
+  const text = res.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+  console.log(`\n> publish {"path":"/workspace/report.pdf","expiresAfterMs":60000}\n${res.isError ? "(isError) " : ""}${text}`);
+  const answer = JSON.parse(text);
+  checkPublishOutputSchema(tools, [[res, answer]]);
+  expect("publish answer", [res.isError === true, answer.ok, typeof answer.url], [false, true, "string"]);
+  // The file changes after publish: the link serves the copy.
+  writeFileSync(join(dir, "report.pdf"), "changed");
+  if (typeof answer.url === "string") {
+    const url = new URL(answer.url);
+    expect("link host", url.host.startsWith("127.0.0.1:"), true);
+    expect("link path", url.pathname, "/workspace/report.pdf");
+    const got = await fetch(answer.url);
+    const body = Buffer.from(await got.arrayBuffer());
+    console.log(`GET ${url.pathname}: ${got.status} ${got.headers.get("content-type")}, ${body.length} bytes`);
+    expect("GET of the link", [got.status, got.headers.get("content-type"), got.headers.get("content-disposition")], [200, "application/pdf", "inline; filename=report.pdf"]);
+    expect("bytes served", body.equals(report), true);
+    const sig = url.searchParams.get("sig");
+    url.searchParams.set("sig", (sig[0] === "A" ? "B" : "A") + sig.slice(1));
+    const tampered = await fetch(url);
+    await tampered.arrayBuffer();
+    expect("GET with a changed signature", tampered.status, 403);
+  }
+
+  const missing = await pub.callTool({ name: "publish", arguments: { path: "/workspace/missing.pdf" } });
+  const missingText = missing.content[0]?.text;
+  console.log(`\n> publish {"path":"/workspace/missing.pdf"}\n${missingText}`);
+  expect("publish of a missing file", JSON.parse(missingText).ok, false);
+  checkPublishOutputSchema(tools, [[missing, JSON.parse(missingText)]]);
+  await pub.close();
+}
+
+// Approval (`agenttools mcp --approve mutating`): the server asks this
+// client's user (MCP elicitation) before each write; the write accepted
+// runs, the one declined answers the refusal and writes nothing.
+{
+  const approveScratch = mkdtempSync(join(tmpdir(), "agenttools-mcp-node-approve-"));
+  const approveDir = join(approveScratch, "project");
+  mkdirSync(approveDir);
+  const asking = new Client({ name: "agenttools-interop-approve", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  const questions = [];
+  asking.setRequestHandler(ElicitRequestSchema, async (req) => {
+    questions.push(req.params.message);
+    return req.params.message.includes("yes.txt") ? { action: "accept", content: { approve: true } } : { action: "decline" };
+  });
+  await asking.connect(new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--dir", approveDir, "--db", join(approveScratch, "workspace.db"), "--approve", "mutating"],
+    stderr: "inherit",
+  }));
+  for (const [file, approved] of [["yes.txt", true], ["no.txt", false]]) {
+    const args = { path: `/workspace/${file}`, content: "x" };
+    const res = await asking.callTool({ name: "write", arguments: args });
+    const text = res.content.map((c) => c.text).join("\n");
+    console.log(`\n> write ${JSON.stringify(args)} (${approved ? "approved" : "declined"})\n${res.isError ? "(isError) " : ""}${text}`);
+    expect(`write ${file}: isError, file written`, [res.isError === true, existsSync(join(approveDir, file))], [!approved, approved]);
+    if (!approved) {
+      expect("the refusal", JSON.parse(text), { error: "The user did not approve this write call; nothing was changed." });
+    }
+  }
+  expect("questions asked", questions.length, 2);
+  await asking.close();
+  rmSync(approveScratch, { recursive: true, force: true });
+}
 
 console.log(failures ? `\n${failures} check(s) failed` : "\nall checks passed");
 process.exit(failures ? 1 : 0);

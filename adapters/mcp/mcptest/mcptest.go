@@ -18,6 +18,14 @@ import (
 // test ends.
 func Connect(t *testing.T, ws *vfs.Workspace, opts agenttools.Options, copts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return ConnectVersion(t, ws, opts, copts, "")
+}
+
+// ConnectVersion is Connect with the client speaking protocol version
+// (an MCP protocol version such as "2025-11-25"; the go-sdk's latest when
+// empty).
+func ConnectVersion(t *testing.T, ws *vfs.Workspace, opts agenttools.Options, copts *sdk.ClientOptions, version string) *sdk.ClientSession {
+	t.Helper()
 	server, err := mcp.NewServer(ws, opts, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +35,7 @@ func Connect(t *testing.T, ws *vfs.Workspace, opts agenttools.Options, copts *sd
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, copts).Connect(t.Context(), clientEnd, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, copts).Connect(t.Context(), clientEnd, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
