@@ -279,7 +279,7 @@ func (p *Publisher) Live() (copies int, bytes int64) {
 // failure.
 func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Options) (string, error) {
 	if opts.ExpiresAfter > p.opts.MaxExpiry {
-		return "", errno.New(errno.EINVAL, toolspec.MsgPublishLocalExpiryTooLong(opts.ExpiresAfter.Milliseconds(), p.opts.MaxExpiry.Milliseconds()), f.Path)
+		return "", errno.New(errno.EINVAL, toolspec.MsgPublishLocalExpiryTooLong(opts.Milliseconds(), p.opts.MaxExpiry.Milliseconds()), f.Path)
 	}
 	if opts.ExpiresAfter <= 0 {
 		opts.ExpiresAfter = publish.DefaultExpiry
