@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -128,24 +129,56 @@ func (*refusedError) Error() string { return "core: call not approved" }
 // ctx's (WithApproval), else the Approver's; with neither, the call is
 // refused: a call that needs approval never runs unapproved.
 func (e *Executor) approve(ctx context.Context, t *Tool, dst any) error {
+	ok, err := e.decide(ctx, t, dst)
+	if err != nil || ok {
+		return err
+	}
+	return &refusedError{out: e.refusal(t, dst)}
+}
+
+// decide reports whether the call of t with arguments args may run: true
+// when Options.Approve does not cover t, else ctx's decision
+// (WithApproval), else the Approver's, else false.
+func (e *Executor) decide(ctx context.Context, t *Tool, args any) (bool, error) {
 	if !t.approve {
-		return nil
+		return true, nil
 	}
 	ok, decided := ctx.Value(approvalKey{}).(bool)
 	if !decided && e.approver != nil {
-		args, err := MarshalJSON(dst)
+		raw, err := MarshalJSON(args)
 		if err != nil {
+			return false, err
+		}
+		ok, err = e.approver.Approve(ctx, ApprovalRequest{Tool: t.Name, Spec: t.Spec, Arguments: raw})
+		if err != nil {
+			return false, fmt.Errorf("core: approval of a %s call: %w", t.Name, err)
+		}
+	}
+	return ok, nil
+}
+
+// CheckApproval decides a change that code outside Call makes for a
+// model on the tools' behalf (the Eino filesystem backend's write_file,
+// edit_file and execute): spec is the spec tool whose approval covers it
+// (toolspec.ToolWrite, ...), path the workspace path it changes (empty
+// for exec), args its arguments as it will run them, which the Approver
+// gets as JSON. It returns nil when Options.Approve does not cover spec
+// or the change is approved, as Call decides (WithApproval on ctx, else
+// Options.Approver); a refusal, failing closed as Call does, is an
+// *errno.Error EPERM with toolspec.MsgApprovalRefused's text, and the
+// change must not be made. The Approver's error is returned wrapped.
+func (e *Executor) CheckApproval(ctx context.Context, spec, path string, args any) error {
+	for _, t := range e.byName {
+		if t.Spec != spec {
+			continue
+		}
+		ok, err := e.decide(ctx, t, args)
+		if err != nil || ok {
 			return err
 		}
-		ok, err = e.approver.Approve(ctx, ApprovalRequest{Tool: t.Name, Spec: t.Spec, Arguments: args})
-		if err != nil {
-			return fmt.Errorf("core: approval of a %s call: %w", t.Name, err)
-		}
+		return errno.New(errno.EPERM, toolspec.MsgApprovalRefused(t.Name), path)
 	}
-	if ok {
-		return nil
-	}
-	return &refusedError{out: e.refusal(t, dst)}
+	return nil
 }
 
 // refusal is the refused call's output in the tool's own failure form:

@@ -27,12 +27,14 @@ func (e *Executor) Publish(ctx context.Context, a toolspec.PublishArgs) (toolspe
 	if err := ctx.Err(); err != nil {
 		return toolspec.Output{}, err
 	}
-	opts := publish.Options{ExpiresAfter: publish.DefaultExpiry}
+	opts := publish.Options{ExpiresAfter: publish.DefaultExpiry, ExpiresAfterMs: publish.DefaultExpiry.Milliseconds()}
 	if a.ExpiresAfterMs != nil {
+		opts.ExpiresAfterMs = *a.ExpiresAfterMs
 		opts.ExpiresAfter = time.Duration(*a.ExpiresAfterMs) * time.Millisecond
 		if opts.ExpiresAfter/time.Millisecond != time.Duration(*a.ExpiresAfterMs) {
 			// Past time.Duration's 292 years: the longest it holds, which
-			// no publisher tells apart from forever.
+			// no publisher tells apart from forever (ExpiresAfterMs keeps
+			// the call's number).
 			opts.ExpiresAfter = time.Duration(1<<63 - 1)
 		}
 	}

@@ -78,7 +78,7 @@ func TestApprovalElicitation(t *testing.T) {
 }
 
 // TestApprovalRefusals: every answer but an accepted form with approve
-// true refuses (cancel, accept with false), a client without an
+// true refuses (cancel, accept with false, accept with no content), a client without an
 // elicitation handler is refused without being asked, and arguments that
 // fail the schema get the usual message without a question. Nothing is
 // written.
@@ -95,6 +95,7 @@ func TestApprovalRefusals(t *testing.T) {
 		}{
 			{"cancel", answer(&sdk.ElicitResult{Action: "cancel"})},
 			{"accept false", answer(&sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}})},
+			{"accept without content", answer(&sdk.ElicitResult{Action: "accept"})},
 			{"no elicitation", nil},
 		} {
 			t.Run(c.name+" protocol "+version, func(t *testing.T) {

@@ -43,11 +43,28 @@ type Options struct {
 	// ExpiresAfter is the link's lifetime: the call's expiresAfterMs in
 	// milliseconds, DefaultExpiry when it sets none. Always positive.
 	ExpiresAfter time.Duration
+	// ExpiresAfterMs is the call's expiresAfterMs as the model sent it
+	// (DefaultExpiry's milliseconds when it set none), which a publisher
+	// echoes or names in an error (see Milliseconds): ExpiresAfter
+	// saturates at time.Duration's longest, about 292 years, and the
+	// schema allows up to 2^53-1 ms. Zero: not given (a caller other
+	// than the tool), ExpiresAfter's milliseconds then.
+	ExpiresAfterMs int64
 	// Prefix scopes the published name to the workspace's session:
 	// "agent-<session id>" when the workspace has one, else empty, as in
 	// the reference. A publisher puts it before the file's name
 	// ("<prefix>/<path without its leading slash>").
 	Prefix string
+}
+
+// Milliseconds is the link's lifetime in milliseconds as the call asked
+// for it: ExpiresAfterMs, or ExpiresAfter's milliseconds when that is
+// zero.
+func (o Options) Milliseconds() int64 {
+	if o.ExpiresAfterMs != 0 {
+		return o.ExpiresAfterMs
+	}
+	return o.ExpiresAfter.Milliseconds()
 }
 
 // Info describes the file File.Open opened.

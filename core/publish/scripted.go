@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Scripted is a Publisher that looks at no file, for replay and tests: it
@@ -61,7 +60,7 @@ func (s *Scripted) Publish(ctx context.Context, f File, opts Options) (string, e
 	if opts.Prefix != "" {
 		prefix = opts.Prefix + "/"
 	}
-	return base + prefix + strings.TrimLeft(f.Path, "/") + "?expiresAfter=" + strconv.FormatInt(int64(opts.ExpiresAfter/time.Millisecond), 10), nil
+	return base + prefix + strings.TrimLeft(f.Path, "/") + "?expiresAfter=" + strconv.FormatInt(opts.Milliseconds(), 10), nil
 }
 
 // Shares lists the calls answered so far, in order.

@@ -228,12 +228,26 @@ func TestAgentFailedCall(t *testing.T) {
 	if err := ws.WriteFile(ctx, "/workspace/notes.txt", []byte("alpha\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
 		t.Fatal(err)
 	}
-	b := mustNew(t, ws, agenttools.Options{})
+	runErr := runOneCall(t, mustNew(t, ws, agenttools.Options{}), call("c1", "write_file", `{"file_path":"/workspace/notes.txt","content":"beta\n"}`))
+	if !errors.Is(runErr, fs.ErrExist) || !strings.Contains(runErr.Error(), "path exists: /workspace/notes.txt") {
+		t.Errorf("the run ended with %v, want the write's error", runErr)
+	}
+	if got := readAll(t, ws, "/workspace/notes.txt"); got != "alpha\n" {
+		t.Errorf("notes.txt holds %q", got)
+	}
+}
+
+// runOneCall runs an adk agent with Eino's filesystem middleware over b
+// under a Runner, its model making the one call c, and returns the error
+// the run ended with.
+func runOneCall(t *testing.T, b filesystem.Backend, c schema.ToolCall) error {
+	t.Helper()
+	ctx := t.Context()
 	mw, err := fsmw.NewMiddleware(ctx, &fsmw.Config{Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &scriptedModel{turns: [][]schema.ToolCall{{call("c1", "write_file", `{"file_path":"/workspace/notes.txt","content":"beta\n"}`)}}}
+	m := &scriptedModel{turns: [][]schema.ToolCall{{c}}}
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "coder", Description: "works in the workspace", Model: m, Middlewares: []adk.AgentMiddleware{mw}})
 	if err != nil {
 		t.Fatal(err)
@@ -249,12 +263,7 @@ func TestAgentFailedCall(t *testing.T) {
 			runErr = ev.Err
 		}
 	}
-	if !errors.Is(runErr, fs.ErrExist) || !strings.Contains(runErr.Error(), "path exists: /workspace/notes.txt") {
-		t.Errorf("the run ended with %v, want the write's error", runErr)
-	}
-	if got := readAll(t, ws, "/workspace/notes.txt"); got != "alpha\n" {
-		t.Errorf("notes.txt holds %q", got)
-	}
+	return runErr
 }
 
 // TestExecuteWindowAndTimeout: execute keeps our exec tool's output

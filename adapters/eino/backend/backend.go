@@ -161,8 +161,12 @@ var (
 // New returns the Backend of Eino's filesystem middleware over ws: a
 // *ShellBackend when opts give exec an exec backend (opts.Backends, and
 // opts.Exec does not offer none), else a *Backend. Of opts it uses Root,
-// Readonly, Edit.MaxBytes and the exec options; it fails as core.New
-// fails on options out of range.
+// Readonly, Edit.MaxBytes, the exec options, and Approve with Approver:
+// a Write, Edit or Execute that our write, edit or exec's approval covers
+// runs only once opts.Approver approves it (the Approver gets Eino's
+// request as the arguments); refused, or with no Approver, it fails with
+// EPERM and changes nothing (core.Executor.CheckApproval). It fails as
+// core.New fails on options out of range.
 func New(ws *vfs.Workspace, opts agenttools.Options) (filesystem.Backend, error) {
 	ex, err := core.New(ws, opts)
 	if err != nil {
@@ -308,6 +312,9 @@ func eachLine(ctx context.Context, r io.Reader, f func(n int, line []byte) bool)
 // claimed atomically (vfs Create), then filled only while still empty.
 // Errors also: those of the workspace (ENOTDIR, EISDIR, EROFS, ELOOP, ...).
 func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error {
+	if err := b.ex.CheckApproval(ctx, toolspec.ToolWrite, req.FilePath, req); err != nil {
+		return err
+	}
 	p, unlock, err := b.change(ctx, req.FilePath, false)
 	if err != nil {
 		return err
@@ -370,6 +377,9 @@ func (b *Backend) change(ctx context.Context, path string, followFinal bool) (st
 // EAGAIN when other writers kept changing the file. A failed edit writes
 // nothing.
 func (b *Backend) Edit(ctx context.Context, req *filesystem.EditRequest) error {
+	if err := b.ex.CheckApproval(ctx, toolspec.ToolEdit, req.FilePath, req); err != nil {
+		return err
+	}
 	p, unlock, err := b.change(ctx, req.FilePath, true)
 	if err != nil {
 		return err

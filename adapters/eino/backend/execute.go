@@ -21,6 +21,9 @@ import (
 // context's error when it ends, after everything the command started was
 // killed.
 func (s *ShellBackend) Execute(ctx context.Context, req *filesystem.ExecuteRequest) (*filesystem.ExecuteResponse, error) {
+	if err := s.ex.CheckApproval(ctx, toolspec.ToolExec, "", req); err != nil {
+		return nil, err
+	}
 	o, err := s.ex.RunExec(ctx, toolspec.ExecArgs{Command: req.Command})
 	if err != nil {
 		return nil, err

@@ -279,7 +279,7 @@ func (p *Publisher) Live() (copies int, bytes int64) {
 // failure.
 func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Options) (string, error) {
 	if opts.ExpiresAfter > p.opts.MaxExpiry {
-		return "", errno.New(errno.EINVAL, toolspec.MsgPublishLocalExpiryTooLong(opts.ExpiresAfter.Milliseconds(), p.opts.MaxExpiry.Milliseconds()), f.Path)
+		return "", errno.New(errno.EINVAL, toolspec.MsgPublishLocalExpiryTooLong(opts.Milliseconds(), p.opts.MaxExpiry.Milliseconds()), f.Path)
 	}
 	if opts.ExpiresAfter <= 0 {
 		opts.ExpiresAfter = publish.DefaultExpiry
@@ -423,7 +423,8 @@ func (p *Publisher) sign(id, name string, exp int64) string {
 // its Content-Type from the name's extension or, without one it knows,
 // sniffed from the bytes; Content-Disposition inline with the file's
 // name; Cache-Control private with max-age the seconds left before
-// expiry.
+// expiry; Content-Security-Policy sandbox (no scripts, an opaque
+// origin) on all but PDFs.
 func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -455,8 +456,18 @@ func (p *Publisher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	h := w.Header()
-	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct != "" {
 		h.Set("Content-Type", ct)
+	}
+	if mt, _, _ := mime.ParseMediaType(ct); mt != "application/pdf" {
+		// A published page (HTML, SVG, or bytes sniffed as HTML) is the
+		// model's: served inline on the BaseURL's origin, its scripts
+		// would run there, with that origin's cookies and storage (a
+		// BaseURL under a site's own origin). Sandboxed, the page renders
+		// in an opaque origin without scripts. PDFs are left out: browsers'
+		// PDF viewers refuse to show a sandboxed document.
+		h.Set("Content-Security-Policy", "sandbox")
 	}
 	disposition := mime.FormatMediaType("inline", map[string]string{"filename": path.Base(name)})
 	if disposition == "" {

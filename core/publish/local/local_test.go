@@ -145,17 +145,24 @@ func TestPublishThenFetch(t *testing.T) {
 }
 
 // TestContentType: the extension's type, or the bytes' without a known
-// extension.
+// extension; and Content-Security-Policy sandbox, so that a page the
+// model publishes (HTML by its name or its bytes, SVG) never runs its
+// scripts on the publisher's origin, but on a PDF (browsers' PDF viewers
+// refuse a sandboxed document).
 func TestContentType(t *testing.T) {
 	p, _ := serve(t, "", local.Options{})
-	for path, want := range map[string]string{
-		"/workspace/chart.png": "image/png",
-		"/workspace/page":      "text/html; charset=utf-8",
-		"/workspace/data.json": "application/json",
+	for path, want := range map[string][2]string{
+		"/workspace/chart.png": {"image/png", "sandbox"},
+		"/workspace/page":      {"text/html; charset=utf-8", "sandbox"},
+		"/workspace/page.html": {"text/html; charset=utf-8", "sandbox"},
+		"/workspace/logo.svg":  {"image/svg+xml", "sandbox"},
+		"/workspace/data.json": {"application/json", "sandbox"},
+		"/workspace/doc.pdf":   {"application/pdf", ""},
 	} {
-		link := publishOK(t, p, memFile(path, []byte("<html><body>hi</body></html>")), publish.Options{ExpiresAfter: time.Minute})
-		if got := fetch(t, http.MethodGet, link).headers.Get("Content-Type"); got != want {
-			t.Errorf("%s: Content-Type %q, want %q", path, got, want)
+		link := publishOK(t, p, memFile(path, []byte("<html><body>hi<script>fetch('/')</script></body></html>")), publish.Options{ExpiresAfter: time.Minute})
+		h := fetch(t, http.MethodGet, link).headers
+		if got := [2]string{h.Get("Content-Type"), h.Get("Content-Security-Policy")}; got != want {
+			t.Errorf("%s: Content-Type, Content-Security-Policy %q, want %q", path, got, want)
 		}
 	}
 }

@@ -79,6 +79,8 @@ func TestThroughTheTool(t *testing.T) {
 		`{"path":"latest.svg"}`: toolspec.MsgSymlinkInPath(root + "/latest.svg"),
 		`{"path":"leak.txt"}`:   toolspec.MsgSymlinkInPath(root + "/leak.txt"),
 		`{"path":"rel.txt"}`:    toolspec.MsgSymlinkInPath(root + "/rel.txt"),
+		// The call's own number, past the 292 years a time.Duration holds.
+		`{"path":"out/chart.svg","expiresAfterMs":9007199254740991}`: toolspec.MsgPublishLocalExpiryTooLong(9007199254740991, local.DefaultMaxExpiry.Milliseconds()),
 	} {
 		if got := publishCall(args); got["ok"] != false || got["url"] != nil || got["error"] != want {
 			t.Errorf("publish %s: %v, want ok:false %q", args, got, want)

@@ -106,7 +106,7 @@ func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Op
 	}
 	expires = expires.Truncate(time.Second)
 	if expires < MinExpiry || expires > MaxExpiry {
-		return "", errno.New(errno.EINVAL, toolspec.MsgPublishS3ExpiryRange(opts.ExpiresAfter.Milliseconds(), MinExpiry.Milliseconds(), MaxExpiry.Milliseconds()), f.Path)
+		return "", errno.New(errno.EINVAL, toolspec.MsgPublishS3ExpiryRange(opts.Milliseconds(), MinExpiry.Milliseconds(), MaxExpiry.Milliseconds()), f.Path)
 	}
 	r, info, err := f.Open(ctx)
 	if err != nil {

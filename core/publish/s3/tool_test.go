@@ -84,6 +84,8 @@ func TestPublishToolOverMCP(t *testing.T) {
 	}{
 		{map[string]any{"path": "/workspace/out/report.txt", "expiresAfterMs": 500}, toolspec.MsgPublishS3ExpiryRange(500, 1000, 604800000)},
 		{map[string]any{"path": "/workspace/out/report.txt", "expiresAfterMs": 8 * 24 * 3600 * 1000}, toolspec.MsgPublishS3ExpiryRange(8*24*3600*1000, 1000, 604800000)},
+		// The call's own number, past the 292 years a time.Duration holds.
+		{map[string]any{"path": "/workspace/out/report.txt", "expiresAfterMs": int64(9007199254740991)}, toolspec.MsgPublishS3ExpiryRange(9007199254740991, 1000, 604800000)},
 		{map[string]any{"path": "/workspace/missing.txt"}, toolspec.MsgNoSuchFile("/workspace/missing.txt")},
 		{map[string]any{"path": "/workspace/dir"}, toolspec.MsgIsDirectory("/workspace/dir")},
 		{map[string]any{"path": "/secret.txt"}, toolspec.MsgOutsideRoot("/workspace", "/secret.txt")},
