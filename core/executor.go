@@ -31,6 +31,11 @@ type Tool struct {
 	Description string
 	// InputSchema is the JSON Schema of the arguments, as JSON text.
 	InputSchema string
+	// OutputSchema is the JSON Schema of the results (a draft-07 anyOf of
+	// the success and the failure object, as the reference declares it),
+	// as JSON text; empty for a tool the reference gives none (read, ls,
+	// find, grep, exec).
+	OutputSchema string
 
 	decoder argDecoder
 	approve bool // Options.Approve covers it
@@ -85,7 +90,7 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 			continue
 		}
 		name := s.prefix.Name(info.Name)
-		t := &Tool{Name: name, Spec: info.Name, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}, approve: approve[info.Name]}
+		t := &Tool{Name: name, Spec: info.Name, OutputSchema: info.OutputSchema, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}, approve: approve[info.Name]}
 		switch info.Name {
 		case toolspec.ToolRead:
 			t.Description, t.InputSchema = toolspec.ReadDescription(s.maxLines, s.maxBytes), toolspec.ReadInputSchema

@@ -38,6 +38,13 @@ func TestSurface(t *testing.T) {
 		a.Check(t, d.Name+"/description", d.Description)
 		a.Check(t, d.Name+"/schema", string(d.InputSchema))
 	}
+	// Every output schema, publish's too (offered only with a publisher);
+	// raw's definitions carry them (adapters/raw TestDefinitionsOutputSchema).
+	for _, info := range toolspec.Tools {
+		if info.OutputSchema != "" {
+			a.Check(t, info.Name+"/outputSchema", info.OutputSchema)
+		}
+	}
 	small := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}})
 	a.Check(t, "read/description maxLines=3 maxBytes=20", small.Definitions()[0].Description)
 	for _, d := range newTools(t, core.Options{Readonly: true}).Definitions() {

@@ -8,6 +8,11 @@ const DeleteDescription = "Delete a file or directory. Set recursive to true to 
 // DeleteInputSchema is the JSON Schema of the delete tool's arguments, as the model receives it.
 const DeleteInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string","description":"Absolute path to the file or directory to delete."},"recursive":{"description":"Remove a directory and all of its contents. Defaults to false.","type":"boolean"}},"required":["path"],"additionalProperties":false}`
 
+// DeleteOutputSchema is the JSON Schema of the delete tool's results
+// (DeleteResult or ErrorResult), as the reference declares it (draft-07, a
+// top-level anyOf).
+const DeleteOutputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","anyOf":[{"type":"object","properties":{"deleted":{"type":"string"}},"required":["deleted"],"additionalProperties":false},{"type":"object","properties":{"error":{"type":"string"}},"required":["error"],"additionalProperties":false}]}`
+
 // DeleteParams are the delete tool's parameters in schema order.
 var DeleteParams = []Param{
 	{Name: "path", Kind: KindString, When: WhenAlways},

@@ -10,6 +10,10 @@ const EditDescription = "Edit a single file using exact text replacement. Every 
 // EditInputSchema is the JSON Schema of the edit tool's arguments, as the model receives it.
 const EditInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string","description":"Path to the file to edit"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Exact text for one targeted replacement. Must be unique in the original file and not overlap with any other edits[].oldText in the same call."},"newText":{"type":"string","description":"Replacement text for this targeted edit."}},"required":["oldText","newText"],"additionalProperties":false},"description":"One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits."}},"required":["path","edits"],"additionalProperties":false}`
 
+// EditOutputSchema is the JSON Schema of the edit tool's results (EditResult
+// or ErrorResult), as the reference declares it (draft-07, a top-level anyOf).
+const EditOutputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","anyOf":[{"type":"object","properties":{"path":{"type":"string"},"editsApplied":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"diff":{"type":"string"},"patch":{"type":"string"},"firstChangedLine":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"diffTruncated":{"type":"boolean"},"fuzzyMatch":{"type":"boolean"}},"required":["path","editsApplied","diff","patch"],"additionalProperties":false},{"type":"object","properties":{"error":{"type":"string"}},"required":["error"],"additionalProperties":false}]}`
+
 // EditParams are the edit tool's parameters in schema order.
 var EditParams = []Param{
 	{Name: "path", Kind: KindString, When: WhenAlways},

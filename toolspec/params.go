@@ -85,14 +85,18 @@ type Rule struct {
 // it. Mutates is true for a tool a read-only tool set leaves out. Media is
 // true for a tool whose call can answer a content output (an image or
 // PDF); Streams for one that reports running snapshots before its result.
+// OutputSchema is the JSON Schema (text) of the tool's results, as the
+// reference declares it (WriteOutputSchema, ...), empty for a tool the
+// reference gives none (read, ls, find, grep, exec).
 type ToolInfo struct {
-	Name      string
-	Available bool
-	Mutates   bool
-	Media     bool
-	Streams   bool
-	Params    []Param
-	Rules     []Rule
+	Name         string
+	Available    bool
+	Mutates      bool
+	Media        bool
+	Streams      bool
+	Params       []Param
+	Rules        []Rule
+	OutputSchema string
 }
 
 // Info returns the ToolInfo of the tool called name, and false when the

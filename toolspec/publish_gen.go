@@ -10,6 +10,11 @@ const PublishDescription = "Publish a file from the workspace through the config
 // PublishInputSchema is the JSON Schema of the publish tool's arguments, as the model receives it.
 const PublishInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string","minLength":1,"description":"Absolute workspace path, e.g. /workspace/out/chart.png."},"expiresAfterMs":{"description":"Link lifetime in milliseconds. Defaults to one hour.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991}},"required":["path"],"additionalProperties":false}`
 
+// PublishOutputSchema is the JSON Schema of the publish tool's results
+// (PublishResult or PublishFailure), as the reference declares it (draft-07, a
+// top-level anyOf).
+const PublishOutputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","anyOf":[{"type":"object","properties":{"ok":{"type":"boolean","const":true},"url":{"type":"string"}},"required":["ok","url"],"additionalProperties":false},{"type":"object","properties":{"ok":{"type":"boolean","const":false},"error":{"type":"string"}},"required":["ok","error"],"additionalProperties":false}]}`
+
 // PublishParams are the publish tool's parameters in schema order.
 var PublishParams = []Param{
 	{Name: "path", Kind: KindString, MinLength: 1, When: WhenAlways},

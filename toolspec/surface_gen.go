@@ -57,11 +57,11 @@ var Tools = []ToolInfo{
 	{Name: ToolLs, Available: true, Mutates: false, Media: false, Streams: false, Params: LsParams, Rules: LsRules},
 	{Name: ToolFind, Available: true, Mutates: false, Media: false, Streams: false, Params: FindParams, Rules: FindRules},
 	{Name: ToolGrep, Available: true, Mutates: false, Media: false, Streams: false, Params: GrepParams, Rules: GrepRules},
-	{Name: ToolWrite, Available: true, Mutates: true, Media: false, Streams: false, Params: WriteParams, Rules: WriteRules},
-	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules},
-	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules},
+	{Name: ToolWrite, Available: true, Mutates: true, Media: false, Streams: false, Params: WriteParams, Rules: WriteRules, OutputSchema: WriteOutputSchema},
+	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules, OutputSchema: EditOutputSchema},
+	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules, OutputSchema: DeleteOutputSchema},
 	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules},
-	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules},
+	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules, OutputSchema: PublishOutputSchema},
 }
 
 // Handler runs the tools; package core implements it. A tool failure is an
@@ -824,6 +824,25 @@ func (r ErrorResult) failed() bool {
 	return true
 }
 
+// FailureResult is message as the named tool's failure result, the branch of
+// its output schema with an error field (ErrorResult for write, edit and
+// delete, PublishFailure for publish), for a failure the model sees as error
+// text (invalid arguments) where a program expects the output schema's form.
+// It is false for a tool without an output schema.
+func FailureResult(tool, message string) (Result, bool) {
+	switch tool {
+	case ToolWrite:
+		return ErrorResult{Error: message}, true
+	case ToolEdit:
+		return ErrorResult{Error: message}, true
+	case ToolDelete:
+		return ErrorResult{Error: message}, true
+	case ToolPublish:
+		return PublishFailure{Error: message}, true
+	}
+	return nil, false
+}
+
 // Catalog lists every message a model can see, in spec order.
 var Catalog = []CatalogEntry{
 	{Name: "MsgArgumentsInvalid", Template: "Invalid input for tool {tool}: {problems}", Sample: MsgArgumentsInvalid("<tool>", "<problems>")},
@@ -1048,7 +1067,7 @@ var Deviations = []Deviation{
 	{Name: "patternLength", Reference: "No limit on the length of find's pattern, grep's include and exclude globs or grep's query: a long one can take minutes to match (a glob of a million stars over 300 files, a 100,000-way alternation), and V8 refuses a query of 32 KiB or more as too large.", Ours: "A glob longer than 4096 bytes (as a path), an include or exclude list whose globs hold more than 64 KiB together, or a query longer than 64 KiB is refused as an invalid argument (arguments.tooLong), and so is an include or exclude list of more than 256 globs (arguments.tooMany); the input schema does not say so. Within those caps matching is linear in the text searched (times the pattern's size), and a cancelled call stops within one directory, a few thousand lines or a few thousand characters of a long line."},
 	{Name: "editKeepsBytes", Reference: "edit decodes the file with replacement characters and writes all of it back, so every byte that is not UTF-8 (Latin-1, GBK, Shift-JIS) becomes U+FFFD.", Ours: "Matching sees the text as read shows it, but every byte outside the replaced spans is written back unchanged; an edit whose span covers bytes that are not UTF-8 is refused and the file is left byte for byte as it was."},
 	{Name: "editLineEndings", Reference: "edit rewrites every line ending of the file in its first ending (a CR-only file becomes LF).", Ours: "Each untouched line keeps its own ending (LF, CRLF or CR); a line break in newText takes the ending of the break it replaces, else of the line it sits in, else the file's first ending. For a file with one kind of ending the bytes are the reference's."},
-	{Name: "editFuzzyMatch", Reference: "The result does not say when a normalized (fuzzy) match was used.", Ours: "The result ends with \"fuzzyMatch\": true when one was; an exact match gives the reference's result."},
+	{Name: "editFuzzyMatch", Reference: "The result does not say when a normalized (fuzzy) match was used.", Ours: "The result ends with \"fuzzyMatch\": true when one was; an exact match gives the reference's result. edit's output schema allows it: its success branch has an optional fuzzyMatch property ({\"type\":\"boolean\"}), which the reference's has not."},
 	{Name: "execSavesDecodedCut", Reference: "exec saves a stream's full output only when its raw bytes pass the limits; output that passes them only once decoded (each invalid byte becomes a 3-byte U+FFFD) is cut with a note that names no file, and its start is lost.", Ours: "The full output is saved whenever the model is shown a cut stream, and the note names the file."},
 	{Name: "byteOrderMark", Reference: "read drops U+FEFF at the start of every line.", Ours: "Only a byte order mark at the very start of the file is dropped; U+FEFF elsewhere is content."},
 	{Name: "toolPrefix", Reference: "Tool names are fixed (read, ls, find, grep, write, edit, delete, exec): two tool sets cannot be offered side by side.", Ours: "Opt-in: a tool set may put a prefix before every name (core.Options.Prefix, agenttools --prefix); texts that name another tool (exec's description, write's and edit's messages) then name it with the prefix. Without a prefix every name and text is the reference's."},

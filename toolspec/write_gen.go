@@ -10,6 +10,11 @@ const WriteDescription = "Write content to a file. Overwrites any existing file 
 // WriteInputSchema is the JSON Schema of the write tool's arguments, as the model receives it.
 const WriteInputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string","description":"Absolute path, e.g. /workspace/main.zig"},"content":{"type":"string","description":"File content"}},"required":["path","content"],"additionalProperties":false}`
 
+// WriteOutputSchema is the JSON Schema of the write tool's results
+// (WriteResult or ErrorResult), as the reference declares it (draft-07, a
+// top-level anyOf).
+const WriteOutputSchema = `{"$schema":"http://json-schema.org/draft-07/schema#","anyOf":[{"type":"object","properties":{"path":{"type":"string"},"bytesWritten":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["path","bytesWritten"],"additionalProperties":false},{"type":"object","properties":{"error":{"type":"string"}},"required":["error"],"additionalProperties":false}]}`
+
 // WriteParams are the write tool's parameters in schema order.
 var WriteParams = []Param{
 	{Name: "path", Kind: KindString, When: WhenAlways},

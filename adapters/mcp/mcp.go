@@ -30,6 +30,18 @@
 //     TextContent and an embedded resource (its URI file:// and the
 //     workspace path, its MIME type, the bytes as a blob).
 //
+// # Output schemas
+//
+// write, edit, delete and publish are listed with an outputSchema, the
+// reference's result schema (toolspec.WriteOutputSchema, ...: draft-07,
+// an anyOf of the success and the failure object) with "type":"object"
+// added at its top, as MCP clients require. Each of their results also
+// carries structuredContent: the same JSON object as the text content,
+// on success and on failure; arguments the tool refused, whose text is
+// not JSON, are there as the failure object ({"error": the text}), so
+// that every answer conforms to the schema. The other tools have no
+// output schema and no structuredContent.
+//
 // The server does not check arguments itself: they reach the tool, which
 // answers invalid ones with the reference's model-facing message (as a
 // failure). A call to a tool the server does not offer, and a request
@@ -75,6 +87,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,7 +168,57 @@ func (s *Tools) definition(t core.Tool) *sdk.Tool {
 	if d.Annotations != nil {
 		d.Title = d.Annotations.Title
 	}
+	if t.OutputSchema != "" {
+		d.OutputSchema = objectSchema(t.OutputSchema)
+	}
 	return d
+}
+
+// objectSchema is a tool's output schema (the reference's: $schema, then
+// an anyOf of the success and the failure object) with "type":"object"
+// after $schema, as MCP clients require an output schema to declare
+// (the TypeScript SDK refuses a tool list without it); every branch is
+// an object, so the union means the same.
+func objectSchema(schema string) json.RawMessage {
+	var union struct {
+		Schema string          `json:"$schema"`
+		AnyOf  json.RawMessage `json:"anyOf"`
+	}
+	if err := json.Unmarshal([]byte(schema), &union); err != nil {
+		panic("mcp: the spec's output schema is not JSON: " + err.Error())
+	}
+	wrapped := struct {
+		Schema string          `json:"$schema,omitempty"`
+		Type   string          `json:"type"`
+		AnyOf  json.RawMessage `json:"anyOf"`
+	}{union.Schema, "object", union.AnyOf}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(wrapped); err != nil {
+		panic("mcp: " + err.Error())
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// structured is what a tool with an output schema answers as the
+// result's structuredContent: the JSON object of a json output, the one
+// its text content holds; error text (arguments the tool refused) as the
+// tool's failure result (toolspec.FailureResult), so that every answer
+// conforms to the output schema. Nil for a tool without one.
+func structured(t core.Tool, out toolspec.Output) any {
+	if t.OutputSchema == "" {
+		return nil
+	}
+	switch out.Kind {
+	case toolspec.OutputJSON:
+		return json.RawMessage(out.JSON)
+	case toolspec.OutputErrorText:
+		if r, ok := toolspec.FailureResult(t.Spec, out.Text); ok {
+			return json.RawMessage(toolspec.ResultOutput(r).JSON)
+		}
+	}
+	return nil
 }
 
 // plain answers text or json.
@@ -179,7 +242,9 @@ func (s *Tools) call(ctx context.Context, t core.Tool, req *sdk.CallToolRequest)
 	if err != nil {
 		return nil, err
 	}
-	return Result(out), nil
+	res := Result(out)
+	res.StructuredContent = structured(t, out)
+	return res, nil
 }
 
 // media can also answer an image or PDF, as an ImageContent or an

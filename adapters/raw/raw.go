@@ -16,11 +16,16 @@ import (
 	"github.com/agenttools/agenttools/toolspec"
 )
 
-// Definition is one tool as the model is told about it.
+// Definition is one tool as the model is told about it. OutputSchema is
+// the JSON Schema of the tool's json results (the reference's, a draft-07
+// anyOf of the success and the failure object: write, edit, delete,
+// publish), nil for a tool without one; it describes Execute's JSON,
+// never error text (invalid arguments).
 type Definition struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // Tools is a tool set over one workspace.
@@ -44,7 +49,11 @@ func (t *Tools) Executor() *core.Executor { return t.ex }
 func (t *Tools) Definitions() []Definition {
 	var out []Definition
 	for _, tool := range t.ex.Tools() {
-		out = append(out, Definition{Name: tool.Name, Description: tool.Description, InputSchema: json.RawMessage(tool.InputSchema)})
+		d := Definition{Name: tool.Name, Description: tool.Description, InputSchema: json.RawMessage(tool.InputSchema)}
+		if tool.OutputSchema != "" {
+			d.OutputSchema = json.RawMessage(tool.OutputSchema)
+		}
+		out = append(out, d)
 	}
 	return out
 }

@@ -141,7 +141,6 @@ func paramSchema(p Param, description string) string {
 // objectSchema is a strict object of params, each with its own
 // description.
 func objectSchema(params []Param) string {
-	kv := []string{"type", quote("object")}
 	var props, required []string
 	for _, p := range params {
 		props = append(props, p.Name, paramSchema(p, p.Description))
@@ -149,10 +148,60 @@ func objectSchema(params []Param) string {
 			required = append(required, p.Name)
 		}
 	}
-	kv = append(kv, "properties", object(props...))
+	return strictObject(props, required)
+}
+
+// strictObject is the schema of an object with exactly the properties
+// props (name/schema pairs), the named ones required.
+func strictObject(props, required []string) string {
+	kv := []string{"type", quote("object"), "properties", object(props...)}
 	if len(required) > 0 {
 		kv = append(kv, "required", array(quoteAll(required)...))
 	}
 	kv = append(kv, "additionalProperties", "false")
 	return object(kv...)
+}
+
+// fieldSchema is the JSON Schema of a result field in an output schema
+// (see #Tool.outputSchema in the spec), and false for a type an output
+// schema does not express (json, lists).
+func fieldSchema(m *Model, f Field) (string, bool) {
+	switch f.Type {
+	case "string":
+		return object("type", quote("string")), true
+	case "int":
+		return object("type", quote("integer"),
+			"minimum", strconv.FormatInt(m.OutputInteger.Minimum, 10),
+			"maximum", strconv.FormatInt(m.OutputInteger.Maximum, 10)), true
+	case "bool":
+		return object("type", quote("boolean")), true
+	case "true", "false":
+		// A required constant tells the branches of a union apart; an
+		// optional flag, written only when set, is a plain boolean as
+		// the reference declares it.
+		if f.Optional && f.Type == "true" {
+			return object("type", quote("boolean")), true
+		}
+		return object("type", quote("boolean"), "const", f.Type), true
+	}
+	return "", false
+}
+
+// outputSchemaText is a tool's output schema: the dialect, then anyOf
+// with one strict object per result, as the reference's schemas are
+// written.
+func outputSchemaText(m *Model, results []Result) string {
+	var branches []string
+	for _, r := range results {
+		var props, required []string
+		for _, f := range r.Fields {
+			s, _ := fieldSchema(m, f)
+			props = append(props, f.Name, s)
+			if !f.Optional {
+				required = append(required, f.Name)
+			}
+		}
+		branches = append(branches, strictObject(props, required))
+	}
+	return object("$schema", quote(m.SchemaDialect), "anyOf", array(branches...))
 }

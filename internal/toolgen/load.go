@@ -161,6 +161,8 @@ func (l *loader) model(v cue.Value) *Model {
 		SchemaDialect: l.str(v, "schemaDialect"),
 		OutputDir:     l.str(v, "outputDir"),
 	}
+	m.OutputInteger.Minimum = l.integer(v, "outputSchemaInteger.minimum")
+	m.OutputInteger.Maximum = l.integer(v, "outputSchemaInteger.maximum")
 	args := v.LookupPath(cue.ParsePath("arguments"))
 	for _, f := range l.fields(args) {
 		switch f.name {
@@ -208,6 +210,9 @@ func (l *loader) model(v cue.Value) *Model {
 		}
 	}
 	m.ErrorResult = l.result("ErrorResult", v.LookupPath(cue.ParsePath("errorResult")))
+	for i, t := range m.Tools {
+		m.Tools[i].OutputSchema = l.outputSchema(m, t, tools.LookupPath(cue.MakePath(cue.Str(t.Name), cue.Str("outputSchema"))))
+	}
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("outputKinds"))) {
 		m.OutputKinds = append(m.OutputKinds, OutputKind{Key: f.name, Name: l.str(f.v, "name"), Doc: l.str(f.v, "doc")})
 	}
@@ -469,6 +474,67 @@ func (l *loader) result(name string, v cue.Value) Result {
 		}
 	}
 	return r
+}
+
+// outputSchema resolves the result names of a tool's outputSchema (v,
+// which may not exist) to its own results or the shared ErrorResult, and
+// rejects a field whose type an output schema cannot express. Errors
+// name the element's line (the list's own position is the schema's).
+func (l *loader) outputSchema(m *Model, t Tool, v cue.Value) []Result {
+	if !v.Exists() {
+		return nil
+	}
+	it, err := v.List()
+	if err != nil {
+		l.fail(v, "%v", err)
+		return nil
+	}
+	var out []Result
+	var first cue.Value
+	for i := 0; it.Next(); i++ {
+		e := it.Value()
+		if i == 0 {
+			first = e
+		}
+		name, _ := e.String()
+		r, ok := m.ErrorResult, name == m.ErrorResult.Name
+		for _, tr := range t.Results {
+			if tr.Name == name {
+				r, ok = tr, true
+			}
+		}
+		if !ok {
+			l.fail(e, "%s: outputSchema names %s, which is neither one of its results nor %s", t.Name, name, m.ErrorResult.Name)
+			continue
+		}
+		for _, f := range r.Fields {
+			if _, ok := fieldSchema(m, f); !ok || f.Nullable {
+				l.fail(e, "%s: outputSchema: %s.%s (%s) has no output schema form", t.Name, name, f.Name, f.Type)
+			}
+		}
+		out = append(out, r)
+	}
+	if _, ok := failureResult(out); !ok {
+		l.fail(first, "%s: outputSchema needs exactly one result with a required string field error (the failure)", t.Name)
+	}
+	return out
+}
+
+// failureResult is the result of an output schema a failure takes: the
+// one with a required string field error.
+func failureResult(results []Result) (Result, bool) {
+	var found []Result
+	for _, r := range results {
+		for _, f := range r.Fields {
+			if f.Name == "error" && f.Type == "string" && !f.Optional && !f.Nullable {
+				found = append(found, r)
+			}
+		}
+	}
+	if len(found) != 1 {
+		return Result{}, false
+	}
+	return found[0], true
 }
 
 // checkNames rejects declarations whose generated Go names would collide.

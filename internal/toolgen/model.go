@@ -16,6 +16,8 @@ type Model struct {
 	WorkspaceRoot string
 	OutputDir     string
 	SchemaDialect string
+	// OutputInteger bounds an int field in an output schema.
+	OutputInteger struct{ Minimum, Maximum int64 }
 	Arguments     Arguments
 	ArgumentList  ArgumentList
 	Messages      []Template // shared by every tool
@@ -77,6 +79,10 @@ type Tool struct {
 	Limits      []Limit
 	Messages    []Template
 	Results     []Result
+	// OutputSchema are the results the tool's output schema is the union
+	// of, in the spec's order (one of them may be the model's
+	// ErrorResult); none when the tool has no output schema.
+	OutputSchema []Result
 }
 
 // Annotations are a tool's MCP annotations: its title and the hints it

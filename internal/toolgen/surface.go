@@ -55,6 +55,7 @@ func surface(m *Model) *jen.File {
 			kv("Streams", jen.Lit(t.Streams)),
 			kv("Params", jen.Id(goName(t.Name)+"Params")),
 			kv("Rules", jen.Id(goName(t.Name)+"Rules")),
+			outputSchemaKV(t),
 		))
 	}
 	f.Comment("Tools describes every tool of the spec, in ToolNames order.")
@@ -130,6 +131,7 @@ func surface(m *Model) *jen.File {
 	}
 
 	resultDecl(f, m.ErrorResult)
+	failureResultDecl(f, m)
 
 	var devs []jen.Code
 	for _, d := range m.Deviations {
@@ -144,6 +146,33 @@ func surface(m *Model) *jen.File {
 	f.Comment("Deviations lists where the tools differ from @cloudflare/computer 0.8.0 on purpose.")
 	f.Var().Id("Deviations").Op("=").Index().Id("Deviation").Add(lines(devs))
 	return f
+}
+
+// failureResultDecl emits FailureResult, which puts a message in the
+// failure branch of a tool's output schema.
+func failureResultDecl(f *jen.File, m *Model) {
+	var cases []jen.Code
+	for _, t := range m.Tools {
+		if r, ok := failureResult(t.OutputSchema); ok {
+			cases = append(cases, jen.Case(jen.Id("Tool"+goName(t.Name))).Block(
+				jen.Return(jen.Id(r.Name).Values(jen.Dict{jen.Id("Error"): jen.Id("message")}), jen.True()),
+			))
+		}
+	}
+	f.Add(comment("FailureResult is message as the named tool's failure result, the branch of its output schema with an error field (ErrorResult for write, edit and delete, PublishFailure for publish), for a failure the model sees as error text (invalid arguments) where a program expects the output schema's form. It is false for a tool without an output schema."))
+	f.Func().Id("FailureResult").Params(jen.Id("tool"), jen.Id("message").String()).Params(jen.Id("Result"), jen.Bool()).Block(
+		jen.Switch(jen.Id("tool")).Block(cases...),
+		jen.Return(jen.Nil(), jen.False()),
+	)
+}
+
+// outputSchemaKV is the OutputSchema of a tool's ToolInfo, nothing for a
+// tool without one.
+func outputSchemaKV(t Tool) jen.Code {
+	if len(t.OutputSchema) == 0 {
+		return jen.Null()
+	}
+	return kv("OutputSchema", jen.Id(goName(t.Name)+"OutputSchema"))
 }
 
 // catalogEntries lists every message template with its Go name, in spec
@@ -227,6 +256,15 @@ func tool(m *Model, t Tool) *jen.File {
 		f.Const().Id(n + "InputSchema").Op("=").Add(lit(schemaText(m, t.Params)))
 	} else {
 		execSchema(m, f, t)
+	}
+
+	if len(t.OutputSchema) > 0 {
+		var names []string
+		for _, r := range t.OutputSchema {
+			names = append(names, r.Name)
+		}
+		f.Add(comment(n + "OutputSchema is the JSON Schema of the " + t.Name + " tool's results (" + strings.Join(names, " or ") + "), as the reference declares it (draft-07, a top-level anyOf)."))
+		f.Const().Id(n + "OutputSchema").Op("=").Add(lit(outputSchemaText(m, t.OutputSchema)))
 	}
 
 	// Parameters and rules.

@@ -87,6 +87,9 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"minLength on an integer", `kind:             "integer"`, "kind:             \"integer\"\n\t\t\tminLength:        1", regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 		{"constant beside a json field", `result: {type: "json", optional: true`, `done: {type: "true"}, result: {type: "json", optional: true`, regexp.MustCompile(`ExecResult: a result with a json field cannot have a constant`)},
 		{"optional false field", `ok: {type: "false"}`, `ok: {type: "false", optional: true}`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
+		{"output schema naming no result", `outputSchema: ["DeleteResult", "ErrorResult"]`, `outputSchema: ["DeletedResult", "ErrorResult"]`, regexp.MustCompile(`delete: outputSchema names DeletedResult, which is neither`)},
+		{"output schema without a failure", `outputSchema: ["DeleteResult", "ErrorResult"]`, `outputSchema: ["DeleteResult"]`, regexp.MustCompile(`delete: outputSchema needs exactly one result with a required string field error`)},
+		{"output schema naming another tool's result", `outputSchema: ["WriteResult", "ErrorResult"]`, `outputSchema: ["WriteResult", "ErrorResult", "GrepMatch"]`, regexp.MustCompile(`neither one of its results`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
@@ -107,6 +110,29 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 				t.Errorf("error does not name the line of %q (%s):\n%s", c.old, lineOf(c.old), msg)
 			}
 		})
+	}
+}
+
+// TestOutputSchemaFields derives output schemas from result fields of
+// every kind the spec may use: a required "true" field is a constant
+// (the discriminant of a union, as publish's ok), an optional one a
+// plain boolean (edit's diffTruncated), bool a boolean and int an
+// integer within JavaScript's safe range; a json field has no form.
+func TestOutputSchemaFields(t *testing.T) {
+	src := string(spec.Source)
+	const old = `fields: deleted: {type: "string"}`
+	if !strings.Contains(src, old) {
+		t.Fatalf("spec does not contain %q", old)
+	}
+	fields := `fields: {ok: {type: "true"}, deleted: {type: "string"}, flag: {type: "true", optional: true}, both: {type: "bool"}, n: {type: "int", optional: true}}`
+	files := generate(t, []byte(strings.Replace(src, old, fields, 1)))
+	want := `{"type":"object","properties":{"ok":{"type":"boolean","const":true},"deleted":{"type":"string"},"flag":{"type":"boolean"},"both":{"type":"boolean"},"n":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["ok","deleted","both"],"additionalProperties":false}`
+	if got := string(files["toolspec/delete_gen.go"]); !strings.Contains(got, "const DeleteOutputSchema = `{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"anyOf\":["+want+",") {
+		t.Errorf("delete_gen.go does not declare the output schema with\n%s:\n%s", want, got)
+	}
+	_, err := toolgen.Load(spec.Filename, []byte(strings.Replace(src, old, `fields: {deleted: {type: "string"}, x: {type: "json"}}`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "delete: outputSchema: DeleteResult.x (json) has no output schema form") {
+		t.Errorf("a json field in an output schema: %v", err)
 	}
 }
 

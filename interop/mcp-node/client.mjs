@@ -1,9 +1,10 @@
 // Drives a built `agenttools mcp` with the MCP TypeScript SDK's own
 // client (@modelcontextprotocol/sdk, pinned in package-lock.json): it
 // starts the server over stdio on a scratch host directory, lists the
-// tools (with their titles and annotations), calls read, grep and edit,
-// and checks each answer exactly; then starts it again with
-// --publish-addr, calls publish and fetches the link it returns.
+// tools (with their titles, annotations and output schemas), calls read,
+// grep, edit, write and delete, and checks each answer exactly; then
+// starts it again with --publish-addr, calls publish and fetches the link
+// it returns.
 //
 // Usage: node client.mjs PATH_TO_AGENTTOOLS
 // Prints the exchange; exits 1 when an answer is not the expected one.
@@ -120,6 +121,8 @@ expect("file after the failed edit", readFileSync(join(dir, "notes.md"), "utf8")
 r = await call("read", { path: "/workspace/missing.md" });
 expect("missing file", r, { text: "File not found: /workspace/missing.md", isError: true });
 
+await checkOutputSchemas();
+
 let unknown;
 try {
   await client.callTool({ name: "exec", arguments: { command: "true" } });
@@ -128,6 +131,40 @@ try {
 }
 console.log(`\n> exec (not offered without --exec host)\n${unknown ? `protocol error: ${unknown.message}` : "answered"}`);
 expect("exec is not offered by default", unknown !== undefined, true);
+
+// Output schemas (issue 17): write, edit, delete (and publish) are listed with the
+// spec's outputSchema plus "type":"object" at its top (listTools above
+// already passed the SDK's check of the form, and callTool validates
+// structuredContent against it on success); every answer, failures too,
+// carries structuredContent equal to the JSON its text holds. The other
+// tools list none.
+async function checkOutputSchemas() {
+  for (const d of defined) {
+    const want = d.outputSchema ? { ...d.outputSchema, type: "object" } : undefined;
+    expect(`${d.name} outputSchema`, listed[d.name]?.outputSchema, want);
+  }
+  // publish is listed only when the server has a publisher.
+  for (const name of ["write", "edit", "delete", ...(listed.publish ? ["publish"] : [])]) {
+    const schema = listed[name]?.outputSchema;
+    expect(`${name} outputSchema form`, [schema?.type, schema?.anyOf?.length], ["object", 2]);
+  }
+  const calls = [
+    ["write", { path: "/workspace/out.txt", content: "one\n" }, false],
+    ["write", { path: "/workspace", content: "x" }, true],
+    ["edit", { path: "/workspace/out.txt", edits: [{ oldText: "one", newText: "two" }] }, false],
+    ["edit", { path: "/workspace/out.txt", edits: [{ oldText: "one", newText: "two" }] }, true],
+    ["delete", { path: "/workspace/out.txt" }, false],
+    ["delete", { path: "/" }, true],
+  ];
+  for (const [name, args, isError] of calls) {
+    const res = await client.callTool({ name, arguments: args });
+    const text = res.content[0]?.text;
+    console.log(`\n> ${name} ${JSON.stringify(args)}\n${res.isError ? "(isError) " : ""}structuredContent ${JSON.stringify(res.structuredContent)}`);
+    expect(`${name} ${JSON.stringify(args)} isError`, res.isError === true, isError);
+    expect(`${name} ${JSON.stringify(args)} structuredContent`, res.structuredContent, JSON.parse(text));
+  }
+  expect("file after the output schema calls", existsSync(join(dir, "out.txt")), false);
+}
 
 const pid = transport.pid;
 await client.close();
@@ -145,6 +182,16 @@ expect("server exited after the client closed", alive, false);
 
 await checkPublish();
 rmSync(scratch, { recursive: true, force: true });
+
+// Output schemas (issue 17) of publish: listed in the object form, and
+// each answer's structuredContent is the object its text holds.
+function checkPublishOutputSchema(tools, answers) {
+  const schema = tools.find((t) => t.name === "publish")?.outputSchema;
+  expect("publish outputSchema form", [schema?.type, schema?.anyOf?.length], ["object", 2]);
+  for (const [res, parsed] of answers) {
+    expect(`publish structuredContent (ok ${parsed.ok})`, res.structuredContent, parsed);
+  }
+}
 
 // publish with the local publisher: a server started with
 // --publish-addr 127.0.0.1:0 offers publish; the link it returns is
@@ -167,6 +214,7 @@ async function checkPublish() {
   const text = res.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
   console.log(`\n> publish {"path":"/workspace/report.pdf","expiresAfterMs":60000}\n${res.isError ? "(isError) " : ""}${text}`);
   const answer = JSON.parse(text);
+  checkPublishOutputSchema(tools, [[res, answer]]);
   expect("publish answer", [res.isError === true, answer.ok, typeof answer.url], [false, true, "string"]);
   // The file changes after publish: the link serves the copy.
   writeFileSync(join(dir, "report.pdf"), "changed");
@@ -190,6 +238,7 @@ async function checkPublish() {
   const missingText = missing.content[0]?.text;
   console.log(`\n> publish {"path":"/workspace/missing.pdf"}\n${missingText}`);
   expect("publish of a missing file", JSON.parse(missingText).ok, false);
+  checkPublishOutputSchema(tools, [[missing, JSON.parse(missingText)]]);
   await pub.close();
 }
 
