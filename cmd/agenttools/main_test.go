@@ -283,6 +283,32 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestReadmeSynopses: README.md shows each command's synopsis as its
+// --help prints it ("The command"), and mcp's also under "Over MCP", so
+// that a flag added to a command is added to the README too.
+func TestReadmeSynopses(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(pkgDir, "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"call", "tools", "mcp", "import", "export", "replay", "check", "mirrors"} {
+		usage, _, _ := strings.Cut(runCLI(t, "", command, "--help").stdout, "\n")
+		synopsis, ok := strings.CutPrefix(usage, "usage: agenttools ")
+		if !ok {
+			t.Fatalf("agenttools %s --help begins %q", command, usage)
+		}
+		wants := []string{"go run ./cmd/agenttools " + synopsis + "\n"}
+		if command == "mcp" {
+			wants = append(wants, "agenttools "+synopsis+"\n```")
+		}
+		for _, want := range wants {
+			if !bytes.Contains(readme, []byte(want)) {
+				t.Errorf("README.md lacks agenttools %s's synopsis as --help prints it: %q", command, want)
+			}
+		}
+	}
+}
+
 // pkgDir is this package's directory (the tests run elsewhere).
 var pkgDir string
 

@@ -130,8 +130,12 @@ func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Op
 		// Without Seek the SDK can neither hash the body ahead nor, over
 		// plain HTTP, add a trailing checksum: it would refuse the upload.
 		// The payload goes unsigned, with only the checksums S3 requires.
+		// Nor can the SDK rewind it to retry: one attempt, so that a
+		// failure is reported in its own words (connection refused, a
+		// 503) rather than as "request stream is not seekable".
 		optFns = append(optFns, awss3.WithAPIOptions(v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware), func(o *awss3.Options) {
 			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+			o.RetryMaxAttempts = 1
 		})
 	}
 	if _, err := p.client.PutObject(ctx, in, optFns...); err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -260,6 +261,33 @@ func TestServerRefusal(t *testing.T) {
 		}
 		if err != nil && (strings.Contains(err.Error(), testSecretKey) || strings.Contains(err.Error(), "not-the-secret-key") || strings.Contains(err.Error(), "Signature=")) {
 			t.Errorf("%s: the error shows credentials: %v", tc.name, err)
+		}
+	}
+}
+
+// TestUnreachableServer publishes to an address nobody listens on: the
+// model is told why in the SDK's words (connection refused), for a body
+// the SDK can rewind and retry and for one it cannot.
+func TestUnreachableServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	client := awss3.New(awss3.Options{
+		Region:       testRegion,
+		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
+		BaseEndpoint: aws.String("http://" + addr),
+		UsePathStyle: true,
+	})
+	ws := hostWorkspace(t, map[string]string{"/a.txt": "hello"})
+	p := s3pub.New(client, s3pub.Options{Bucket: "links"})
+	for _, seekable := range []bool{true, false} {
+		_, err := p.Publish(t.Context(), workspaceFile(ws, "/a.txt", seekable), publish.Options{ExpiresAfter: time.Minute})
+		prefix := toolspec.MsgPublishS3Failed("/a.txt", "links", "")
+		if errno.CodeOf(err) != errno.EIO || err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), "connection refused") {
+			t.Errorf("seekable %v: %v, want EIO %q... naming the refused connection", seekable, err, prefix)
 		}
 	}
 }
