@@ -84,7 +84,9 @@ func New(client *awss3.Client, opts Options) *Publisher {
 // workspace path without its leading slash, so the URL ends in the
 // file's name. The object's Content-Type follows the name's extension
 // (mime.TypeByExtension), application/octet-stream when it has none
-// known.
+// known. A type a browser would run scripts in (HTML, XHTML, SVG, XML,
+// JavaScript) is stored with Content-Disposition: attachment, so its link
+// downloads the file instead of running it on the bucket's origin.
 //
 // The body is streamed from f.Open with its length, never held in
 // memory. A reader that can seek (a host file) is signed with its
@@ -124,6 +126,12 @@ func (p *Publisher) Publish(ctx context.Context, f publish.File, opts publish.Op
 		Body:          r,
 		ContentLength: aws.Int64(info.Size),
 		ContentType:   aws.String(contentType),
+	}
+	if activeContent(contentType) {
+		// The page is the model's, served from the bucket's origin, which
+		// S3 cannot sandbox (no Content-Security-Policy header): the
+		// browser downloads it rather than running its scripts there.
+		in.ContentDisposition = aws.String("attachment")
 	}
 	var optFns []func(*awss3.Options)
 	if _, ok := r.(io.Seeker); !ok {
@@ -181,4 +189,16 @@ func (p *Publisher) failed(ctx context.Context, workspacePath string, err error)
 	e := errno.New(errno.EIO, toolspec.MsgPublishS3Failed(workspacePath, p.opts.Bucket, reason), workspacePath)
 	e.Err = err
 	return e
+}
+
+// activeContent reports whether a browser shown a file of this media
+// type inline may run scripts in it.
+func activeContent(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
+		"text/javascript", "application/javascript", "application/ecmascript", "text/ecmascript":
+		return true
+	}
+	return false
 }

@@ -77,16 +77,23 @@ var keyRE = regexp.MustCompile(`^/links/pub/agent-s1/([0-9a-f]{16})/(.*)$`)
 
 func TestPublishServesTheBytes(t *testing.T) {
 	g := startGateway(t, "links")
-	ws := hostWorkspace(t, map[string]string{"/workspace/out/report.txt": "first\n", "/workspace/out/chart.png": "\x89PNG\r\n\x1a\n..."})
+	ws := hostWorkspace(t, map[string]string{"/workspace/out/report.txt": "first\n", "/workspace/out/chart.png": "\x89PNG\r\n\x1a\n...",
+		"/workspace/out/page.html": "<script>alert(1)</script>", "/workspace/out/logo.svg": "<svg onload=\"alert(1)\"/>"})
 	p := s3pub.New(g.client, s3pub.Options{Bucket: "links", KeyPrefix: "/pub/"})
 	opts := publish.Options{ExpiresAfter: time.Hour, Prefix: "agent-s1"}
 
 	for _, tc := range []struct {
 		path, body, contentType string
 		seekable                bool
+		// disposition is the Content-Disposition the link is served
+		// with: a page or an image with scripts is the model's, and is
+		// downloaded rather than run on the bucket's origin.
+		disposition string
 	}{
-		{"/workspace/out/report.txt", "first\n", "text/plain; charset=utf-8", true},
-		{"/workspace/out/chart.png", "\x89PNG\r\n\x1a\n...", "image/png", false},
+		{"/workspace/out/report.txt", "first\n", "text/plain; charset=utf-8", true, ""},
+		{"/workspace/out/chart.png", "\x89PNG\r\n\x1a\n...", "image/png", false, ""},
+		{"/workspace/out/page.html", "<script>alert(1)</script>", "text/html; charset=utf-8", true, "attachment"},
+		{"/workspace/out/logo.svg", "<svg onload=\"alert(1)\"/>", "image/svg+xml", false, "attachment"},
 	} {
 		link, err := p.Publish(t.Context(), workspaceFile(ws, tc.path, tc.seekable), opts)
 		if err != nil {
@@ -118,6 +125,9 @@ func TestPublishServesTheBytes(t *testing.T) {
 		}
 		if got := header.Get("Content-Type"); got != tc.contentType {
 			t.Errorf("GET %s: Content-Type %q, want %q", tc.path, got, tc.contentType)
+		}
+		if got := header.Get("Content-Disposition"); got != tc.disposition {
+			t.Errorf("GET %s: Content-Disposition %q, want %q", tc.path, got, tc.disposition)
 		}
 	}
 
