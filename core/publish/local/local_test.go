@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -450,5 +451,35 @@ func TestNewRefuses(t *testing.T) {
 			p.Close()
 			t.Errorf("%s: New succeeded", name)
 		}
+	}
+}
+
+// TestSweepBetweenPublishes: an expired copy is deleted by the sweep that
+// runs every SweepEvery, with no publish to trigger it (the README's
+// "deleted on every publish and every minute"); Close stops that sweep.
+func TestSweepBetweenPublishes(t *testing.T) {
+	clk := newClock()
+	dir := t.TempDir()
+	p, _ := serve(t, "", local.Options{Now: clk.Now, Dir: dir, SweepEvery: time.Millisecond})
+	publishOK(t, p, memFile("/workspace/a.txt", []byte("12345678")), publish.Options{ExpiresAfter: time.Second})
+	advance(clk, time.Second)
+	// A guard against a hang, not a speed target: the sweep runs every
+	// millisecond, so the copy goes long before the deadline.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, used := p.Live(); n == 0 && used == 0 && len(entries) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after expiry, with no publish: %d files on disk (%v), want none", len(entries), entries)
+		}
+		runtime.Gosched()
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
