@@ -11,7 +11,13 @@ Param, ToolInfo, ...) and the helpers the generated messages call
 (QuoteJSON, FormatSize). docs/ARCHITECTURE.md says which kind of change
 goes where.
 
+Surface is what an overlay (Overlay) can change of the tool set at run
+time: which tools are offered, descriptions, parameter descriptions and
+default limits. Ours is the spec's; core.Options.Surface takes another.
+
 Package core implements Handler. toolspec imports only the standard
-library. It was called gen; that package remains as deprecated aliases.
+library and internal/placeholder (the placeholder syntax it shares with
+the generator). It was called gen; that package remains as deprecated
+aliases.
 */
 package toolspec

@@ -37,6 +37,8 @@ const (
 	// PublishExpiresAfterDefault: Lifetime of a link when the call sets no
 	// expiresAfterMs (one hour, as in the reference). In milliseconds.
 	PublishExpiresAfterDefault int64 = 3600000
+	PublishExpiresAfterMin     int64 = 1
+	PublishExpiresAfterMax     int64 = 9007199254740991
 )
 
 // MsgPublishEmptyURL renders "The publisher returned no link for {path}.".

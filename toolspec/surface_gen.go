@@ -64,6 +64,145 @@ var Tools = []ToolInfo{
 	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules, OutputSchema: PublishOutputSchema},
 }
 
+// specTools is what an overlay may change of each tool (see Surface), in ToolNames order.
+var specTools = []specTool{
+	{
+		name:        ToolRead,
+		description: "Read a workspace file. Images and PDFs are passed to capable models. Text output is capped at {maxLines} lines or {maxBytes|kb}KB and includes line and byte continuations when truncated.",
+		args:        []specArg{{"maxLines", "int"}, {"maxBytes", "int"}},
+		schema:      ReadInputSchema,
+		params: []specParam{
+			{name: "path", description: "Path to the file to read"},
+			{name: "offset", description: "Line number to start reading from (1-indexed)"},
+			{name: "byteOffset", description: "Byte continuation returned by a previous read. Pass it with offset to avoid rescanning."},
+			{name: "limit", description: "Maximum number of lines to read"},
+		},
+		limits: []specLimit{
+			{name: "maxLines", def: ReadMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: ReadMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxModelBytes", def: ReadMaxModelBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "mediaSniffBytes", def: ReadMediaSniffBytesDefault, min: limitMin, max: limitMax, settable: true},
+		},
+	},
+	{
+		name:        ToolLs,
+		description: "List entries in a workspace directory with file sizes and modification times. The result defaults to 200 entries; use limit and offset to page through large directories.",
+		schema:      LsInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute directory path to list, e.g. /workspace/src."},
+			{name: "limit", description: "Maximum entries to return. Defaults to 200."},
+			{name: "offset", description: "Number of entries to skip in name order."},
+		},
+		limits: []specLimit{
+			{name: "page", def: LsPageDefault, min: LsPageMin, max: LsPageMax, settable: false},
+		},
+	},
+	{
+		name:        ToolFind,
+		description: "Find files and directories matching a glob. * stays within one path segment, ** crosses directories, and ? matches one character.",
+		schema:      FindInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute directory to search."},
+			{name: "pattern", description: `Glob pattern relative to path, for example "**/*.ts" or "src/?.js".`},
+			{name: "exclude", description: `Glob patterns to leave out, for example ["node_modules/**", "**/.git/**"]. An excluded directory is skipped along with everything below it.`},
+			{name: "limit"},
+			{name: "offset"},
+		},
+		limits: []specLimit{
+			{name: "page", def: FindPageDefault, min: FindPageMin, max: FindPageMax, settable: false},
+		},
+	},
+	{
+		name:        ToolGrep,
+		description: "Search workspace text with a literal string or regular expression. Results include paths and line numbers and can include surrounding lines.",
+		schema:      GrepInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute file or directory to search."},
+			{name: "query", description: "Literal string or regular expression to search for."},
+			{name: "include", description: `Glob relative to path that limits searched files, for example "**/*.ts" or ["**/*.ts", "**/*.md"].`},
+			{name: "exclude", description: `Glob patterns to leave out, for example ["node_modules/**", "**/.git/**"]. An excluded directory is skipped along with everything below it.`},
+			{name: "regex", description: "Interpret query as a regular expression."},
+			{name: "ignoreCase", description: "Ignore letter case."},
+			{name: "context"},
+			{name: "limit"},
+			{name: "offset"},
+		},
+		limits: []specLimit{
+			{name: "page", def: GrepPageDefault, min: GrepPageMin, max: GrepPageMax, settable: false},
+			{name: "context", def: GrepContextDefault, min: GrepContextMin, max: GrepContextMax, settable: false},
+			{name: "maxLineBytes", def: GrepMaxLineBytesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "maxResultBytes", def: GrepMaxResultBytesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "maxQueryBytes", def: GrepMaxQueryBytesDefault, min: limitMin, max: limitMax, settable: false},
+		},
+	},
+	{
+		name:        ToolWrite,
+		description: "Write content to a file. Overwrites any existing file at the path.",
+		schema:      WriteInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute path, e.g. /workspace/main.zig"},
+			{name: "content", description: "File content"},
+		},
+		limits: []specLimit{
+			{name: "maxBytes", def: WriteMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+		},
+	},
+	{
+		name:        ToolEdit,
+		description: "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes touch the same block, merge them into one edit.",
+		schema:      EditInputSchema,
+		params: []specParam{
+			{name: "path", description: "Path to the file to edit"},
+			{name: "edits", description: "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits."},
+			{name: "edits.oldText", description: "Exact text for one targeted replacement. Must be unique in the original file and not overlap with any other edits[].oldText in the same call."},
+			{name: "edits.newText", description: "Replacement text for this targeted edit."},
+		},
+		limits: []specLimit{
+			{name: "maxBytes", def: EditMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxDiffLines", def: EditMaxDiffLinesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxDiffBytes", def: EditMaxDiffBytesDefault, min: limitMin, max: limitMax, settable: true},
+		},
+	},
+	{
+		name:        ToolDelete,
+		description: "Delete a file or directory. Set recursive to true to remove a non-empty directory.",
+		schema:      DeleteInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute path to the file or directory to delete."},
+			{name: "recursive", description: "Remove a directory and all of its contents. Defaults to false."},
+		},
+	},
+	{
+		name: ToolExec,
+		rule: true,
+		params: []specParam{
+			{name: "command", varies: true},
+			{name: "cwd", description: "Working directory. Defaults to the workspace root."},
+			{name: "env", description: "Environment variables for this run only. Values override the base environment without affecting later runs."},
+			{name: "backend", description: "Which backend to run on. If a command fails because the backend lacks that tool, retry on a backend whose description covers it."},
+			{name: "input", varies: true},
+		},
+		limits: []specLimit{
+			{name: "maxLines", def: ExecMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: ExecMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "snapshotInterval", def: ExecSnapshotIntervalDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "conflictLines", def: ExecConflictLinesDefault, min: limitMin, max: limitMax, settable: false},
+		},
+	},
+	{
+		name:        ToolPublish,
+		description: "Publish a file from the workspace through the configured assets publisher and return a time-limited link. Use this to hand the user an artifact you produced, such as a chart, screenshot, build output, or report.",
+		schema:      PublishInputSchema,
+		params: []specParam{
+			{name: "path", description: "Absolute workspace path, e.g. /workspace/out/chart.png."},
+			{name: "expiresAfterMs", description: "Link lifetime in milliseconds. Defaults to one hour."},
+		},
+		limits: []specLimit{
+			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true},
+		},
+	},
+}
+
 // Handler runs the tools; package core implements it. A tool failure is an
 // Output the model sees (error text, or a json object with an error key),
 // never a Go error. A Go error means the call could not be completed at all:

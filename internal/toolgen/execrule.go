@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenttools/agenttools/internal/placeholder"
 	"github.com/dave/jennifer/jen"
 )
 
@@ -92,9 +93,9 @@ func execDescription(f *jen.File, t Tool) {
 // argsOf declares every placeholder of a rule line as a string argument.
 func argsOf(text string) []Arg {
 	var out []Arg
-	for _, s := range segments(text) {
-		if s.arg != "" && !slices.ContainsFunc(out, func(a Arg) bool { return a.Name == s.arg }) {
-			out = append(out, Arg{Name: s.arg, Type: "string"})
+	for _, s := range placeholder.Parse(text) {
+		if s.Arg != "" && !slices.ContainsFunc(out, func(a Arg) bool { return a.Name == s.Arg }) {
+			out = append(out, Arg{Name: s.Arg, Type: "string"})
 		}
 	}
 	return out

@@ -2,13 +2,14 @@ package toolgen
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
+
+	"github.com/agenttools/agenttools/internal/placeholder"
 )
 
 // Load compiles the spec source (named filename in error messages),
@@ -286,6 +287,7 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("messages"))) {
 		t.Messages = append(t.Messages, l.template(f.name, f.v))
 	}
+	l.checkDescription(t, d)
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("results"))) {
 		t.Results = append(t.Results, l.result(f.name, f.v))
 	}
@@ -297,6 +299,26 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		}
 	}
 	return t
+}
+
+// checkDescription holds a tool's description to what toolspec.Surface
+// renders at run time: a fixed text has no braces, and a template's
+// integer placeholders are the tool's limits (rendered with the tool
+// set's values), its other placeholders tools.
+func (l *loader) checkDescription(t Tool, v cue.Value) {
+	switch {
+	case t.Description.Template != nil:
+		for _, a := range t.Description.Template.Args {
+			if a.Type == "tool" || a.Type == "int" && slices.ContainsFunc(t.Limits, func(lim Limit) bool { return lim.Name == a.Name }) {
+				continue
+			}
+			l.fail(v, "%s: the description's placeholder %s must name a limit of the tool (an int) or a tool", t.Name, a.Name)
+		}
+	case t.Description.Exec == nil:
+		if strings.ContainsAny(t.Description.Text, "{}") {
+			l.fail(v, "%s: a fixed description has no braces (a description with placeholders is a template)", t.Name)
+		}
+	}
 }
 
 // annotations reads a tool's annotations and rejects hints MCP would
@@ -325,7 +347,7 @@ func (l *loader) annotations(t Tool, v cue.Value) Annotations {
 }
 
 func (l *loader) limit(name string, v cue.Value) Limit {
-	return Limit{
+	lim := Limit{
 		Name:    name,
 		Default: l.integer(v, "default"),
 		Unit:    l.str(v, "unit"),
@@ -333,6 +355,11 @@ func (l *loader) limit(name string, v cue.Value) Limit {
 		Min:     l.optInt(v, "min"),
 		Max:     l.optInt(v, "max"),
 	}
+	// workspaceLimits are not #Limits: none of them is settable.
+	if b := l.optBool(v, "settable"); b != nil {
+		lim.Settable = *b
+	}
+	return lim
 }
 
 func hasParam(params []Param, name string) bool {
@@ -395,11 +422,6 @@ func (l *loader) execParts(v cue.Value) *ExecParts {
 	}
 }
 
-var placeholderRE = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)
-
-// formats a placeholder may carry, and the argument type each needs.
-var formats = map[string]string{"kb": "int", "size": "int", "json": "string", "mode": "int"}
-
 func (l *loader) template(name string, v cue.Value) Template {
 	text := v.LookupPath(cue.ParsePath("text"))
 	t := Template{Name: name, Text: l.str(v, "text"), Pos: text.Pos().String()}
@@ -412,8 +434,11 @@ func (l *loader) template(name string, v cue.Value) Template {
 		t.Args = append(t.Args, Arg{f.name, typ})
 	}
 	used := map[string]bool{}
-	for _, m := range placeholderRE.FindAllStringSubmatch(t.Text, -1) {
-		arg, format := m[1], strings.TrimPrefix(m[2], "|")
+	for _, s := range placeholder.Parse(t.Text) {
+		if s.Arg == "" {
+			continue
+		}
+		arg, format := s.Arg, s.Format
 		a, ok := t.arg(arg)
 		if !ok {
 			l.fail(text, "%s: placeholder {%s} is not declared in args", name, arg)
@@ -421,10 +446,10 @@ func (l *loader) template(name string, v cue.Value) Template {
 		}
 		used[arg] = true
 		if format != "" {
-			want, known := formats[format]
+			want, known := placeholder.Formats[format]
 			switch {
 			case !known:
-				l.fail(text, "%s: unknown format %q in %s", name, format, m[0])
+				l.fail(text, "%s: unknown format %q in %s", name, format, "{"+arg+"|"+format+"}")
 			case want != a.Type:
 				l.fail(text, "%s: format %q needs a %s argument, %s is %s", name, format, want, arg, a.Type)
 			}

@@ -142,14 +142,16 @@ type Rule struct {
 	Message     Template
 }
 
-// Limit is a numeric limit with its unit and default.
+// Limit is a numeric limit with its unit and default. Settable marks the
+// default of a core option, which an overlay may change.
 type Limit struct {
-	Name    string
-	Default int64
-	Unit    string
-	Doc     string
-	Min     *int64
-	Max     *int64
+	Name     string
+	Default  int64
+	Unit     string
+	Doc      string
+	Min      *int64
+	Max      *int64
+	Settable bool
 }
 
 // Template is a text with typed {name} placeholders.

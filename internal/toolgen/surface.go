@@ -60,6 +60,7 @@ func surface(m *Model) *jen.File {
 	}
 	f.Comment("Tools describes every tool of the spec, in ToolNames order.")
 	f.Var().Id("Tools").Op("=").Index().Id("ToolInfo").Add(lines(infos))
+	specTable(f, m)
 
 	// Handler.
 	var methods []jen.Code

@@ -3,56 +3,30 @@ package toolgen
 // Spec message templates as Go constants and functions of their
 // arguments.
 
-import "github.com/dave/jennifer/jen"
-
-type segment struct {
-	literal string
-	arg     string
-	format  string
-}
-
-func segments(text string) []segment {
-	var out []segment
-	rest := text
-	for {
-		loc := placeholderRE.FindStringSubmatchIndex(rest)
-		if loc == nil {
-			if rest != "" {
-				out = append(out, segment{literal: rest})
-			}
-			return out
-		}
-		if loc[0] > 0 {
-			out = append(out, segment{literal: rest[:loc[0]]})
-		}
-		s := segment{arg: rest[loc[2]:loc[3]]}
-		if loc[4] >= 0 {
-			s.format = rest[loc[4]+1 : loc[5]]
-		}
-		out = append(out, s)
-		rest = rest[loc[1]:]
-	}
-}
+import (
+	"github.com/agenttools/agenttools/internal/placeholder"
+	"github.com/dave/jennifer/jen"
+)
 
 // render is the Go expression producing the template's text from
 // expressions for its arguments.
 func render(t Template, args map[string]jen.Code) jen.Code {
 	var parts []jen.Code
-	for _, s := range segments(t.Text) {
-		if s.arg == "" {
-			parts = append(parts, jen.Lit(s.literal))
+	for _, s := range placeholder.Parse(t.Text) {
+		if s.Arg == "" {
+			parts = append(parts, jen.Lit(s.Literal))
 			continue
 		}
-		a, _ := t.arg(s.arg)
-		v := args[s.arg]
+		a, _ := t.arg(s.Arg)
+		v := args[s.Arg]
 		switch {
-		case s.format == "kb":
+		case s.Format == "kb":
 			parts = append(parts, jen.Id("formatKB").Call(v))
-		case s.format == "size":
+		case s.Format == "size":
 			parts = append(parts, jen.Id("FormatSize").Call(v))
-		case s.format == "json":
+		case s.Format == "json":
 			parts = append(parts, jen.Id("QuoteJSON").Call(v))
-		case s.format == "mode":
+		case s.Format == "mode":
 			parts = append(parts, jen.Id("formatMode").Call(v))
 		case a.Type == "int":
 			parts = append(parts, jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10)))

@@ -1,0 +1,288 @@
+package toolspec_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+// Ours describes every tool with the generated texts byte for byte: read's
+// template is rendered at run time as ReadDescription renders it, for any
+// limits and every format.
+func TestOursDescribeIsGenerated(t *testing.T) {
+	s := toolspec.Ours()
+	fixed := map[string][2]string{
+		toolspec.ToolLs:      {toolspec.LsDescription, toolspec.LsInputSchema},
+		toolspec.ToolFind:    {toolspec.FindDescription, toolspec.FindInputSchema},
+		toolspec.ToolGrep:    {toolspec.GrepDescription, toolspec.GrepInputSchema},
+		toolspec.ToolWrite:   {toolspec.WriteDescription, toolspec.WriteInputSchema},
+		toolspec.ToolEdit:    {toolspec.EditDescription, toolspec.EditInputSchema},
+		toolspec.ToolDelete:  {toolspec.DeleteDescription, toolspec.DeleteInputSchema},
+		toolspec.ToolPublish: {toolspec.PublishDescription, toolspec.PublishInputSchema},
+	}
+	for tool, want := range fixed {
+		d, schema := s.Describe(tool, "ws_", nil, nil)
+		if d != want[0] || schema != want[1] {
+			t.Errorf("%s: Describe = %q, %q; want the generated %q, %q", tool, d, schema, want[0], want[1])
+		}
+	}
+	for _, l := range [][2]int64{{2000, 262144}, {1, 1}, {500, 511}, {500, 512}, {7, 1 << 40}} {
+		d, schema := s.Describe(toolspec.ToolRead, "", map[string]int64{"maxLines": l[0], "maxBytes": l[1]}, nil)
+		if want := toolspec.ReadDescription(l[0], l[1]); d != want {
+			t.Errorf("read %v: Describe = %q, want %q", l, d, want)
+		}
+		if schema != toolspec.ReadInputSchema {
+			t.Errorf("read: schema = %s, want ReadInputSchema", schema)
+		}
+	}
+	if d, _ := s.Describe(toolspec.ToolRead, "", nil, nil); d != toolspec.ReadDescription(toolspec.ReadMaxLinesDefault, toolspec.ReadMaxBytesDefault) {
+		t.Errorf("read without limits: %q, want the defaults'", d)
+	}
+	for _, backends := range [][]toolspec.ExecBackend{{{ID: "a"}}, {{ID: "a"}, {ID: "b", Callable: true}}, {{ID: "js", Callable: true}}} {
+		d, schema := s.Describe(toolspec.ToolExec, "ws_", map[string]int64{"maxLines": 10, "maxBytes": 2048}, backends)
+		if want := toolspec.ExecDescription("ws_", backends, 10, 2048); d != want {
+			t.Errorf("exec %v: Describe = %q, want %q", backends, d, want)
+		}
+		if want := toolspec.ExecInputSchema(backends); schema != want {
+			t.Errorf("exec %v: schema = %s, want %s", backends, schema, want)
+		}
+	}
+}
+
+// A description in another format renders as the generated messages
+// render that format.
+func TestDescribeFormats(t *testing.T) {
+	s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Description: ptr("at most {maxLines} lines, {maxBytes} bytes ({maxBytes|size}, {maxBytes|kb}KB)")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := s.Describe(toolspec.ToolRead, "", map[string]int64{"maxLines": 3, "maxBytes": 1536}, nil)
+	if want := "at most 3 lines, 1536 bytes (" + toolspec.FormatSize(1536) + ", 2KB)"; d != want {
+		t.Errorf("Describe = %q, want %q", d, want)
+	}
+}
+
+// A parameter description an overlay gives replaces the spec's in the
+// input schema, and only it: the schema is the generated one with that
+// one string changed (escaped as JSON.stringify does), for a top-level
+// parameter, an array's item property and one of exec's.
+func TestDescribeReplacesParamDescriptions(t *testing.T) {
+	tests := []struct {
+		tool, param, old string
+		backends         []toolspec.ExecBackend
+	}{
+		{"read", "path", "Path to the file to read", nil},
+		{"grep", "include", `Glob relative to path that limits searched files, for example \"**/*.ts\" or [\"**/*.ts\", \"**/*.md\"].`, nil},
+		{"edit", "edits.oldText", "Exact text for one targeted replacement. Must be unique in the original file and not overlap with any other edits[].oldText in the same call.", nil},
+		{"exec", "cwd", "Working directory. Defaults to the workspace root.", []toolspec.ExecBackend{{ID: "a"}, {ID: "b"}}},
+		{"exec", "backend", "Which backend to run on. If a command fails because the backend lacks that tool, retry on a backend whose description covers it.", []toolspec.ExecBackend{{ID: "a"}, {ID: "b"}}},
+	}
+	const text = "Said \"our\" way\n<&> \u2028 é"
+	const quoted = `Said \"our\" way\n<&> ` + "\u2028 é"
+	for _, tc := range tests {
+		s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{tc.tool: {Params: map[string]string{tc.param: text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, before := toolspec.Ours().Describe(tc.tool, "", nil, tc.backends)
+		_, after := s.Describe(tc.tool, "", nil, tc.backends)
+		if strings.Count(before, `"description":"`+tc.old+`"`) != 1 {
+			t.Fatalf("%s: the schema does not hold %s's description once: %s", tc.tool, tc.param, before)
+		}
+		want := strings.Replace(before, `"description":"`+tc.old+`"`, `"description":"`+quoted+`"`, 1)
+		if after != want {
+			t.Errorf("%s.%s: schema\n%s\nwant\n%s", tc.tool, tc.param, after, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// With refuses every change the core cannot honour, each with a reason
+// that names what is allowed; all of an overlay's refusals come at once,
+// sorted by path, and the surface it was applied to is unchanged.
+func TestWithRefuses(t *testing.T) {
+	one := func(tool string, c toolspec.ToolOverlay) toolspec.Overlay {
+		return toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{tool: c}}
+	}
+	tests := []struct {
+		name    string
+		overlay toolspec.Overlay
+		want    []toolspec.OverlayError
+	}{
+		{"unknown tool", one("cat", toolspec.ToolOverlay{Offered: ptr(false)}),
+			[]toolspec.OverlayError{{"tools.cat", "no tool cat in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"}}},
+		{"unknown tool, not an identifier", one("my-tool", toolspec.ToolOverlay{}),
+			[]toolspec.OverlayError{{`tools."my-tool"`, "no tool my-tool in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"}}},
+		{"renamed parameter", one("read", toolspec.ToolOverlay{Params: map[string]string{"lines": "x"}}),
+			[]toolspec.OverlayError{{"tools.read.params.lines", "read has no parameter lines (it takes path, offset, byteOffset, limit): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
+		{"item property as a top-level parameter", one("edit", toolspec.ToolOverlay{Params: map[string]string{"oldText": "x"}}),
+			[]toolspec.OverlayError{{"tools.edit.params.oldText", "edit has no parameter oldText (it takes path, edits, edits.oldText, edits.newText): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
+		{"parameter with backend variants", one("exec", toolspec.ToolOverlay{Params: map[string]string{"command": "x"}}),
+			[]toolspec.OverlayError{{"tools.exec.params.command", "the description of exec's command varies with its backends (the spec's variants); it cannot be replaced"}}},
+		{"parameter without a description", one("find", toolspec.ToolOverlay{Params: map[string]string{"limit": "x"}}),
+			[]toolspec.OverlayError{{"tools.find.params.limit", "find's limit has no description in the spec, so none can be replaced; parameters with a description: path, pattern, exclude"}}},
+		{"empty parameter description", one("read", toolspec.ToolOverlay{Params: map[string]string{"path": ""}}),
+			[]toolspec.OverlayError{{"tools.read.params.path", "is empty; a description tells the model what to do"}}},
+		{"parameter description not UTF-8", one("read", toolspec.ToolOverlay{Params: map[string]string{"path": "a\xffb"}}),
+			[]toolspec.OverlayError{{"tools.read.params.path", "is not valid UTF-8"}}},
+		{"exec's description", one("exec", toolspec.ToolOverlay{Description: ptr("Run it.")}),
+			[]toolspec.OverlayError{{"tools.exec.description", "exec's description is assembled from its backends by the spec's rule (its parts in spec/tools.cue: single.shell, single.callable, multiple, backendItem, callableMark, callableSection, defaultText, hints, outputHint); they cannot be overridden yet"}}},
+		{"empty description", one("grep", toolspec.ToolOverlay{Description: ptr("")}),
+			[]toolspec.OverlayError{{"tools.grep.description", "is empty; a description tells the model what to do"}}},
+		{"description not UTF-8", one("grep", toolspec.ToolOverlay{Description: ptr("\xc3")}),
+			[]toolspec.OverlayError{{"tools.grep.description", "is not valid UTF-8"}}},
+		{"undeclared placeholder", one("read", toolspec.ToolOverlay{Description: ptr("Read {path}.")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{path} is not a placeholder of read's description, which declares {maxLines}, {maxBytes}"}}},
+		{"placeholder in a fixed description", one("ls", toolspec.ToolOverlay{Description: ptr("List {maxLines}.")}),
+			[]toolspec.OverlayError{{"tools.ls.description", "{maxLines} is not a placeholder of ls's description, which declares no placeholder, so it takes no brace"}}},
+		{"stray brace", one("read", toolspec.ToolOverlay{Description: ptr("Read {maxLines lines.")}),
+			[]toolspec.OverlayError{{"tools.read.description", `'{' in "Read {maxLines lines." is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
+		{"upper-case format", one("read", toolspec.ToolOverlay{Description: ptr("{maxBytes|KB}")}),
+			[]toolspec.OverlayError{{"tools.read.description", `'{' in "{maxBytes|KB}" is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
+		{"unknown format", one("read", toolspec.ToolOverlay{Description: ptr("{maxBytes|mb}")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mb}: unknown format mb; formats: json, kb, mode, size"}}},
+		{"format of another type", one("read", toolspec.ToolOverlay{Description: ptr("{maxLines|json}")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string and maxLines is a int"}}},
+		{"unknown limit", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLine": 5}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxLine", "read has no limit maxLine (its limits: maxLines, maxBytes, maxModelBytes, mediaSniffBytes); settable limits: " + settable}}},
+		{"limit of a tool with none", one("delete", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 5}}),
+			[]toolspec.OverlayError{{"tools.delete.limits.maxBytes", "delete has no limit maxBytes (it has none); settable limits: " + settable}}},
+		{"fixed limit", one("ls", toolspec.ToolOverlay{Limits: map[string]int64{"page": 50}}),
+			[]toolspec.OverlayError{{"tools.ls.limits.page", "ls's page is fixed: the input schema's bounds, a description or a message the model sees carry it, or core relies on it; settable limits: " + settable}}},
+		{"limit below range", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLines": 0}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxLines", "0 is out of range: read.maxLines must be from 1 to 9007199254740990"}}},
+		{"limit above range", one("write", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 1 << 53}}),
+			[]toolspec.OverlayError{{"tools.write.limits.maxBytes", "9007199254740992 is out of range: write.maxBytes must be from 1 to 9007199254740990"}}},
+		{"limit out of the spec's own range", one("publish", toolspec.ToolOverlay{Limits: map[string]int64{"expiresAfter": -1}}),
+			[]toolspec.OverlayError{{"tools.publish.limits.expiresAfter", "-1 is out of range: publish.expiresAfter must be from 1 to 9007199254740991"}}},
+		{"several at once, sorted by path", toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+			"read": {Limits: map[string]int64{"maxLines": -5, "maxBytes": 0}, Params: map[string]string{"path": "", "file": "x"}, Description: ptr("{x}")},
+			"exec": {Description: ptr("x"), Offered: ptr(false)},
+			"zzz":  {},
+			"grep": {Description: ptr("Search.")},
+		}}, []toolspec.OverlayError{
+			{"tools.exec.description", "exec's description is assembled from its backends by the spec's rule (its parts in spec/tools.cue: single.shell, single.callable, multiple, backendItem, callableMark, callableSection, defaultText, hints, outputHint); they cannot be overridden yet"},
+			{"tools.read.description", "{x} is not a placeholder of read's description, which declares {maxLines}, {maxBytes}"},
+			{"tools.read.limits.maxBytes", "0 is out of range: read.maxBytes must be from 1 to 9007199254740990"},
+			{"tools.read.limits.maxLines", "-5 is out of range: read.maxLines must be from 1 to 9007199254740990"},
+			{"tools.read.params.file", "read has no parameter file (it takes path, offset, byteOffset, limit): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"},
+			{"tools.read.params.path", "is empty; a description tells the model what to do"},
+			{"tools.zzz", "no tool zzz in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"},
+		}},
+	}
+	base, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"grep": {Description: ptr("Search.")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := base.Overlay()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := base.With(tc.overlay)
+			if s != nil {
+				t.Errorf("With returned a surface with its error")
+			}
+			var got []toolspec.OverlayError
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				var oe *toolspec.OverlayError
+				if !errors.As(e, &oe) {
+					t.Fatalf("%v is not an *OverlayError", e)
+				}
+				got = append(got, *oe)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("With errors\n%q\nwant\n%q", got, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), "overlay: "+tc.want[0].Path+": "+tc.want[0].Reason) {
+				t.Errorf("Error() = %q", err)
+			}
+			if !reflect.DeepEqual(base.Overlay(), before) {
+				t.Errorf("the surface changed: %+v", base.Overlay())
+			}
+			if d, _ := base.Describe("grep", "", nil, nil); d != "Search." {
+				t.Errorf("grep's description became %q", d)
+			}
+		})
+	}
+}
+
+const settable = "read.maxLines, read.maxBytes, read.maxModelBytes, read.mediaSniffBytes, write.maxBytes, edit.maxBytes, edit.maxDiffLines, edit.maxDiffBytes, exec.maxLines, exec.maxBytes, publish.expiresAfter"
+
+// With applies what it accepts on a new surface: offered, descriptions,
+// parameter descriptions and limits; a later With adds to an earlier one
+// and Overlay gives back the changes accumulated.
+func TestWithApplies(t *testing.T) {
+	a, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 500}, Params: map[string]string{"path": "Absolute path of the file"}},
+		"exec": {Offered: ptr(false)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 400, "maxBytes": 1000}},
+		"grep": {Description: ptr("Search file contents.")},
+		"exec": {Offered: ptr(true)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolspec.Ours().Limit("read", "maxLines"); got != toolspec.ReadMaxLinesDefault {
+		t.Errorf("Ours changed: read.maxLines = %d", got)
+	}
+	if got := a.Limit("read", "maxLines"); got != 500 {
+		t.Errorf("a: read.maxLines = %d, want 500", got)
+	}
+	if got := a.Limit("read", "maxBytes"); got != toolspec.ReadMaxBytesDefault {
+		t.Errorf("a: read.maxBytes = %d, want the spec's", got)
+	}
+	if a.Offered("exec") || !b.Offered("exec") || !a.Offered("read") {
+		t.Errorf("offered: a exec %v, b exec %v, a read %v", a.Offered("exec"), b.Offered("exec"), a.Offered("read"))
+	}
+	if d, _ := a.Describe("read", "", nil, nil); d != toolspec.ReadDescription(500, toolspec.ReadMaxBytesDefault) {
+		t.Errorf("a: read's description %q does not use the overlay's default", d)
+	}
+	if d, _ := b.Describe("grep", "", nil, nil); d != "Search file contents." {
+		t.Errorf("b: grep's description %q", d)
+	}
+	if _, schema := b.Describe("read", "", nil, nil); !strings.Contains(schema, `"description":"Absolute path of the file"`) {
+		t.Errorf("b lost a's parameter description: %s", schema)
+	}
+	want := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 400, "maxBytes": 1000}, Params: map[string]string{"path": "Absolute path of the file"}},
+		"grep": {Description: ptr("Search file contents.")},
+		"exec": {Offered: ptr(true)},
+	}}
+	if got := b.Overlay(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Overlay() = %+v, want %+v", got, want)
+	}
+	if got := toolspec.Ours().Overlay(); !reflect.DeepEqual(got, toolspec.Overlay{}) {
+		t.Errorf("Ours().Overlay() = %+v, want the zero Overlay", got)
+	}
+}
+
+// Limit and Describe panic on a name the spec does not have: that is a
+// programming error, not the model's or the overlay's.
+func TestSurfacePanicsOnUnknownNames(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Limit tool":  func() { toolspec.Ours().Limit("cat", "maxLines") },
+		"Limit limit": func() { toolspec.Ours().Limit("read", "lines") },
+		"Offered":     func() { toolspec.Ours().Offered("cat") },
+		"Describe":    func() { toolspec.Ours().Describe("cat", "", nil, nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
