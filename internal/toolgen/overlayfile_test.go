@@ -139,3 +139,45 @@ tools: ls: limits: page: 50
 		})
 	}
 }
+
+// TestGenerateUserIsDeterministic: the user's package is the same bytes
+// however Go orders the overlay's maps (tools, parameters and limits are
+// written sorted), and names no adapter it was not asked for.
+func TestGenerateUserIsDeterministic(t *testing.T) {
+	o, err := toolgen.LoadOverlay("agenttools.cue", []byte(`tools: {
+	read: limits: {maxLines: 500, maxBytes: 65536, maxModelBytes: 1048576, mediaSniffBytes: 256}
+	edit: params: {path: "File to edit", "edits.oldText": "Text to find", "edits.newText": "Text to put"}
+	write: offered: false
+	delete: offered: false
+	ls: description: "List a directory."
+	find: description: "Find files by glob."
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := toolgen.UserPackage{Overlay: o, Source: "agenttools.cue", Package: "tools", Adapters: []string{"raw"}}
+	first, err := toolgen.GenerateUser(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		again, err := toolgen.GenerateUser(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(first), string(again)); diff != "" {
+			t.Fatalf("a second run differs (-first +again):\n%s", diff)
+		}
+	}
+	for _, s := range []string{`"edits.newText": "Text to put",` + "\n\t\t\t\t\"edits.oldText\"", `"delete": {`, "func NewRaw("} {
+		if !strings.Contains(string(first), s) {
+			t.Errorf("the file lacks %q", s)
+		}
+	}
+	for _, s := range []string{"langchaingo", "sdkmcp", "genkit", "eino"} {
+		if strings.Contains(string(first), s) {
+			t.Errorf("the file names %s, which -adapters did not ask for", s)
+		}
+	}
+}
