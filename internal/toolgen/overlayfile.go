@@ -24,7 +24,7 @@ import (
 // each of Also.
 type PosError struct {
 	Pos  string // "file:line:col", or the file alone when no line is known
-	Path string // the field, dot-separated ("tools.read.limits.maxLines"); empty for the file as a whole
+	Path string // the field in CUE's path syntax ("tools.read.limits.maxLines", `tools.edit.params."edits.oldText"`); empty for the file as a whole
 	Msg  string
 	// Also are the other places in the file that take part in a CUE
 	// error: the two sides of a conflict, say.
@@ -62,11 +62,13 @@ func (e *PosError) Unwrap() error { return e.Err }
 // that is not settable or is out of range, a placeholder the description
 // may not use).
 //
-// The error lists every mistake found, one *PosError per line (errors.Join),
-// in the order of the file, each naming filename, line and column of the
-// field: for CUE's errors the value CUE names, for With's the field its
+// The error lists every mistake found, one *PosError each (errors.Join),
+// in the order of the file, each naming filename, line and column: for
+// CUE's errors the value CUE names, for With's the label of the field its
 // Path names (the OverlayError is the PosError's Err). CUE's mistakes
-// stop before With runs, since the overlay cannot be decoded.
+// stop before With runs, since the overlay cannot be decoded; and CUE
+// leaves out a field not allowed in a struct that holds a wrong value,
+// so fixing one mistake can bring up the next.
 func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 	ctx := cuecontext.New()
 	specValue := ctx.CompileBytes(spec.Source, cue.Filename(spec.Filename))
