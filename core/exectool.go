@@ -139,7 +139,8 @@ func (o Options) execSettings() (*execTool, error) {
 		known[b.Info().ID] = b
 	}
 	var picked ExecBackends
-	limits := execbackend.Limits{MaxBytes: toolspec.ExecMaxBytesDefault, MaxLines: toolspec.ExecMaxLinesDefault}
+	surf := o.surface()
+	limits := execbackend.Limits{MaxBytes: surf.Limit(toolspec.ToolExec, "maxBytes"), MaxLines: surf.Limit(toolspec.ToolExec, "maxLines")}
 	switch {
 	case o.Exec != nil:
 		picked = o.Exec

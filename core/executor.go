@@ -62,7 +62,8 @@ var _ toolspec.Handler = (*Executor)(nil)
 // New builds the tool set for ws: read, ls, find and grep, plus write,
 // edit and delete unless opts.Readonly, exec when opts gives it backends
 // and publish when it gives a Publisher (and Assets is not false), as the
-// reference does. It fails when an option is out of range or names a backend
+// reference does; a tool opts.Surface does not offer is left out.
+// Descriptions, input schemas and default limits are opts.Surface's. It fails when an option is out of range or names a backend
 // or, in Approve, a tool that is not there.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if ws == nil {
@@ -84,43 +85,35 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 		e.publisher = opts.Publisher
 	}
 	for _, info := range toolspec.Tools {
-		if !info.Available || info.Mutates && s.readonly ||
+		if !info.Available || !s.surface.Offered(info.Name) || info.Mutates && s.readonly ||
 			info.Name == toolspec.ToolExec && e.exec == nil ||
 			info.Name == toolspec.ToolPublish && e.publisher == nil {
 			continue
 		}
 		name := s.prefix.Name(info.Name)
 		t := &Tool{Name: name, Spec: info.Name, OutputSchema: info.OutputSchema, decoder: argDecoder{tool: name, params: info.Params, rules: info.Rules}, approve: approve[info.Name]}
+		// The limits a description names, by the spec's limit names, with
+		// the set's values (an option, else the surface's default).
+		var limits map[string]int64
+		var backends []toolspec.ExecBackend
 		switch info.Name {
 		case toolspec.ToolRead:
-			t.Description, t.InputSchema = toolspec.ReadDescription(s.maxLines, s.maxBytes), toolspec.ReadInputSchema
-		case toolspec.ToolLs:
-			t.Description, t.InputSchema = toolspec.LsDescription, toolspec.LsInputSchema
-		case toolspec.ToolFind:
-			t.Description, t.InputSchema = toolspec.FindDescription, toolspec.FindInputSchema
-		case toolspec.ToolGrep:
-			t.Description, t.InputSchema = toolspec.GrepDescription, toolspec.GrepInputSchema
-		case toolspec.ToolWrite:
-			t.Description, t.InputSchema = toolspec.WriteDescription, toolspec.WriteInputSchema
-		case toolspec.ToolEdit:
-			t.Description, t.InputSchema = toolspec.EditDescription, toolspec.EditInputSchema
-		case toolspec.ToolDelete:
-			t.Description, t.InputSchema = toolspec.DeleteDescription, toolspec.DeleteInputSchema
+			limits = map[string]int64{"maxLines": s.maxLines, "maxBytes": s.maxBytes}
 		case toolspec.ToolExec:
-			backends := e.exec.genBackends()
-			t.Description = toolspec.ExecDescription(s.prefix, backends, e.exec.limits.MaxLines, e.exec.limits.MaxBytes)
-			t.InputSchema = toolspec.ExecInputSchema(backends)
+			limits = map[string]int64{"maxLines": e.exec.limits.MaxLines, "maxBytes": e.exec.limits.MaxBytes}
+			backends = e.exec.genBackends()
 			t.decoder.params, t.decoder.enums = e.exec.params()
-		case toolspec.ToolPublish:
-			t.Description, t.InputSchema = toolspec.PublishDescription, toolspec.PublishInputSchema
-		default:
-			return nil, errors.New("core: the spec marks tool " + info.Name + " available but core does not describe it")
 		}
+		t.Description, t.InputSchema = s.surface.Describe(info.Name, s.prefix, limits, backends)
 		e.tools = append(e.tools, t)
 		e.byName[t.Name] = t
 	}
 	return e, nil
 }
+
+// Surface is what the model sees of the set's tools that an overlay can
+// change: Options.Surface, or toolspec.Ours() when that was nil.
+func (e *Executor) Surface() *toolspec.Surface { return e.s.surface }
 
 // Workspace is the workspace the tools run on.
 func (e *Executor) Workspace() *vfs.Workspace { return e.ws }

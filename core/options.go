@@ -19,6 +19,15 @@ import (
 // directly. Every adapter takes this one type; a zero value means the
 // reference's defaults (the toolspec.*Default limits).
 type Options struct {
+	// Surface is what the model sees of the tools that an overlay can
+	// change (toolspec.Overlay, applied with toolspec.Surface.With): which
+	// tools are offered, their descriptions, parameter descriptions and the
+	// defaults of the limit options below (read.maxLines, ..., exec's
+	// output, publish's expiry). A limit option set here still wins over
+	// the surface's default, and New checks it as ever. Nil is
+	// toolspec.Ours(), the spec's: the reference's texts and defaults.
+	Surface *toolspec.Surface `json:"-"`
+
 	// Prefix goes before the name of every tool of the set, so that two
 	// sets can be offered side by side (a framework's registry holds one
 	// tool per name): with "ws_" the model calls ws_read, ws_write, ...,
@@ -128,6 +137,7 @@ type EditOptions struct {
 
 // settings are Options with the defaults filled in and checked.
 type settings struct {
+	surface            *toolspec.Surface
 	prefix             toolspec.ToolPrefix
 	readonly           bool
 	root               string
@@ -142,6 +152,9 @@ type settings struct {
 	editMaxBytes       int64
 	editMaxDiffLines   int64
 	editMaxDiffBytes   int64
+	// publishExpiresAfter is a link's lifetime when the call sets none, in
+	// milliseconds.
+	publishExpiresAfter int64
 }
 
 func or(v, def int64) int64 {
@@ -151,18 +164,29 @@ func or(v, def int64) int64 {
 	return v
 }
 
+// surface is o.Surface, or the spec's.
+func (o Options) surface() *toolspec.Surface {
+	if o.Surface == nil {
+		return toolspec.Ours()
+	}
+	return o.Surface
+}
+
 func (o Options) settings() (settings, error) {
+	surf := o.surface()
 	s := settings{
-		readonly:           o.Readonly,
-		maxLines:           or(o.Read.MaxLines, toolspec.ReadMaxLinesDefault),
-		maxBytes:           or(o.Read.MaxBytes, toolspec.ReadMaxBytesDefault),
-		includeLineNumbers: o.Read.IncludeLineNumbers,
-		maxModelBytes:      or(o.Read.MaxModelBytes, toolspec.ReadMaxModelBytesDefault),
-		mediaSniffBytes:    or(o.Read.MediaSniffBytes, toolspec.ReadMediaSniffBytesDefault),
-		writeMaxBytes:      or(o.Write.MaxBytes, toolspec.WriteMaxBytesDefault),
-		editMaxBytes:       or(o.Edit.MaxBytes, toolspec.EditMaxBytesDefault),
-		editMaxDiffLines:   or(o.Edit.MaxDiffLines, toolspec.EditMaxDiffLinesDefault),
-		editMaxDiffBytes:   or(o.Edit.MaxDiffBytes, toolspec.EditMaxDiffBytesDefault),
+		surface:             surf,
+		readonly:            o.Readonly,
+		maxLines:            or(o.Read.MaxLines, surf.Limit(toolspec.ToolRead, "maxLines")),
+		maxBytes:            or(o.Read.MaxBytes, surf.Limit(toolspec.ToolRead, "maxBytes")),
+		includeLineNumbers:  o.Read.IncludeLineNumbers,
+		maxModelBytes:       or(o.Read.MaxModelBytes, surf.Limit(toolspec.ToolRead, "maxModelBytes")),
+		mediaSniffBytes:     or(o.Read.MediaSniffBytes, surf.Limit(toolspec.ToolRead, "mediaSniffBytes")),
+		writeMaxBytes:       or(o.Write.MaxBytes, surf.Limit(toolspec.ToolWrite, "maxBytes")),
+		editMaxBytes:        or(o.Edit.MaxBytes, surf.Limit(toolspec.ToolEdit, "maxBytes")),
+		editMaxDiffLines:    or(o.Edit.MaxDiffLines, surf.Limit(toolspec.ToolEdit, "maxDiffLines")),
+		editMaxDiffBytes:    or(o.Edit.MaxDiffBytes, surf.Limit(toolspec.ToolEdit, "maxDiffBytes")),
+		publishExpiresAfter: surf.Limit(toolspec.ToolPublish, "expiresAfter"),
 	}
 	const maxSafe = 1<<53 - 1
 	for name, v := range map[string]int64{

@@ -13,7 +13,8 @@ import (
 
 // Publish shares the workspace file a.Path names through the set's
 // publisher (Options.Publisher) for a.ExpiresAfterMs milliseconds
-// (publish.DefaultExpiry when left out), as the reference's publish tool
+// (the surface's default, publish.expiresAfter, when left out: an hour,
+// publish.DefaultExpiry, unless an overlay sets another), as the reference's publish tool
 // does: the publisher gets the path as the model wrote it, the prefix
 // "agent-<session id>" when the workspace has a session id
 // (vfs.Workspace.SetSessionID), and a File whose Open resolves the path
@@ -27,16 +28,16 @@ func (e *Executor) Publish(ctx context.Context, a toolspec.PublishArgs) (toolspe
 	if err := ctx.Err(); err != nil {
 		return toolspec.Output{}, err
 	}
-	opts := publish.Options{ExpiresAfter: publish.DefaultExpiry, ExpiresAfterMs: publish.DefaultExpiry.Milliseconds()}
+	opts := publish.Options{ExpiresAfterMs: e.s.publishExpiresAfter}
 	if a.ExpiresAfterMs != nil {
 		opts.ExpiresAfterMs = *a.ExpiresAfterMs
-		opts.ExpiresAfter = time.Duration(*a.ExpiresAfterMs) * time.Millisecond
-		if opts.ExpiresAfter/time.Millisecond != time.Duration(*a.ExpiresAfterMs) {
-			// Past time.Duration's 292 years: the longest it holds, which
-			// no publisher tells apart from forever (ExpiresAfterMs keeps
-			// the call's number).
-			opts.ExpiresAfter = time.Duration(1<<63 - 1)
-		}
+	}
+	opts.ExpiresAfter = time.Duration(opts.ExpiresAfterMs) * time.Millisecond
+	if opts.ExpiresAfter/time.Millisecond != time.Duration(opts.ExpiresAfterMs) {
+		// Past time.Duration's 292 years: the longest it holds, which
+		// no publisher tells apart from forever (ExpiresAfterMs keeps
+		// the call's number).
+		opts.ExpiresAfter = time.Duration(1<<63 - 1)
 	}
 	if id := e.ws.SessionID(); id != "" {
 		opts.Prefix = "agent-" + id

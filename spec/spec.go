@@ -1,6 +1,7 @@
 // Package spec embeds spec/tools.cue, the single source of truth for the
-// tool set. Only the generator (internal/toolgen, cmd/toolgen) reads it;
-// at run time the tools use package toolspec, generated from it.
+// tool set, and spec/overlay.cue, the schema of a user's overlay. Only the
+// generator (internal/toolgen, cmd/toolgen) reads them; at run time the
+// tools use package toolspec, generated from tools.cue.
 package spec
 
 import _ "embed"
@@ -13,3 +14,14 @@ var Source []byte
 // Filename is where Source lives, relative to the module root; error
 // messages name it.
 const Filename = "spec/tools.cue"
+
+// OverlaySource is the text of spec/overlay.cue: #Overlay, the schema an
+// overlay file is unified with. It names the spec's tools, so it is
+// compiled in the scope of Source.
+//
+//go:embed overlay.cue
+var OverlaySource []byte
+
+// OverlayFilename is where OverlaySource lives, relative to the module
+// root.
+const OverlayFilename = "spec/overlay.cue"

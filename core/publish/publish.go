@@ -25,7 +25,9 @@ import (
 
 // DefaultExpiry is how long a link lives when the call sets no
 // expiresAfterMs: one hour, as in the reference (the spec's
-// publish.limits.expiresAfter).
+// publish.limits.expiresAfter). An overlay may set another default
+// (toolspec.Overlay, publish's expiresAfter), which core then passes in
+// Options; a publisher uses DefaultExpiry only when given none.
 const DefaultExpiry = time.Duration(toolspec.PublishExpiresAfterDefault) * time.Millisecond
 
 // Publisher shares workspace files.
@@ -41,10 +43,11 @@ type Publisher interface {
 // Options are what a publish call asks of the publisher.
 type Options struct {
 	// ExpiresAfter is the link's lifetime: the call's expiresAfterMs in
-	// milliseconds, DefaultExpiry when it sets none. Always positive.
+	// milliseconds, the tool set's default when it sets none (DefaultExpiry
+	// unless an overlay sets another). Always positive.
 	ExpiresAfter time.Duration
 	// ExpiresAfterMs is the call's expiresAfterMs as the model sent it
-	// (DefaultExpiry's milliseconds when it set none), which a publisher
+	// (the default's milliseconds when it set none), which a publisher
 	// echoes or names in an error (see Milliseconds): ExpiresAfter
 	// saturates at time.Duration's longest, about 292 years, and the
 	// schema allows up to 2^53-1 ms. Zero: not given (a caller other

@@ -20,10 +20,10 @@ func Load(filename string, src []byte) (*Model, error) {
 	ctx := cuecontext.New()
 	v := ctx.CompileBytes(src, cue.Filename(filename))
 	if err := v.Err(); err != nil {
-		return nil, cueError(err)
+		return nil, cueError(err, filename)
 	}
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return nil, cueError(err)
+		return nil, cueError(err, filename)
 	}
 	l := &loader{}
 	m := l.model(v)
@@ -33,8 +33,49 @@ func Load(filename string, src []byte) (*Model, error) {
 	return m, nil
 }
 
-func cueError(err error) error {
-	return fmt.Errorf("%s", strings.TrimSpace(cueerrors.Details(err, nil)))
+// cueErrors words each of CUE's errors as a PosError: CUE's message and
+// path, at its first position in filename (the file being read), with
+// its other positions in filename as Also. A position elsewhere (in the
+// schema an overlay is unified with) says little to the file's author
+// and is left out, unless the error has no position in filename.
+func cueErrors(err error, filename string) []*PosError {
+	var list []*PosError
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		pe := &PosError{Pos: filename, Path: strings.Join(e.Path(), "."), Msg: fmt.Sprintf(format, args...), Err: e}
+		positions := cueerrors.Positions(e)
+		var here []string
+		for _, p := range positions {
+			if p.Filename() == filename {
+				if pe.line == 0 {
+					pe.place(p)
+				} else {
+					here = append(here, p.String())
+				}
+			}
+		}
+		if pe.line == 0 {
+			for _, p := range positions {
+				switch {
+				case p.Filename() == "":
+					// not in a file: the root #Overlay the file is unified with
+				case pe.line == 0:
+					pe.place(p)
+				default:
+					here = append(here, p.String())
+				}
+			}
+		}
+		pe.Also = here
+		list = append(list, pe)
+	}
+	return list
+}
+
+// cueError is cueErrors as one error, the mistakes in the order of the
+// file.
+func cueError(err error, filename string) error {
+	return joinSorted(cueErrors(err, filename))
 }
 
 type loader struct {

@@ -32,20 +32,12 @@ type Change struct {
 }
 
 // Diff compares generated files with the tree rooted at root and returns
-// what differs, sorted by path.
+// what differs, sorted by path: the files of DiffFiles and the orphans in
+// OwnedDirs.
 func Diff(root string, files map[string][]byte) ([]Change, error) {
-	var changes []Change
-	for p, want := range files {
-		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-		if err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
-		if err != nil {
-			got = nil
-		}
-		if !bytes.Equal(got, want) || got == nil {
-			changes = append(changes, Change{Path: p, Old: got, New: want})
-		}
+	changes, err := DiffFiles(root, files)
+	if err != nil {
+		return nil, err
 	}
 	for _, dir := range OwnedDirs {
 		entries, err := os.ReadDir(filepath.Join(root, dir))
@@ -64,6 +56,28 @@ func Diff(root string, files map[string][]byte) ([]Change, error) {
 			if bytes.HasPrefix(data, []byte("// "+Header)) {
 				changes = append(changes, Change{Path: p, Old: data})
 			}
+		}
+	}
+	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	return changes, nil
+}
+
+// DiffFiles compares the files with those on disk and returns the ones
+// that are missing or differ, sorted by path. Paths are relative to root
+// (slash-separated); with root "" they are relative to the current
+// directory, or absolute.
+func DiffFiles(root string, files map[string][]byte) ([]Change, error) {
+	var changes []Change
+	for p, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		if err != nil {
+			got = nil
+		}
+		if !bytes.Equal(got, want) || got == nil {
+			changes = append(changes, Change{Path: p, Old: got, New: want})
 		}
 	}
 	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })

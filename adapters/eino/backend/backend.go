@@ -172,7 +172,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (filesystem.Backend, error)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{ws: ws, ex: ex, root: opts.Root, readonly: opts.Readonly, editMax: cmp.Or(opts.Edit.MaxBytes, toolspec.EditMaxBytesDefault)}
+	b := &Backend{ws: ws, ex: ex, root: opts.Root, readonly: opts.Readonly, editMax: cmp.Or(opts.Edit.MaxBytes, ex.Surface().Limit(toolspec.ToolEdit, "maxBytes"))}
 	if _, ok := ex.Tool(toolspec.ToolExec); ok {
 		return &ShellBackend{b}, nil
 	}
