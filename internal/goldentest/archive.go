@@ -109,19 +109,23 @@ func (a *Archive) Check(t testing.TB, name, got string) {
 		return
 	}
 	if want != got {
-		t.Errorf("%s: %s (-want +got):\n%s\nto accept the new value: %s", a.Path, name, Diff(want, got), a.update)
+		t.Errorf("%s: %s (-want +got):\n%s\nto accept the new value: %s", a.Path, name, strings.TrimSuffix(Diff(want, got), "\n"), a.update)
 	}
 }
 
-// Diff is cmp.Diff of two values as a person reads them: two JSON
-// values are compared indented, so that the diff shows the changed
-// fields only; other values (and JSON that differs in spacing alone) as
-// they are.
+// Diff is the difference of two values as a person reads it: two JSON
+// values are compared indented, with cmp.Diff, so that the diff shows
+// the changed fields only; two one-line values (a description) are shown
+// whole, one under the other; other values (and JSON that differs in
+// spacing alone) go to cmp.Diff as they are.
 func Diff(want, got string) string {
 	iw, okw := indent(want)
 	ig, okg := indent(got)
-	if okw && okg && iw != ig {
+	switch {
+	case okw && okg && iw != ig:
 		return cmp.Diff(iw, ig)
+	case !strings.Contains(want, "\n") && !strings.Contains(got, "\n"):
+		return "- " + want + "\n+ " + got
 	}
 	return cmp.Diff(want, got)
 }
