@@ -122,6 +122,10 @@ func TestFailuresEndWithUpdateCommand(t *testing.T) {
 	if strings.Contains(diff, `"field5": 5`) || strings.Contains(diff, `"field35": 35`) {
 		t.Errorf("the diff shows fields far from the change:\n%s", diff)
 	}
+	// A one-line text, a description, is shown whole, old over new.
+	if got, want := Diff("Search workspace text.", "Search files."), "- Search workspace text.\n+ Search files."; got != want {
+		t.Errorf("Diff of one-line texts:\n%s\nwant\n%s", got, want)
+	}
 }
 
 // diffLine reports whether diff has a line marked mark (- or +) that
