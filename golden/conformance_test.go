@@ -3,14 +3,17 @@ package golden_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -47,10 +50,13 @@ func loadDeviations(t *testing.T) []deviation {
 type refCall struct {
 	Tool        string          `json:"tool"`
 	Description json.RawMessage `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	InputError  *string         `json:"inputError"`
-	ModelOutput json.RawMessage `json:"modelOutput"`
-	After       json.RawMessage `json:"after"`
+	// DescriptionLength is the description's length as JavaScript counts
+	// it (UTF-16 code units).
+	DescriptionLength json.RawMessage `json:"descriptionLength"`
+	InputSchema       json.RawMessage `json:"inputSchema"`
+	InputError        *string         `json:"inputError"`
+	ModelOutput       json.RawMessage `json:"modelOutput"`
+	After             json.RawMessage `json:"after"`
 }
 
 type refRecord struct {
@@ -95,25 +101,37 @@ func unavailable() map[string]bool {
 
 // TestConformance replays the oracle's cases through our tools and
 // requires every call of the tools built so far to give the model
-// exactly what the reference gives (description, schema, model output,
-// probes after the call), byte for byte, except the deviations listed in
-// testdata/deviations.json. Each deviation must still be needed and must
-// name a deviation the spec declares; one an option turns on (optIn) is
-// pinned by its own golden test instead. Where the reference refused the
-// arguments, only our refusing them too is required (the wording is the
-// AI SDK's; ours is declared in the spec). It runs on an in-memory
-// workspace and on an SQLite one, which must give the same answers.
+// exactly what the reference gives (description and its length, schema,
+// model output, probes after the call), byte for byte, except the
+// deviations listed in testdata/deviations.json. Each deviation must
+// still be needed and must name a deviation the spec declares; one an
+// option turns on (optIn) is pinned by its own golden test instead.
+// Where the reference refused the arguments, only our refusing them too
+// is required (the wording is the AI SDK's; ours is declared in the
+// spec). It runs on an in-memory workspace and on an SQLite one, which
+// must give the same answers.
+//
+// A description or input schema that differs from the reference's is
+// reported once per text, with what to do if the change is on purpose
+// (surfaceDiffs), and the rest of each case is still compared; at most
+// maxFailures other failures are printed.
 func TestConformance(t *testing.T) {
+	diffs := surfaceDiffs{}
+	failures := &failureCap{}
 	for _, ws := range []struct {
 		name string
 		open replay.Workspace
 	}{{"memfs", replay.Memory}, {"sqlitefs", replay.SQLite}} {
-		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open) })
+		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open, diffs, failures) })
 	}
+	diffs.report(t)
+	failures.report(t)
 }
 
-// conformance replays the oracle cases on workspaces from open.
-func conformance(t *testing.T, open replay.Workspace) {
+// conformance replays the oracle cases on workspaces from open; texts
+// that differ from the reference's go to diffs, other failures to
+// failures.
+func conformance(t *testing.T, open replay.Workspace, diffs surfaceDiffs, failures *failureCap) {
 	devs := loadDeviations(t)
 	declared := map[string]bool{}
 	for _, d := range toolspec.Deviations {
@@ -150,7 +168,7 @@ func conformance(t *testing.T, open replay.Workspace) {
 		for _, c := range cases {
 			ref, ok := answers[c.Name]
 			if !ok {
-				t.Errorf("%s: case %s has no reference answer", file, c.Name)
+				failures.Errorf(t, "%s: case %s has no reference answer", file, c.Name)
 				continue
 			}
 			if slices.ContainsFunc(ref.Calls, func(rc refCall) bool { return skip[rc.Tool] }) {
@@ -158,7 +176,7 @@ func conformance(t *testing.T, open replay.Workspace) {
 			}
 			rec := replay.Run(t.Context(), c, open)
 			if rec.HarnessError != nil || rec.SetupError != nil || rec.ToolSetError != nil {
-				t.Errorf("%s: case %s did not run: %+v %+v %+v", file, c.Name, rec.HarnessError, rec.SetupError, rec.ToolSetError)
+				failures.Errorf(t, "%s: case %s did not run: %+v %+v %+v", file, c.Name, rec.HarnessError, rec.SetupError, rec.ToolSetError)
 				continue
 			}
 			ours, err := core.MarshalJSON(rec)
@@ -172,12 +190,12 @@ func conformance(t *testing.T, open replay.Workspace) {
 			// The tools offered (publish only with a publisher, not
 			// read-only, not with assets false).
 			if !slices.Equal(ref.Tools, got.Tools) {
-				t.Errorf("%s: tools %v, the reference's %v", c.Name, got.Tools, ref.Tools)
+				failures.Errorf(t, "%s: tools %v, the reference's %v", c.Name, got.Tools, ref.Tools)
 			}
 			for i, rc := range ref.Calls {
 				compared++
 				if i >= len(got.Calls) {
-					t.Errorf("%s[%d]: no call", c.Name, i)
+					failures.Errorf(t, "%s[%d]: no call", c.Name, i)
 					continue
 				}
 				oc := got.Calls[i]
@@ -186,6 +204,7 @@ func conformance(t *testing.T, open replay.Workspace) {
 					want, got json.RawMessage
 				}{
 					{"description", rc.Description, oc.Description},
+					{"descriptionLength", rc.DescriptionLength, oc.DescriptionLength},
 					{"inputSchema", rc.InputSchema, oc.InputSchema},
 					{"modelOutput", rc.ModelOutput, oc.ModelOutput},
 					{"after", rc.After, oc.After},
@@ -201,7 +220,17 @@ func conformance(t *testing.T, open replay.Workspace) {
 					if isDeviation(c.Name, i, f.name) {
 						continue
 					}
-					t.Errorf("%s[%d] %s %s:\nreference: %s\nours:      %s", c.Name, i, rc.Tool, f.name, shorten(f.want), shorten(f.got))
+					switch f.name {
+					case "descriptionLength":
+						if !bytes.Equal(compact(rc.Description), compact(oc.Description)) {
+							continue // the description's difference says it
+						}
+						fallthrough
+					case "description", "inputSchema":
+						diffs.add(file, c.Name, i, rc, oc, f.name)
+						continue
+					}
+					failures.Errorf(t, "%s[%d] %s %s:\nreference: %s\nours:      %s", c.Name, i, rc.Tool, f.name, shorten(f.want), shorten(f.got))
 				}
 			}
 		}
@@ -214,6 +243,106 @@ func conformance(t *testing.T, open replay.Workspace) {
 	}
 	if compared < 500 {
 		t.Errorf("compared only %d calls; the case files went missing?", compared)
+	}
+}
+
+// onPurpose is what a failure about a text that differs from the
+// reference's suggests, for a change made on purpose.
+const onPurpose = `changed on purpose? Keep the spec's text and change it for your module with an overlay ` +
+	`(README "Change what the model sees"), or declare a deviation in spec/tools.cue and golden/testdata/deviations.json`
+
+// surfaceDiff is one text of the tool surface (a tool's description or
+// input schema) that differs from the reference's, with the calls it
+// differs in.
+type surfaceDiff struct {
+	tool, field string
+	ref, ours   json.RawMessage
+	// refLength and oursLength are a description's lengths, as
+	// JavaScript counts them.
+	refLength, oursLength json.RawMessage
+	first                 string // the first call it differs in
+	// calls are the calls it differs in (each once, whatever the
+	// workspace).
+	calls map[string]bool
+}
+
+// surfaceDiffs are the texts that differ from the reference's, by tool,
+// field and both texts: the same text differs in every call of the tool,
+// and is reported once.
+type surfaceDiffs map[string]*surfaceDiff
+
+// add records that field of call i of case name in file differs.
+func (s surfaceDiffs) add(file, name string, i int, ref, ours refCall, field string) {
+	call := fmt.Sprintf("%s %s[%d]", file, name, i)
+	d := &surfaceDiff{tool: ref.Tool, field: field, first: call, calls: map[string]bool{}}
+	if field == "description" || field == "descriptionLength" {
+		d.ref, d.ours, d.refLength, d.oursLength = ref.Description, ours.Description, ref.DescriptionLength, ours.DescriptionLength
+	} else {
+		d.ref, d.ours = ref.InputSchema, ours.InputSchema
+	}
+	key := strings.Join([]string{d.tool, field, string(compact(d.ref)), string(compact(d.ours)), string(d.oursLength)}, "\x00")
+	if s[key] == nil {
+		s[key] = d
+	}
+	s[key].calls[call] = true
+}
+
+// report fails t once per text, in the order of tool and field, at most
+// maxFailures times.
+func (s surfaceDiffs) report(t *testing.T) {
+	t.Helper()
+	diffs := slices.Collect(maps.Values(s))
+	slices.SortFunc(diffs, func(a, b *surfaceDiff) int {
+		return cmp.Or(strings.Compare(a.tool, b.tool), strings.Compare(a.field, b.field), strings.Compare(a.first, b.first))
+	})
+	failures := failureCap{what: "texts that differ from the reference's"}
+	for _, d := range diffs {
+		head := fmt.Sprintf("%s %s differs from the reference's (%d calls; the first: %s)", d.tool, d.field, len(d.calls), d.first)
+		switch d.field {
+		case "descriptionLength":
+			failures.Errorf(t, "%s: the same text, which the reference counts %s characters and we count %s (does vfs.UTF16Len still count UTF-16 code units, as JavaScript does?):\n%s",
+				head, d.refLength, d.oursLength, shorten(d.ours))
+		case "description":
+			ref := fmt.Sprintf("reference (%s characters):", d.refLength)
+			ours := fmt.Sprintf("ours (%s characters):", d.oursLength)
+			w := max(len(ref), len(ours))
+			failures.Errorf(t, "%s:\n%-*s %s\n%-*s %s\n%s", head, w, ref, shorten(d.ref), w, ours, shorten(d.ours), onPurpose)
+		default:
+			failures.Errorf(t, "%s (-reference +ours):\n%s\n%s", head, strings.TrimSuffix(goldentest.Diff(string(compact(d.ref)), string(compact(d.ours))), "\n"), onPurpose)
+		}
+	}
+	failures.report(t)
+}
+
+// maxFailures is how many failures a parity test prints: a change that
+// breaks every case shows its first few, and their number.
+const maxFailures = 10
+
+// failureCap prints the first maxFailures failures it is given (to the
+// test, or subtest, each belongs to) and counts the rest.
+type failureCap struct {
+	n int
+	// what the failures are, for the count; "failures" if empty.
+	what string
+}
+
+// Errorf fails t, printing the failure if it is one of the first
+// maxFailures.
+func (c *failureCap) Errorf(t testing.TB, format string, args ...any) {
+	t.Helper()
+	c.n++
+	if c.n <= maxFailures {
+		t.Errorf(format, args...)
+	} else {
+		t.Fail()
+	}
+}
+
+// report fails t with the number of failures not printed, if any.
+func (c *failureCap) report(t testing.TB) {
+	t.Helper()
+	if c.n > maxFailures {
+		t.Errorf("and %d more %s (%d in all; the first %d are shown)", c.n-maxFailures, cmp.Or(c.what, "failures"), c.n, maxFailures)
 	}
 }
 

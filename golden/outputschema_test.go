@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -78,7 +79,8 @@ func TestOutputSchemas(t *testing.T) {
 			got = strings.Replace(got, extra, "", 1)
 		}
 		if !bytes.Equal([]byte(got), rec.OutputSchema) {
-			t.Errorf("%s output schema (-want +got):\n- %s\n+ %s", rec.Tool, rec.OutputSchema, got)
+			t.Errorf("%s output schema differs from the reference's (-reference +ours):\n%s\nchanged on purpose? Declare a deviation in spec/tools.cue and golden/testdata/deviations.json (and its text in outputSchemaExtras)",
+				rec.Tool, strings.TrimSuffix(goldentest.Diff(string(rec.OutputSchema), got), "\n"))
 		}
 	}
 	if err := sc.Err(); err != nil {

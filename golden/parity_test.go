@@ -49,7 +49,8 @@ func refused(t *testing.T, ex *core.Executor, tool, args string) bool {
 // TestAdapterParity runs every call of the golden call cases through the
 // raw adapter and through each framework adapter, each on its own copy of
 // the case's workspace, and requires the framework to hand the model the
-// raw output rendered for it, byte for byte.
+// raw output rendered for it, byte for byte. It prints at most
+// maxFailures differences.
 func TestAdapterParity(t *testing.T) {
 	var registered []string
 	for _, fa := range frameworkAdapters {
@@ -64,6 +65,8 @@ func TestAdapterParity(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no call cases: %v", err)
 	}
+	failures := &failureCap{}
+	defer failures.report(t)
 	for _, fa := range frameworkAdapters {
 		for _, file := range files {
 			t.Run(fa.pkg+"/"+strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
@@ -81,7 +84,7 @@ func TestAdapterParity(t *testing.T) {
 					}
 					want := fa.render(t, cl.Args, out)
 					if got := call(t, cl.Tool, cl.Args); got != want {
-						t.Errorf("call %s (%s %s):\n got: %s\nwant: %s", cl.Name, cl.Tool, cl.Args, got, want)
+						failures.Errorf(t, "call %s (%s %s):\n got: %s\nwant: %s", cl.Name, cl.Tool, cl.Args, got, want)
 					}
 				}
 			})

@@ -7,7 +7,6 @@ package golden_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/agenttools/agenttools/adapters/raw"
@@ -93,28 +92,36 @@ func TestSurface(t *testing.T) {
 	a.Save(t, nil)
 }
 
-// TestDescriptionLengths checks the description lengths the reference
-// gives with its default options, counted as JavaScript counts them.
+// TestDescriptionLengths checks that we count a description's length as
+// the reference does (JavaScript's String length, in UTF-16 code units):
+// every description the oracle recorded (testdata/oracle/*.jsonl) has
+// the length it recorded. TestConformance compares our descriptions and
+// their lengths, as replay records them, with the reference's.
 func TestDescriptionLengths(t *testing.T) {
-	want := map[string]int64{"read": 170, "ls": 169, "find": 129, "grep": 140, "write": 66, "edit": 199, "delete": 82}
-	for _, d := range newTools(t, core.Options{}).Definitions() {
-		if n := vfs.UTF16Len(d.Description); n != want[d.Name] {
-			t.Errorf("%s description: %d characters, want %d", d.Name, n, want[d.Name])
+	seen := map[string]bool{}
+	for _, file := range oracleFiles {
+		for _, rec := range loadAnswers(t, "testdata/oracle/"+file+".jsonl") {
+			for _, c := range rec.Calls {
+				var desc string
+				var n int64
+				if c.Description == nil || seen[string(c.Description)] {
+					continue
+				}
+				seen[string(c.Description)] = true
+				if err := json.Unmarshal(c.Description, &desc); err != nil {
+					t.Fatalf("%s: %s: %v", file, rec.Case, err)
+				}
+				if err := json.Unmarshal(c.DescriptionLength, &n); err != nil {
+					t.Fatalf("%s: %s: descriptionLength %s: %v", file, rec.Case, c.DescriptionLength, err)
+				}
+				if got := vfs.UTF16Len(desc); got != n {
+					t.Errorf("%s: %s's description in %s: %d characters, the reference counts %d:\n%s", file, c.Tool, rec.Case, got, n, desc)
+				}
+			}
 		}
-		delete(want, d.Name)
 	}
-	if len(want) > 0 {
-		t.Errorf("tools not offered: %v", want)
-	}
-	if n := vfs.UTF16Len(toolspec.PublishDescription); n != 211 {
-		t.Errorf("publish description: %d characters, want 211", n)
-	}
-	fast := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
-	if n := vfs.UTF16Len(fast); n != 384 {
-		t.Errorf("exec description for one fast shell: %d characters, want 384", n)
-	}
-	if got := newTools(t, core.Options{Read: core.ReadOptions{MaxLines: 3, MaxBytes: 20}}).Definitions()[0].Description; !strings.Contains(got, "capped at 3 lines or 0KB") {
-		t.Errorf("read description with maxLines 3, maxBytes 20: %q", got)
+	if len(seen) < len(toolspec.Tools) {
+		t.Errorf("the oracle recorded only %d descriptions; its answers went missing?", len(seen))
 	}
 }
 

@@ -42,6 +42,10 @@ func promptText(t *testing.T, body []byte) string {
 	return b.String()
 }
 
+// argumentsUpdate is the command that rewrites golden/testdata/arguments.txtar
+// (golden's TestArgumentList).
+const argumentsUpdate = "go test ./golden -run '^TestArgumentList$' -update"
+
 // A one-shot (MRKL) agent shows the model only each tool's name and
 // description. With TextAgentTools the prompt names every argument of
 // every tool, and the JSON the model writes as its Action Input, as
@@ -70,7 +74,8 @@ func TestOneShotAgentSeesArguments(t *testing.T) {
 			section = "exec fast shell"
 		}
 		if want, _ := pinned.Section(section); tool.Description() != want {
-			t.Errorf("%s's description:\n%s\nwant (golden %s):\n%s", tool.Name(), tool.Description(), section, want)
+			t.Errorf("%s's description (-want +got, golden/testdata/arguments.txtar %s):\n%s\nthe golden is written by: %s",
+				tool.Name(), section, goldentest.Diff(want, tool.Description()), argumentsUpdate)
 		}
 		if !strings.Contains(prompt, "- "+tool.Name()+": "+tool.Description()+"\n") {
 			t.Errorf("the prompt does not hold %s's description with its arguments:\n%s", tool.Name(), tool.Description())

@@ -332,7 +332,8 @@ func TestMCPSubprocessGolden(t *testing.T) {
 		got := s.line("tools/call", []byte(`{"name":"`+c.Tool+`","arguments":`+c.Args+`}`))
 		// Request ids match too: the session's exec call comes last.
 		if want, ok := session.Section("result " + c.ID); !ok || got != want {
-			t.Errorf("%s %s:\n got %s\nwant %s", c.Tool, c.Args, got, want)
+			t.Errorf("%s %s (-want +got, %s result %s):\n%s\nthe golden is written by: %s",
+				c.Tool, c.Args, session.Path, c.ID, goldentest.Diff(want, got), "go test ./adapters/mcp -run '^TestWire$' -update")
 		}
 	}
 	own.Check(t, "exec", s.line("tools/call", []byte(`{"name":"exec","arguments":{"command":"printf 'one\\n'; printf 'two\\n' >&2; exit 3","cwd":"/workspace/cmd"}}`)))

@@ -2,6 +2,9 @@ package goldentest
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,22 +15,36 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
+// JSONSuffix ends the name of a section that holds compact JSON stored
+// indented, one field per line, so that the diff of an update reads
+// field by field. The value a test checks, and Section returns, is the
+// compact form: the test still pins every byte, since compact JSON is
+// exactly the indented text with the whitespace outside strings removed.
+// A value that is not compact JSON (text, or JSON with its own spacing)
+// is stored as it is, under its plain name.
+const JSONSuffix = " (indented JSON)"
+
 // Archive is a txtar golden file. Sections hold one value each; a value
 // is stored with one trailing newline added, so values that do not end
-// in a newline round-trip. Sections a test checks are its outputs; the
-// others are inputs it reads (Save keeps those it is told to).
+// in a newline round-trip, and a compact JSON object or array is stored
+// indented under its name plus JSONSuffix. Sections a test checks are
+// its outputs; the others are inputs it reads (Save keeps those it is
+// told to).
 type Archive struct {
 	Path    string
 	Archive *txtar.Archive
 	got     map[string]string
 	seen    []string
+	// update is the command that rewrites the archive's checked
+	// sections (UpdateCommand of the test that loaded it).
+	update string
 }
 
 // Load reads the archive at path; under -update a missing one starts
 // empty.
 func Load(t testing.TB, path string) *Archive {
 	t.Helper()
-	a := &Archive{Path: path, got: map[string]string{}}
+	a := &Archive{Path: path, got: map[string]string{}, update: UpdateCommand(t)}
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
@@ -35,24 +52,49 @@ func Load(t testing.TB, path string) *Archive {
 	case os.IsNotExist(err) && *Update:
 		a.Archive = &txtar.Archive{}
 	default:
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatalf("%v\nto create it: %s", err, a.update)
 	}
 	return a
 }
 
-// Section returns the value of section name.
-func (a *Archive) Section(name string) (string, bool) {
+// section finds the section holding the value named name, stored either
+// way.
+func (a *Archive) section(name string) (txtar.File, bool) {
 	for _, f := range a.Archive.Files {
-		if f.Name == name {
-			return strings.TrimSuffix(string(f.Data), "\n"), true
+		if f.Name == name || f.Name == name+JSONSuffix {
+			return f, true
 		}
 	}
-	return "", false
+	return txtar.File{}, false
 }
 
-// Check compares got with section name, or records it under -update.
+// Section returns the value of section name: for a section stored
+// indented (JSONSuffix), its compact form.
+func (a *Archive) Section(name string) (string, bool) {
+	f, ok := a.section(name)
+	if !ok {
+		return "", false
+	}
+	v := strings.TrimSuffix(string(f.Data), "\n")
+	if strings.HasSuffix(f.Name, JSONSuffix) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(v)) == nil {
+			return buf.String(), true
+		}
+		// An indented section that is no JSON (edited by hand) is
+		// returned as it is, so that it differs from any value.
+	}
+	return v, true
+}
+
+// Check compares got with section name, or records it under -update. A
+// failure shows the difference, line by line (a JSON value's field by
+// field), and ends with the command that accepts the new value.
 func (a *Archive) Check(t testing.TB, name, got string) {
 	t.Helper()
+	if strings.HasSuffix(name, JSONSuffix) {
+		t.Fatalf("%s: section name %q ends with %q, which marks indented JSON", a.Path, name, JSONSuffix)
+	}
 	if strings.Contains("\n"+got, "\n-- ") {
 		t.Fatalf("%s: value of %s holds a line that starts like a txtar marker", a.Path, name)
 	}
@@ -63,12 +105,53 @@ func (a *Archive) Check(t testing.TB, name, got string) {
 	}
 	want, ok := a.Section(name)
 	if !ok {
-		t.Errorf("%s: no section %q (run go test -update)", a.Path, name)
+		t.Errorf("%s: no section %q\nto add it: %s", a.Path, name, a.update)
 		return
 	}
 	if want != got {
-		t.Errorf("%s: %s (-want +got):\n%s", a.Path, name, cmp.Diff(want, got))
+		t.Errorf("%s: %s (-want +got):\n%s\nto accept the new value: %s", a.Path, name, strings.TrimSuffix(Diff(want, got), "\n"), a.update)
 	}
+}
+
+// Diff is the difference of two values as a person reads it: two JSON
+// values are compared indented, with cmp.Diff, so that the diff shows
+// the changed fields only; two one-line values (a description) are shown
+// whole, one under the other; other values (and JSON that differs in
+// spacing alone) go to cmp.Diff as they are.
+func Diff(want, got string) string {
+	iw, okw := indent(want)
+	ig, okg := indent(got)
+	switch {
+	case okw && okg && iw != ig:
+		return cmp.Diff(iw, ig)
+	case !strings.Contains(want, "\n") && !strings.Contains(got, "\n"):
+		return "- " + want + "\n+ " + got
+	}
+	return cmp.Diff(want, got)
+}
+
+// indent is v indented, one field per line, if v is JSON.
+func indent(v string) (string, bool) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, []byte(v), "", "  "); err != nil {
+		return "", false
+	}
+	return buf.String(), true
+}
+
+// stored is how Save writes the value v of section name: a compact JSON
+// object or array indented, under name plus JSONSuffix, when that
+// indented text gives v back; anything else as it is.
+func stored(name, v string) txtar.File {
+	if strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+		if in, ok := indent(v); ok && in != v {
+			var back bytes.Buffer
+			if json.Compact(&back, []byte(in)) == nil && back.String() == v {
+				return txtar.File{Name: name + JSONSuffix, Data: []byte(in + "\n")}
+			}
+		}
+	}
+	return txtar.File{Name: name, Data: []byte(v + "\n")}
 }
 
 // Save writes the archive under -update: checked sections get their new
@@ -79,8 +162,9 @@ func (a *Archive) Save(t testing.TB, keep func(name string) bool) {
 	t.Helper()
 	if !*Update {
 		for _, f := range a.Archive.Files {
-			if !slices.Contains(a.seen, f.Name) && (keep == nil || !keep(f.Name)) {
-				t.Errorf("%s: section %q is no longer produced (run go test -update)", a.Path, f.Name)
+			name := strings.TrimSuffix(f.Name, JSONSuffix)
+			if !slices.Contains(a.seen, name) && (keep == nil || !keep(f.Name)) {
+				t.Errorf("%s: section %q is no longer produced\nto drop it: %s", a.Path, f.Name, a.update)
 			}
 		}
 		return
@@ -92,17 +176,18 @@ func (a *Archive) Save(t testing.TB, keep func(name string) bool) {
 	out := &txtar.Archive{Comment: a.Archive.Comment}
 	done := map[string]bool{}
 	for _, f := range a.Archive.Files {
+		name := strings.TrimSuffix(f.Name, JSONSuffix)
 		switch {
 		case keep != nil && keep(f.Name):
 			out.Files = append(out.Files, f)
-		case a.got[f.Name] != "" || slices.Contains(a.seen, f.Name):
-			out.Files = append(out.Files, txtar.File{Name: f.Name, Data: []byte(a.got[f.Name] + "\n")})
-			done[f.Name] = true
+		case slices.Contains(a.seen, name):
+			out.Files = append(out.Files, stored(name, a.got[name]))
+			done[name] = true
 		}
 	}
 	for _, name := range a.seen {
 		if !done[name] {
-			out.Files = append(out.Files, txtar.File{Name: name, Data: []byte(a.got[name] + "\n")})
+			out.Files = append(out.Files, stored(name, a.got[name]))
 			done[name] = true
 		}
 	}
@@ -116,21 +201,48 @@ func (a *Archive) Save(t testing.TB, keep func(name string) bool) {
 	t.Logf("updated %s", a.Path)
 }
 
+// UpdateCommand is the command that rewrites the golden files of the
+// test t belongs to, run from the module root: the package's directory
+// and the top-level test, e.g. go test ./golden -run '^TestSurface$' -update.
+func UpdateCommand(t testing.TB) string {
+	pkg := "./..."
+	if root, dir, err := moduleRoot(); err == nil {
+		if rel, err := filepath.Rel(root, dir); err == nil {
+			pkg = "./" + filepath.ToSlash(rel)
+			if rel == "." {
+				pkg = "."
+			}
+		}
+	}
+	test, _, _ := strings.Cut(t.Name(), "/")
+	return fmt.Sprintf("go test %s -run '^%s$' -update", pkg, test)
+}
+
 // ModuleRoot is the directory of the module's go.mod, found from the
 // test's working directory (its package directory) upwards.
 func ModuleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, _, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
+	return root
+}
+
+// moduleRoot is the module's root and the working directory it was
+// found from.
+func moduleRoot() (root, wd string, err error) {
+	wd, err = os.Getwd()
+	if err != nil {
+		return "", "", err
+	}
+	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
+			return dir, wd, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
+			return "", "", errors.New("no go.mod above the test's directory")
 		}
 		dir = parent
 	}
