@@ -64,7 +64,7 @@ func TestOverlayExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	default:
-		t.Errorf("examples/overlay/%s is stale: go generate there writes another file; run %s (or go test ./cmd/toolgen -run '^TestOverlayExample$' -update)", generated, regenerate)
+		t.Errorf("examples/overlay/%s is stale: go generate there writes another file; run %s (or %s)", generated, regenerate, goldentest.UpdateCommand(t))
 	}
 
 	// The overlay's mistakes, each at a line of its own appended to the
