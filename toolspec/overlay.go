@@ -165,10 +165,13 @@ func (s *Surface) With(o Overlay) (*Surface, error) {
 		return nil, errors.Join(list...)
 	}
 	n := &Surface{overlay: s.Overlay(), tools: maps.Clone(s.tools)}
-	if n.overlay.Tools == nil && len(o.Tools) > 0 {
-		n.overlay.Tools = map[string]ToolOverlay{}
-	}
 	for name, c := range o.Tools {
+		if c.Offered == nil && c.Description == nil && len(c.Params) == 0 && len(c.Limits) == 0 {
+			continue
+		}
+		if n.overlay.Tools == nil {
+			n.overlay.Tools = map[string]ToolOverlay{}
+		}
 		t := *s.tools[name]
 		t.params, t.limits = maps.Clone(t.params), maps.Clone(t.limits)
 		acc := n.overlay.Tools[name]

@@ -229,6 +229,7 @@ func TestWithApplies(t *testing.T) {
 		"read": {Limits: map[string]int64{"maxLines": 400, "maxBytes": 1000}},
 		"grep": {Description: ptr("Search file contents.")},
 		"exec": {Offered: ptr(true)},
+		"ls":   {Params: map[string]string{}},
 	}})
 	if err != nil {
 		t.Fatal(err)
