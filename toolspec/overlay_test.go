@@ -1,6 +1,7 @@
 package toolspec_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -285,5 +286,25 @@ func TestSurfacePanicsOnUnknownNames(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// An overlay's JSON form has the CUE form's field names.
+func TestOverlayJSON(t *testing.T) {
+	var o toolspec.Overlay
+	src := `{"tools":{"read":{"limits":{"maxLines":500},"params":{"path":"P"}},"grep":{"description":"G"},"exec":{"offered":false}}}`
+	if err := json.Unmarshal([]byte(src), &o); err != nil {
+		t.Fatal(err)
+	}
+	want := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 500}, Params: map[string]string{"path": "P"}},
+		"grep": {Description: ptr("G")},
+		"exec": {Offered: ptr(false)},
+	}}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("decoded %+v, want %+v", o, want)
+	}
+	if back, _ := json.Marshal(want); string(back) != `{"tools":{"exec":{"offered":false},"grep":{"description":"G"},"read":{"params":{"path":"P"},"limits":{"maxLines":500}}}}` {
+		t.Errorf("encoded %s", back)
 	}
 }
