@@ -78,6 +78,16 @@ var generationOnly = []string{"cuelang.org/", "github.com/dave/jennifer", module
 // depend on what it generates.
 var overlayFiles = map[string]bool{"internal/toolgen/overlayfile.go": true, "internal/toolgen/userpkg.go": true}
 
+// overlayLoaders are the files of programs that run tools which may
+// import the generator's overlay loader (internal/toolgen's LoadOverlay,
+// and with it CUE): `agenttools --overlay FILE` reads an overlay file as
+// cmd/toolgen -overlay does, with CUE's own errors at the file's
+// line:col, so a server's user changes what the model sees without Go
+// code. The exception is this one file: the rest of the command, and
+// every other package that runs tools, must still not depend on the
+// generator (their dependencies are checked without the loader's).
+var overlayLoaders = map[string]bool{"cmd/agenttools/overlay.go": true}
+
 // importing lists the Go files of p (not its tests) that import imp.
 func importing(t *testing.T, p pkg, imp string) []string {
 	t.Helper()
@@ -92,6 +102,27 @@ func importing(t *testing.T, p pkg, imp string) []string {
 		}
 	}
 	return files
+}
+
+// loaderImports are the generation-only imports of p that its
+// overlayLoaders make, when no other file of p makes them; an import of
+// the generator by another file is an error.
+func loaderImports(t *testing.T, p pkg) map[string]bool {
+	t.Helper()
+	loaded := map[string]bool{}
+	for _, imp := range p.Imports {
+		if !slices.ContainsFunc(generationOnly, func(g string) bool { return strings.HasPrefix(imp, g) }) {
+			continue
+		}
+		for _, file := range importing(t, p, imp) {
+			if !overlayLoaders[rel(p.ImportPath)+"/"+file] {
+				t.Errorf("%s/%s imports %s, which only the generator may use (and, to read an overlay, the files of overlayLoaders)", rel(p.ImportPath), file, imp)
+				continue
+			}
+			loaded[imp] = true
+		}
+	}
+	return loaded
 }
 
 // runtimeInternal are the internal packages the exec backends and the
@@ -144,7 +175,13 @@ func TestImportBoundaries(t *testing.T) {
 		if generator {
 			continue
 		}
-		deps, err := exec.Command("go", "list", "-deps", p.ImportPath).Output()
+		roots := []string{p.ImportPath}
+		if loaded := loaderImports(t, p); len(loaded) > 0 {
+			// The package's dependencies but those the loader file
+			// brings: its imports, less the ones only that file makes.
+			roots = slices.DeleteFunc(slices.Clone(p.Imports), func(imp string) bool { return loaded[imp] })
+		}
+		deps, err := exec.Command("go", append([]string{"list", "-deps"}, roots...)...).Output()
 		if err != nil {
 			t.Fatal(err)
 		}

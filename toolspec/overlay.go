@@ -165,10 +165,13 @@ func (s *Surface) With(o Overlay) (*Surface, error) {
 		return nil, errors.Join(list...)
 	}
 	n := &Surface{overlay: s.Overlay(), tools: maps.Clone(s.tools)}
-	if n.overlay.Tools == nil && len(o.Tools) > 0 {
-		n.overlay.Tools = map[string]ToolOverlay{}
-	}
 	for name, c := range o.Tools {
+		if c.Offered == nil && c.Description == nil && len(c.Params) == 0 && len(c.Limits) == 0 {
+			continue
+		}
+		if n.overlay.Tools == nil {
+			n.overlay.Tools = map[string]ToolOverlay{}
+		}
 		t := *s.tools[name]
 		t.params, t.limits = maps.Clone(t.params), maps.Clone(t.limits)
 		acc := n.overlay.Tools[name]
@@ -204,10 +207,11 @@ func (s *Surface) With(o Overlay) (*Surface, error) {
 func ptr[T any](v T) *T { return &v }
 
 // label spells a field name as a CUE path does: as it is when it is an
-// identifier, else quoted.
+// identifier of a regular field, else quoted (a name that starts with '_'
+// would be a hidden field's).
 func label(name string) string {
 	for i, r := range name {
-		if !(r == '_' || r == '$' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+		if !(r == '$' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && (r == '_' || '0' <= r && r <= '9')) {
 			return strconv.Quote(name)
 		}
 	}

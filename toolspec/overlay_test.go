@@ -1,6 +1,7 @@
 package toolspec_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -120,10 +121,14 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.cat", "no tool cat in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"}}},
 		{"unknown tool, not an identifier", one("my-tool", toolspec.ToolOverlay{}),
 			[]toolspec.OverlayError{{`tools."my-tool"`, "no tool my-tool in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"}}},
+		{"unknown tool, a hidden field's name", one("_read", toolspec.ToolOverlay{}),
+			[]toolspec.OverlayError{{`tools."_read"`, "no tool _read in the spec; tools: read, ls, find, grep, write, edit, delete, exec, publish"}}},
 		{"renamed parameter", one("read", toolspec.ToolOverlay{Params: map[string]string{"lines": "x"}}),
 			[]toolspec.OverlayError{{"tools.read.params.lines", "read has no parameter lines (it takes path, offset, byteOffset, limit): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
 		{"item property as a top-level parameter", one("edit", toolspec.ToolOverlay{Params: map[string]string{"oldText": "x"}}),
 			[]toolspec.OverlayError{{"tools.edit.params.oldText", "edit has no parameter oldText (it takes path, edits, edits.oldText, edits.newText): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
+		{"unknown item property", one("edit", toolspec.ToolOverlay{Params: map[string]string{"edits.old": "x"}}),
+			[]toolspec.OverlayError{{`tools.edit.params."edits.old"`, "edit has no parameter edits.old (it takes path, edits, edits.oldText, edits.newText): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
 		{"parameter with backend variants", one("exec", toolspec.ToolOverlay{Params: map[string]string{"command": "x"}}),
 			[]toolspec.OverlayError{{"tools.exec.params.command", "the description of exec's command varies with its backends (the spec's variants); it cannot be replaced"}}},
 		{"parameter without a description", one("find", toolspec.ToolOverlay{Params: map[string]string{"limit": "x"}}),
@@ -229,6 +234,7 @@ func TestWithApplies(t *testing.T) {
 		"read": {Limits: map[string]int64{"maxLines": 400, "maxBytes": 1000}},
 		"grep": {Description: ptr("Search file contents.")},
 		"exec": {Offered: ptr(true)},
+		"ls":   {Params: map[string]string{}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -284,5 +290,25 @@ func TestSurfacePanicsOnUnknownNames(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// An overlay's JSON form has the CUE form's field names.
+func TestOverlayJSON(t *testing.T) {
+	var o toolspec.Overlay
+	src := `{"tools":{"read":{"limits":{"maxLines":500},"params":{"path":"P"}},"grep":{"description":"G"},"exec":{"offered":false}}}`
+	if err := json.Unmarshal([]byte(src), &o); err != nil {
+		t.Fatal(err)
+	}
+	want := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 500}, Params: map[string]string{"path": "P"}},
+		"grep": {Description: ptr("G")},
+		"exec": {Offered: ptr(false)},
+	}}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("decoded %+v, want %+v", o, want)
+	}
+	if back, _ := json.Marshal(want); string(back) != `{"tools":{"exec":{"offered":false},"grep":{"description":"G"},"read":{"params":{"path":"P"},"limits":{"maxLines":500}}}}` {
+		t.Errorf("encoded %s", back)
 	}
 }

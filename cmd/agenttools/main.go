@@ -1,11 +1,11 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
-//	agenttools tools [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
+//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools tools [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network]
+//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
-//	agenttools replay [--workspace memory|sqlite] CASES.json
+//	agenttools replay [--workspace memory|sqlite] [--overlay FILE] CASES.json
 //	agenttools check [--db FILE]
 //	agenttools mirrors [--prune] [--older-than DURATION]
 //	agenttools --version
@@ -80,6 +80,13 @@
 // call takes those names, and a text that names another tool names it
 // so. A prefix that would make a name some model provider refuses is a
 // usage error.
+//
+// --overlay FILE (call, tools, mcp, and replay for every case) changes
+// what the model sees (core.Options.Surface): tools' descriptions,
+// parameter descriptions and default limits, or tools withheld, from an
+// overlay file (CUE, or JSON with the same fields) as cmd/toolgen
+// -overlay reads it. A mistake in it is reported at its line and column
+// (exit status 2) before anything is opened.
 //
 // --exec sandbox runs each command as --exec host does, but in a
 // bubblewrap sandbox (Linux; see execbackend.Sandbox): /workspace is the
@@ -223,6 +230,7 @@ type workspaceFlags struct {
 	output      string
 	readonly    bool
 	prefix      string
+	overlay     string // --overlay FILE
 	exec        string
 	execTimeout int64
 	network     bool
@@ -247,6 +255,7 @@ func (w *workspaceFlags) register(fl *flag.FlagSet, defaultExec string) {
 	w.registerStore(fl)
 	fl.BoolVar(&w.readonly, "readonly", false, "offer read, ls, find and grep only, and open --db read-only")
 	registerPrefix(fl, &w.prefix)
+	registerOverlay(fl, &w.overlay)
 	fl.StringVar(&w.exec, "exec", defaultExec, "exec backend: host (bash -c in the directory behind /workspace, or in a\nmirror of it when /workspace is in --db), sandbox (the same in a bubblewrap\nsandbox, Linux: recommended) or none")
 	w.registerSandbox(fl)
 	fl.Int64Var(&w.execTimeout, "exec-timeout", 0, "kill an exec command after this many milliseconds (0: never)")
@@ -533,6 +542,12 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
 		return nil, none, usagef(w.command, "--exec-timeout: want milliseconds from 0 to %d, got %d", core.MaxExecTimeout, w.execTimeout)
 	}
+	// Before anything is opened: a broken overlay leaves no database
+	// made for nothing.
+	surface, err := loadOverlay(w.overlay)
+	if err != nil {
+		return nil, none, err
+	}
 	withExec := w.exec != "none" && !w.readonly
 	var output *hostfs.FS
 	if withExec && w.output != "" {
@@ -551,7 +566,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 		return nil, none, err
 	}
 	ws := wsp.ws
-	opts := agenttools.Options{Readonly: w.readonly, Prefix: w.prefix, ExecTimeout: w.execTimeout}
+	opts := agenttools.Options{Readonly: w.readonly, Prefix: w.prefix, ExecTimeout: w.execTimeout, Surface: surface}
 	if withExec {
 		if output != nil {
 			wsp.closers = append(wsp.closers, output)
@@ -581,7 +596,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
 	w.register(fl.FlagSet, "host")
@@ -640,10 +655,12 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func listTools(args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("tools", "[--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
+	fl := flags("tools", "[--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network]", "Prints the tool definitions (name, description, input schema) as a JSON array: those call\noffers with the same flags.", stdout)
 	readonly := fl.Bool("readonly", false, "offer read, ls, find and grep only")
 	var prefix string
 	registerPrefix(fl.FlagSet, &prefix)
+	var overlay string
+	registerOverlay(fl.FlagSet, &overlay)
 	backend := fl.String("exec", "host", "exec backend: host, sandbox or none")
 	network := fl.Bool("exec-network", false, "with --exec sandbox: the sandbox has the host's network")
 	if err := fl.parse(args); err != nil {
@@ -661,8 +678,12 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkPrefix("tools", prefix); err != nil {
 		return 0, err
 	}
+	surface, err := loadOverlay(overlay)
+	if err != nil {
+		return 0, err
+	}
 	ws := vfs.New(memfs.New())
-	opts := agenttools.Options{Readonly: *readonly, Prefix: prefix}
+	opts := agenttools.Options{Readonly: *readonly, Prefix: prefix, Surface: surface}
 	if *backend != "none" {
 		var sandbox *execbackend.Sandbox
 		if *backend == "sandbox" {
@@ -685,9 +706,11 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("replay", "[--workspace memory|sqlite] CASES.json",
-		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file cannot be read.", stdout)
+	fl := flags("replay", "[--workspace memory|sqlite] [--overlay FILE] CASES.json",
+		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file (or the --overlay file) cannot be read. --overlay applies to\nevery case's tool set (a limit a case's toolOptions set still wins over its default).", stdout)
 	kind := fl.String("workspace", "memory", "workspace each case starts on: memory or sqlite (a new database per case)")
+	var overlay string
+	registerOverlay(fl.FlagSet, &overlay)
 	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
@@ -698,6 +721,10 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if newWorkspace == nil {
 		return 0, usagef("replay", "unknown workspace %q (memory or sqlite)", *kind)
 	}
+	surface, err := loadOverlay(overlay)
+	if err != nil {
+		return 0, err
+	}
 	data, err := os.ReadFile(fl.Arg(0))
 	if err != nil {
 		return 0, err
@@ -707,7 +734,7 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return 0, fmt.Errorf("%s: %w", fl.Arg(0), err)
 	}
 	for _, c := range cases {
-		rec := replay.Run(ctx, c, newWorkspace)
+		rec := replay.RunWith(ctx, c, newWorkspace, surface)
 		line, err := core.MarshalJSON(rec)
 		if err != nil {
 			return 0, err
@@ -851,7 +878,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]",
+	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]",
 		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user); publish\nis offered with --publish-addr (signed links to copies served over HTTP). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
 	var pf publishFlags
@@ -914,6 +941,9 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if w.dir != "" {
 		where += ", /workspace at " + w.dir
+	}
+	if w.overlay != "" {
+		where += ", with the overlay " + w.overlay
 	}
 	fmt.Fprintf(stderr, "agenttools mcp: serving %s over stdin and stdout on %s\n", strings.Join(names, ", "), where)
 	// A client that closed its end of stdout makes a write fail (EPIPE)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenttools/agenttools/adapters/raw"
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
@@ -494,18 +495,18 @@ func TestReplay(t *testing.T) {
 	execDescription := toolspec.ExecDescription("", []toolspec.ExecBackend{{ID: "shell", Text: "fast shell"}}, toolspec.ExecMaxLinesDefault, toolspec.ExecMaxBytesDefault)
 	wantCalls := [][]callRecord{
 		{
-			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),
+			{Tool: "read", Description: readDescription, DescriptionLength: vfs.UTF16Len(readDescription), InputSchema: json.RawMessage(toolspec.ReadInputSchema),
 				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputText, "hi"))},
-			{Tool: "ls", Description: toolspec.LsDescription, DescriptionLength: 169, InputSchema: json.RawMessage(toolspec.LsInputSchema),
+			{Tool: "ls", Description: toolspec.LsDescription, DescriptionLength: vfs.UTF16Len(toolspec.LsDescription), InputSchema: json.RawMessage(toolspec.LsInputSchema),
 				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputJSON, toolspec.LsResult{Path: "/workspace", Count: 1, Entries: []toolspec.LsEntry{
 					{Name: "a.txt", Size: 3, Mtime: replay.FixedClock, IsFile: true}}}))},
-			{Tool: "read", Description: readDescription, DescriptionLength: 170, InputSchema: json.RawMessage(toolspec.ReadInputSchema),
+			{Tool: "read", Description: readDescription, DescriptionLength: vfs.UTF16Len(readDescription), InputSchema: json.RawMessage(toolspec.ReadInputSchema),
 				InputError: &notJSON, ModelOutput: json.RawMessage(modelOutput(toolspec.OutputErrorText, notJSON))},
-			{Tool: "exec", Description: execDescription, DescriptionLength: 384, InputSchema: json.RawMessage(toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "shell"}})),
+			{Tool: "exec", Description: execDescription, DescriptionLength: vfs.UTF16Len(execDescription), InputSchema: json.RawMessage(toolspec.ExecInputSchema([]toolspec.ExecBackend{{ID: "shell"}})),
 				InputError: &noCommand, ModelOutput: json.RawMessage(modelOutput(toolspec.OutputErrorText, noCommand))},
 		},
 		{
-			{Tool: "find", Description: toolspec.FindDescription, DescriptionLength: 129, InputSchema: json.RawMessage(toolspec.FindInputSchema),
+			{Tool: "find", Description: toolspec.FindDescription, DescriptionLength: vfs.UTF16Len(toolspec.FindDescription), InputSchema: json.RawMessage(toolspec.FindInputSchema),
 				ModelOutput: json.RawMessage(modelOutput(toolspec.OutputJSON, toolspec.ErrorResult{Error: toolspec.MsgNoSuchPath("/workspace")}))},
 			{Tool: "exec", MissingTool: true},
 		},

@@ -197,6 +197,12 @@ func SQLite(now func() time.Time) (*vfs.Workspace, func(), error) {
 
 // Run runs one case on a fresh workspace from newWorkspace.
 func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
+	return RunWith(ctx, c, newWorkspace, nil)
+}
+
+// RunWith is Run with the tool set's surface (core.Options.Surface; nil:
+// the spec's), which the case format has no field for.
+func RunWith(ctx context.Context, c Case, newWorkspace Workspace, surface *toolspec.Surface) Record {
 	rec := Record{Case: c.Name, Versions: Versions}
 	clock := int64(FixedClock)
 	if c.Clock != nil {
@@ -220,6 +226,7 @@ func Run(ctx context.Context, c Case, newWorkspace Workspace) Record {
 		rec.ToolSetError = &ErrorInfo{Name: "TypeError", Message: err.Error()}
 		return rec
 	}
+	opts.Surface = surface
 	tools, err := raw.New(ws, opts)
 	if err != nil {
 		rec.ToolSetError = errorInfo(err)

@@ -353,11 +353,11 @@ func (l *loader) checkDescription(t Tool, v cue.Value) {
 			if a.Type == "tool" || a.Type == "int" && slices.ContainsFunc(t.Limits, func(lim Limit) bool { return lim.Name == a.Name }) {
 				continue
 			}
-			l.fail(v, "%s: the description's placeholder %s must name a limit of the tool (an int) or a tool", t.Name, a.Name)
+			l.fail(v.LookupPath(cue.ParsePath("template.text")), "%s: the description's placeholder {%s} must name a limit of the tool (an int) or a tool", t.Name, a.Name)
 		}
 	case t.Description.Exec == nil:
 		if strings.ContainsAny(t.Description.Text, "{}") {
-			l.fail(v, "%s: a fixed description has no braces (a description with placeholders is a template)", t.Name)
+			l.fail(v.LookupPath(cue.ParsePath("text")), "%s: a fixed description has no braces (a description with placeholders is a template)", t.Name)
 		}
 	}
 }

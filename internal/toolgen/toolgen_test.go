@@ -90,6 +90,9 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"output schema naming no result", `outputSchema: ["DeleteResult", "ErrorResult"]`, `outputSchema: ["DeletedResult", "ErrorResult"]`, regexp.MustCompile(`delete: outputSchema names DeletedResult, which is neither`)},
 		{"output schema without a failure", `outputSchema: ["DeleteResult", "ErrorResult"]`, `outputSchema: ["DeleteResult"]`, regexp.MustCompile(`delete: outputSchema needs exactly one result with a required string field error`)},
 		{"output schema naming another tool's result", `outputSchema: ["WriteResult", "ErrorResult"]`, `outputSchema: ["WriteResult", "ErrorResult", "GrepMatch"]`, regexp.MustCompile(`neither one of its results`)},
+		{"description placeholder that is no limit", "capped at {maxLines} lines or {maxBytes|kb}KB and includes line and byte continuations when truncated.\"\n\t\targs: {maxLines: \"int\", maxBytes: \"int\"}",
+			"capped at {maxRows} lines or {maxBytes|kb}KB and includes line and byte continuations when truncated.\"\n\t\targs: {maxRows: \"int\", maxBytes: \"int\"}", regexp.MustCompile(`read: the description's placeholder \{maxRows\} must name a limit of the tool`)},
+		{"brace in a fixed description", `description: text: "Delete a file or directory.`, `description: text: "Delete a {file} or directory.`, regexp.MustCompile(`delete: a fixed description has no braces`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {

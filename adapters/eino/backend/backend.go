@@ -161,7 +161,7 @@ var (
 // New returns the Backend of Eino's filesystem middleware over ws: a
 // *ShellBackend when opts give exec an exec backend (opts.Backends, and
 // opts.Exec does not offer none), else a *Backend. Of opts it uses Root,
-// Readonly, Edit.MaxBytes, the exec options, and Approve with Approver:
+// Readonly, Edit.MaxBytes (else the default of Surface), the exec options, and Approve with Approver:
 // a Write, Edit or Execute that our write, edit or exec's approval covers
 // runs only once opts.Approver approves it (the Approver gets Eino's
 // request as the arguments); refused, or with no Approver, it fails with

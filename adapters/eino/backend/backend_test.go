@@ -349,16 +349,27 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
-// TestEditCap: a file longer than the edit cap is not edited.
+// TestEditCap: a file longer than the edit cap is not edited, the cap
+// being Edit.MaxBytes or, without it, the default of the options' surface
+// (an overlay's edit.maxBytes).
 func TestEditCap(t *testing.T) {
 	ctx := t.Context()
-	b, _ := newBackend(t, testws.Memory, agenttools.Options{Edit: agenttools.EditOptions{MaxBytes: 10}})
-	err := b.Edit(ctx, &filesystem.EditRequest{FilePath: "/workspace/file1.txt", OldString: "line1", NewString: "x"})
-	if errno.CodeOf(err) != errno.EFBIG || err.Error() != "File too large to edit: 29 bytes exceeds the 10-byte cap" {
-		t.Errorf("edit past the cap: %v", err)
+	surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"edit": {Limits: map[string]int64{"maxBytes": 10}}}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := content(ctx, b, "/workspace/file1.txt"); got != file1Numbered {
-		t.Errorf("the file changed: %q", got)
+	for name, opts := range map[string]agenttools.Options{
+		"option":  {Edit: agenttools.EditOptions{MaxBytes: 10}},
+		"overlay": {Surface: surface},
+	} {
+		b, _ := newBackend(t, testws.Memory, opts)
+		err := b.Edit(ctx, &filesystem.EditRequest{FilePath: "/workspace/file1.txt", OldString: "line1", NewString: "x"})
+		if errno.CodeOf(err) != errno.EFBIG || err.Error() != "File too large to edit: 29 bytes exceeds the 10-byte cap" {
+			t.Errorf("%s: edit past the cap: %v", name, err)
+		}
+		if got := content(ctx, b, "/workspace/file1.txt"); got != file1Numbered {
+			t.Errorf("%s: the file changed: %q", name, got)
+		}
 	}
 }
 
