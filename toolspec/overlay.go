@@ -34,9 +34,12 @@ type ToolOverlay struct {
 	// the placeholders the spec declares for the tool's description: read's
 	// {maxLines} and {maxBytes}, integers written plain ({maxLines}) or
 	// with a format ({maxBytes|kb} whole KB, {maxBytes|size} as "256.0KB");
-	// the other tools' descriptions declare none, so they take no brace at
-	// all. exec's description, which the spec's rule assembles from the
-	// backends, cannot be replaced.
+	// the other tools' descriptions declare none. {name} and {name|format}
+	// are placeholders; any other brace is the text's own (a brace glob
+	// such as src/{a,b}/*.ts, a JSON object), except one that starts a
+	// declared name left unclosed or a name with '|' ("{maxBytes|KB}"),
+	// which is refused as a broken placeholder. exec's description, which
+	// the spec's rule assembles from the backends, cannot be replaced.
 	Description *string `json:"description,omitempty"`
 	// Params are parameter descriptions by parameter name; a property of
 	// an array's items is named "edits.oldText". Only a parameter that has
@@ -143,7 +146,7 @@ func Ours() *Surface { return ours }
 // spec, or one whose description varies with exec's backends; exec's
 // description; an empty text or one that is not valid UTF-8; a
 // description with a placeholder the tool's description does not declare,
-// a format that does not fit it, or a brace that is no placeholder; a
+// a format that does not fit it, or a broken placeholder; a
 // limit the tool does not have, one that is not settable, or a value out
 // of core's range for it (the spec's min and max, else 1 to 2^53-2).
 func (s *Surface) With(o Overlay) (*Surface, error) {
@@ -318,7 +321,7 @@ func (t *specTool) checkDescription(text string) string {
 	if reason := checkText(text); reason != "" {
 		return reason
 	}
-	declared := "declares no placeholder, so it takes no brace"
+	declared := "declares no placeholder"
 	if len(t.args) > 0 {
 		var names []string
 		for _, a := range t.args {
@@ -327,8 +330,8 @@ func (t *specTool) checkDescription(text string) string {
 		declared = "declares " + strings.Join(names, ", ")
 	}
 	segs := placeholder.Parse(text)
-	if brace, lit, ok := placeholder.Stray(segs); ok {
-		return fmt.Sprintf("%q in %q is not a placeholder: a placeholder is {name} or {name|format}, formats %s; %s's description %s", brace, lit, formatNames(), t.name, declared)
+	if lit, ok := t.brokenPlaceholder(segs); ok {
+		return fmt.Sprintf("%q is not a placeholder: a placeholder is {name} or {name|format}, formats %s; %s's description %s", lit, formatNames(), t.name, declared)
 	}
 	for _, s := range segs {
 		if s.Arg == "" {
@@ -346,11 +349,49 @@ func (t *specTool) checkDescription(text string) string {
 		case !known:
 			return fmt.Sprintf("{%s|%s}: unknown format %s; formats: %s", s.Arg, s.Format, s.Format, formatNames())
 		case want != t.args[i].typ:
-			return fmt.Sprintf("{%s|%s}: format %s takes a %s and %s is a %s", s.Arg, s.Format, s.Format, want, s.Arg, t.args[i].typ)
+			return fmt.Sprintf("{%s|%s}: format %s takes %s and %s is %s", s.Arg, s.Format, s.Format, typeName[want], s.Arg, typeName[t.args[i].typ])
 		}
 	}
 	return ""
 }
+
+// brokenPlaceholder finds, in segs' literals, a brace that starts what
+// can only be meant as a placeholder but is not one: a name followed by
+// '|' and a format that is not lower-case letters ("{maxBytes|KB}"), or a
+// name the description declares left unclosed ("{maxLines lines"). It
+// returns the text from that brace to the end of its literal. Any other
+// brace is the text's own: a description may show a brace glob
+// ("src/{a,b}/*.ts") or a JSON object, which the model should see as
+// written.
+func (t *specTool) brokenPlaceholder(segs []placeholder.Segment) (string, bool) {
+	for _, s := range segs {
+		for i := 0; s.Arg == "" && i < len(s.Literal); i++ {
+			if s.Literal[i] != '{' {
+				continue
+			}
+			j := i + 1
+			for j < len(s.Literal) && isNameByte(s.Literal[j]) {
+				j++
+			}
+			name := s.Literal[i+1 : j]
+			if name == "" {
+				continue
+			}
+			declared := slices.ContainsFunc(t.args, func(a specArg) bool { return a.name == name })
+			if j < len(s.Literal) && s.Literal[j] == '|' || declared {
+				return s.Literal[i:], true
+			}
+		}
+	}
+	return "", false
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// typeName names a placeholder's argument type in the refusals.
+var typeName = map[string]string{"int": "an integer", "string": "a string"}
 
 func formatNames() string {
 	return strings.Join(slices.Sorted(maps.Keys(placeholder.Formats)), ", ")

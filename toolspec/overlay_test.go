@@ -146,15 +146,15 @@ func TestWithRefuses(t *testing.T) {
 		{"undeclared placeholder", one("read", toolspec.ToolOverlay{Description: ptr("Read {path}.")}),
 			[]toolspec.OverlayError{{"tools.read.description", "{path} is not a placeholder of read's description, which declares {maxLines}, {maxBytes}"}}},
 		{"placeholder in a fixed description", one("ls", toolspec.ToolOverlay{Description: ptr("List {maxLines}.")}),
-			[]toolspec.OverlayError{{"tools.ls.description", "{maxLines} is not a placeholder of ls's description, which declares no placeholder, so it takes no brace"}}},
+			[]toolspec.OverlayError{{"tools.ls.description", "{maxLines} is not a placeholder of ls's description, which declares no placeholder"}}},
 		{"stray brace", one("read", toolspec.ToolOverlay{Description: ptr("Read {maxLines lines.")}),
-			[]toolspec.OverlayError{{"tools.read.description", `'{' in "Read {maxLines lines." is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
+			[]toolspec.OverlayError{{"tools.read.description", `"{maxLines lines." is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
 		{"upper-case format", one("read", toolspec.ToolOverlay{Description: ptr("{maxBytes|KB}")}),
-			[]toolspec.OverlayError{{"tools.read.description", `'{' in "{maxBytes|KB}" is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
+			[]toolspec.OverlayError{{"tools.read.description", `"{maxBytes|KB}" is not a placeholder: a placeholder is {name} or {name|format}, formats json, kb, mode, size; read's description declares {maxLines}, {maxBytes}`}}},
 		{"unknown format", one("read", toolspec.ToolOverlay{Description: ptr("{maxBytes|mb}")}),
 			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mb}: unknown format mb; formats: json, kb, mode, size"}}},
 		{"format of another type", one("read", toolspec.ToolOverlay{Description: ptr("{maxLines|json}")}),
-			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string and maxLines is a int"}}},
+			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string and maxLines is an integer"}}},
 		{"unknown limit", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLine": 5}}),
 			[]toolspec.OverlayError{{"tools.read.limits.maxLine", "read has no limit maxLine (its limits: maxLines, maxBytes, maxModelBytes, mediaSniffBytes); settable limits: " + settable}}},
 		{"limit of a tool with none", one("delete", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 5}}),
@@ -310,5 +310,27 @@ func TestOverlayJSON(t *testing.T) {
 	}
 	if back, _ := json.Marshal(want); string(back) != `{"tools":{"exec":{"offered":false},"grep":{"description":"G"},"read":{"params":{"path":"P"},"limits":{"maxLines":500}}}}` {
 		t.Errorf("encoded %s", back)
+	}
+}
+
+// TestDescriptionKeepsItsOwnBraces: a brace that cannot be meant as a
+// placeholder (a brace glob, a JSON object, a lone brace) is the
+// description's own text, which the model sees as written; a brace that
+// starts a declared name or a name with a format is still refused (the
+// table of TestWithRefuses).
+func TestDescriptionKeepsItsOwnBraces(t *testing.T) {
+	for _, c := range []struct{ tool, text, want string }{
+		{"find", `Find files by glob, e.g. src/{a,b}/*.ts or **/*.{go,md}.`, `Find files by glob, e.g. src/{a,b}/*.ts or **/*.{go,md}.`},
+		{"grep", `Search text; include takes {"*.go"} or [] and a lone { or }.`, `Search text; include takes {"*.go"} or [] and a lone { or }.`},
+		{"read", `Read at most {maxLines} lines of {a,b}/x or { "k": 1 }.`, `Read at most 2000 lines of {a,b}/x or { "k": 1 }.`},
+	} {
+		s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{c.tool: {Description: ptr(c.text)}}})
+		if err != nil {
+			t.Errorf("%s: %q refused: %v", c.tool, c.text, err)
+			continue
+		}
+		if got, _ := s.Describe(c.tool, "", nil, nil); got != c.want {
+			t.Errorf("%s: description %q, want %q", c.tool, got, c.want)
+		}
 	}
 }

@@ -7,10 +7,7 @@
 // every agent, imports it.
 package placeholder
 
-import (
-	"regexp"
-	"strings"
-)
+import "regexp"
 
 // Segment is a piece of a text: a literal (Arg empty), or a placeholder
 // for the argument Arg, written with Format ("" for the argument's plain
@@ -32,8 +29,8 @@ var Formats = map[string]string{"kb": "int", "size": "int", "json": "string", "m
 var re = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)
 
 // Parse splits text into its literals and placeholders, in order. A brace
-// that does not open a well-formed placeholder stays in a literal (see
-// Stray). The format is not checked against Formats.
+// that does not open a well-formed placeholder stays in a literal. The
+// format is not checked against Formats.
 func Parse(text string) []Segment {
 	var out []Segment
 	rest := text
@@ -55,18 +52,4 @@ func Parse(text string) []Segment {
 		out = append(out, s)
 		rest = rest[loc[1]:]
 	}
-}
-
-// Stray is the first brace of segs' literals, '{' or '}', with the
-// literal it is in; ok is false when there is none. Such a brace is a
-// placeholder that is not well formed ("{", "{maxLines|KB}", "{a b}").
-func Stray(segs []Segment) (brace byte, literal string, ok bool) {
-	for _, s := range segs {
-		if s.Arg == "" {
-			if i := strings.IndexAny(s.Literal, "{}"); i >= 0 {
-				return s.Literal[i], s.Literal, true
-			}
-		}
-	}
-	return 0, "", false
 }
