@@ -22,7 +22,7 @@ func TestSurfaceLimits(t *testing.T) {
 	surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
 		"write":   {Limits: map[string]int64{"maxBytes": 4}},
 		"exec":    {Limits: map[string]int64{"maxLines": 7, "maxBytes": 1024}},
-		"publish": {Limits: map[string]int64{"expiresAfter": 60000}},
+		"publish": {Limits: map[string]int64{"expiresAfter": 60000}, Params: map[string]string{"expiresAfterMs": "Link lifetime in milliseconds. Defaults to one minute."}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +51,9 @@ func TestSurfaceLimits(t *testing.T) {
 			exec, _ := ex.Tool("exec")
 			if want := toolspec.ExecDescription("", backends, tc.execMax, 1024); exec.Description != want {
 				t.Errorf("exec's description:\n%s\nwant\n%s", exec.Description, want)
+			}
+			if pt, _ := ex.Tool("publish"); !strings.Contains(pt.InputSchema, "Defaults to one minute.") || strings.Contains(pt.InputSchema, "one hour") {
+				t.Errorf("publish's input schema does not state the surface's default expiry: %s", pt.InputSchema)
 			}
 			out, err := ex.Call(t.Context(), "write", []byte(`{"path":"/workspace/b.txt","content":"12345678901"}`))
 			if err != nil || !strings.Contains(string(out.JSON), toolspec.MsgWriteContentTooLarge("", 11, tc.writeMax)) {

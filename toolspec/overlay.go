@@ -45,7 +45,10 @@ type ToolOverlay struct {
 	Params map[string]string `json:"params,omitempty"`
 	// Limits are default limits by the spec's limit name (read: maxLines,
 	// maxBytes, ...), only those the spec marks settable, each the default
-	// of a core option, within core's range for it.
+	// of a core option, within core's range for it. A limit whose default
+	// a parameter description states in words (publish's expiresAfter:
+	// expiresAfterMs says "Defaults to one hour.") changes only with a new
+	// description of that parameter in the same overlay.
 	Limits map[string]int64 `json:"limits,omitempty"`
 }
 
@@ -106,6 +109,9 @@ type (
 		def      int64
 		min, max int64
 		settable bool
+		// statedIn are the parameters whose description states the
+		// default in words: a change of the limit must reword them.
+		statedIn []string
 	}
 )
 
@@ -145,7 +151,9 @@ func Ours() *Surface { return ours }
 // description with a placeholder the tool's description does not declare,
 // a format that does not fit it, or a brace that is no placeholder; a
 // limit the tool does not have, one that is not settable, or a value out
-// of core's range for it (the spec's min and max, else 1 to 2^53-2).
+// of core's range for it (the spec's min and max, else 1 to 2^53-2); a
+// change of a limit whose default a parameter description states in
+// words without a new description of that parameter.
 func (s *Surface) With(o Overlay) (*Surface, error) {
 	var errs []*OverlayError
 	for _, name := range slices.Sorted(maps.Keys(o.Tools)) {
@@ -270,9 +278,26 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 			errs = append(errs, &OverlayError{path, fmt.Sprintf("%s's %s is fixed: the input schema's bounds, a description or a message the model sees carry it, or core relies on it; settable limits: %s", name, l, settableLimits())})
 		case v < t.spec.limits[i].min || v > t.spec.limits[i].max:
 			errs = append(errs, &OverlayError{path, fmt.Sprintf("%d is out of range: %s.%s must be from %d to %d", v, name, l, t.spec.limits[i].min, t.spec.limits[i].max)})
+		case v != t.limits[l]:
+			// A text that states the default in words would go on stating
+			// the old one; the overlay that changes the limit rewords it.
+			for _, p := range t.spec.limits[i].statedIn {
+				if _, ok := c.Params[p]; !ok {
+					errs = append(errs, &OverlayError{path, fmt.Sprintf("the description of %s's %s states the default (%q): an overlay that changes %s.%s must also give params.%s a description that states the new one", name, p, t.paramDescription(p), name, l, label(p))})
+				}
+			}
 		}
 	}
 	return errs
+}
+
+// paramDescription is the description of t's parameter p: the one an
+// overlay gave it, else the spec's.
+func (t *surfaceTool) paramDescription(p string) string {
+	if d, ok := t.params[p]; ok {
+		return d
+	}
+	return t.spec.params[slices.IndexFunc(t.spec.params, func(sp specParam) bool { return sp.name == p })].description
 }
 
 // paramNames lists the parameters keep holds for, "a, b, c".

@@ -167,6 +167,8 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.write.limits.maxBytes", "9007199254740992 is out of range: write.maxBytes must be from 1 to 9007199254740990"}}},
 		{"limit out of the spec's own range", one("publish", toolspec.ToolOverlay{Limits: map[string]int64{"expiresAfter": -1}}),
 			[]toolspec.OverlayError{{"tools.publish.limits.expiresAfter", "-1 is out of range: publish.expiresAfter must be from 1 to 9007199254740991"}}},
+		{"limit a parameter description states in words", one("publish", toolspec.ToolOverlay{Limits: map[string]int64{"expiresAfter": 60000}}),
+			[]toolspec.OverlayError{{"tools.publish.limits.expiresAfter", `the description of publish's expiresAfterMs states the default ("Link lifetime in milliseconds. Defaults to one hour."): an overlay that changes publish.expiresAfter must also give params.expiresAfterMs a description that states the new one`}}},
 		{"several at once, sorted by path", toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
 			"read": {Limits: map[string]int64{"maxLines": -5, "maxBytes": 0}, Params: map[string]string{"path": "", "file": "x"}, Description: ptr("{x}")},
 			"exec": {Description: ptr("x"), Offered: ptr(false)},
@@ -270,6 +272,36 @@ func TestWithApplies(t *testing.T) {
 	}
 	if got := toolspec.Ours().Overlay(); !reflect.DeepEqual(got, toolspec.Overlay{}) {
 		t.Errorf("Ours().Overlay() = %+v, want the zero Overlay", got)
+	}
+}
+
+// A limit whose default a parameter description states in words
+// (publish's expiresAfter, "Defaults to one hour.") changes only with a
+// new wording of that description in the same overlay: a later overlay
+// that changes the limit again, back to the spec's default too, words it
+// anew; one that keeps the value needs no wording.
+func TestWithStatedLimit(t *testing.T) {
+	minute := "Link lifetime in milliseconds. Defaults to one minute."
+	a, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"publish": {Limits: map[string]int64{"expiresAfter": 60000}, Params: map[string]string{"expiresAfterMs": minute}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, schema := a.Describe("publish", "", nil, nil); !strings.Contains(schema, minute) || a.Limit("publish", "expiresAfter") != 60000 {
+		t.Errorf("a: expiresAfter %d, schema %s", a.Limit("publish", "expiresAfter"), schema)
+	}
+	if _, err := a.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": 60000}}}}); err != nil {
+		t.Errorf("keeping the value: %v", err)
+	}
+	if _, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": toolspec.PublishExpiresAfterDefault}}}}); err != nil {
+		t.Errorf("the spec's default on Ours: %v", err)
+	}
+	for _, v := range []int64{toolspec.PublishExpiresAfterDefault, 120000} {
+		_, err := a.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": v}}}})
+		if err == nil || !strings.Contains(err.Error(), `overlay: tools.publish.limits.expiresAfter: the description of publish's expiresAfterMs states the default ("`+minute+`")`) {
+			t.Errorf("changing a's expiresAfter to %d without a new wording: %v", v, err)
+		}
 	}
 }
 

@@ -198,7 +198,7 @@ var specTools = []specTool{
 			{name: "expiresAfterMs", description: "Link lifetime in milliseconds. Defaults to one hour."},
 		},
 		limits: []specLimit{
-			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true},
+			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true, statedIn: []string{"expiresAfterMs"}},
 		},
 	},
 }

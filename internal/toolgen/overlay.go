@@ -12,7 +12,8 @@ import (
 // its input schema when fixed, the parameter descriptions (an array's
 // item properties as "edits.oldText"; varies marks one chosen by exec's
 // backends) and the limits with their bounds (limitMin and limitMax,
-// core's range, where the spec gives none).
+// core's range, where the spec gives none) and the parameters whose
+// description states their default.
 func specTable(f *jen.File, m *Model) {
 	var rows []jen.Code
 	for _, t := range m.Tools {
@@ -61,10 +62,18 @@ func specTable(f *jen.File, m *Model) {
 			if l.Max != nil {
 				hi = jen.Id(base + "Max")
 			}
-			limits = append(limits, jen.Values(
+			row := []jen.Code{
 				kv("name", jen.Lit(l.Name)), kv("def", jen.Id(base+"Default")),
 				kv("min", lo), kv("max", hi), kv("settable", jen.Lit(l.Settable)),
-			))
+			}
+			if len(l.StatedIn) > 0 {
+				var stated []jen.Code
+				for _, p := range l.StatedIn {
+					stated = append(stated, jen.Lit(p))
+				}
+				row = append(row, kv("statedIn", jen.Index().String().Values(stated...)))
+			}
+			limits = append(limits, jen.Values(row...))
 		}
 		if len(limits) > 0 {
 			fields = append(fields, kv("limits", jen.Index().Id("specLimit").Add(lines(limits))))
