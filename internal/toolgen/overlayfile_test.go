@@ -2,6 +2,10 @@ package toolgen_test
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,6 +182,48 @@ func TestGenerateUserIsDeterministic(t *testing.T) {
 	for _, s := range []string{"langchaingo", "sdkmcp", "genkit", "eino"} {
 		if strings.Contains(string(first), s) {
 			t.Errorf("the file names %s, which -adapters did not ask for", s)
+		}
+	}
+}
+
+// TestGenerateUserTexts: any text an overlay may give (every valid UTF-8
+// string but the empty one) is written as a Go string literal that holds
+// it exactly: with quotes and a NUL, a byte order mark, control and
+// invisible characters, backquotes, a carriage return, a newline and
+// what would close a comment.
+func TestGenerateUserTexts(t *testing.T) {
+	for _, text := range []string{
+		"say \"hi\"\x00", "say \"hi\"\uFEFF", "a\"\x01\x7f", "\u2028\"\u2029", "a `b` \"c\"", "a\r\n\"b\"",
+		"x\n*/ var injected = 1 /*", "tab\t\"and\" \\ newline\n", "ü \"ok\"",
+	} {
+		o := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"grep": {Description: &text, Params: map[string]string{"query": text}}}}
+		if _, err := toolspec.Ours().With(o); err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		src, err := toolgen.GenerateUser(toolgen.UserPackage{Overlay: o, Source: "agenttools.cue", Package: "tools"})
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), toolgen.UserFile, src, parser.ParseComments)
+		if err != nil {
+			t.Errorf("%q: the file does not parse: %v", text, err)
+			continue
+		}
+		found := 0
+		ast.Inspect(f, func(n ast.Node) bool {
+			if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+				if v, err := strconv.Unquote(l.Value); err == nil && v == text {
+					found++
+				}
+			}
+			return true
+		})
+		if found != 2 {
+			t.Errorf("%q: %d string literals hold the text, want 2 (the description and the parameter's)", text, found)
+		}
+		if obj := f.Scope.Lookup("injected"); obj != nil {
+			t.Errorf("%q: the text became a declaration", text)
 		}
 	}
 }
