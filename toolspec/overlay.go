@@ -33,7 +33,8 @@ type ToolOverlay struct {
 	// Description is the tool's description, a template that may use only
 	// the placeholders the spec declares for the tool's description: read's
 	// {maxLines} and {maxBytes}, integers written plain ({maxLines}) or
-	// with a format ({maxBytes|kb} whole KB, {maxBytes|size} as "256.0KB");
+	// with a format ({maxBytes|kb} whole KB, {maxBytes|size} as "256.0KB", formats of bytes that only a limit in
+	// bytes takes);
 	// the other tools' descriptions declare none, so they take no brace at
 	// all. exec's description, which the spec's rule assembles from the
 	// backends, cannot be replaced.
@@ -109,6 +110,7 @@ type (
 		def      int64
 		min, max int64
 		settable bool
+		unit     string // lines, bytes, ... (#Unit)
 		// statedIn are the parameters whose description states the
 		// default in words: a change of the limit must reword them.
 		statedIn []string
@@ -373,8 +375,19 @@ func (t *specTool) checkDescription(text string) string {
 		case want != t.args[i].typ:
 			return fmt.Sprintf("{%s|%s}: format %s takes a %s and %s is a %s", s.Arg, s.Format, s.Format, want, s.Arg, t.args[i].typ)
 		}
+		if l := slices.IndexFunc(t.limits, func(l specLimit) bool { return l.name == s.Arg }); l >= 0 && placeholder.Units[s.Format] != t.limits[l].unit {
+			return fmt.Sprintf("{%s|%s}: format %s writes %s and %s is in %s", s.Arg, s.Format, s.Format, unitName(placeholder.Units[s.Format]), s.Arg, t.limits[l].unit)
+		}
 	}
 	return ""
+}
+
+// unitName names a unit of placeholder.Units in a sentence.
+func unitName(unit string) string {
+	if unit == "mode" {
+		return "a file mode"
+	}
+	return unit
 }
 
 func formatNames() string {

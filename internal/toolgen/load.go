@@ -358,6 +358,12 @@ func (l *loader) checkDescription(t Tool, v cue.Value) {
 			}
 			l.fail(v.LookupPath(cue.ParsePath("template.text")), "%s: the description's placeholder {%s} must name a limit of the tool (an int) or a tool", t.Name, a.Name)
 		}
+		for _, seg := range placeholder.Parse(t.Description.Template.Text) {
+			unit, ok := placeholder.Units[seg.Format]
+			if i := slices.IndexFunc(t.Limits, func(lim Limit) bool { return lim.Name == seg.Arg }); ok && i >= 0 && t.Limits[i].Unit != unit {
+				l.fail(v.LookupPath(cue.ParsePath("template.text")), "%s: the description's {%s|%s} writes %s and %s is in %s", t.Name, seg.Arg, seg.Format, unit, seg.Arg, t.Limits[i].Unit)
+			}
+		}
 	case t.Description.Exec == nil:
 		if strings.ContainsAny(t.Description.Text, "{}") {
 			l.fail(v.LookupPath(cue.ParsePath("text")), "%s: a fixed description has no braces (a description with placeholders is a template)", t.Name)

@@ -64,7 +64,7 @@ func specTable(f *jen.File, m *Model) {
 			}
 			row := []jen.Code{
 				kv("name", jen.Lit(l.Name)), kv("def", jen.Id(base+"Default")),
-				kv("min", lo), kv("max", hi), kv("settable", jen.Lit(l.Settable)),
+				kv("min", lo), kv("max", hi), kv("settable", jen.Lit(l.Settable)), kv("unit", jen.Lit(l.Unit)),
 			}
 			if len(l.StatedIn) > 0 {
 				var stated []jen.Code

@@ -97,6 +97,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"settable default in a message", `exceeds the {maxBytes}-byte write cap.`, `exceeds the 2 MiB write cap.`, regexp.MustCompile(`write: message contentTooLarge writes the default of the settable limit maxBytes \(2097152 bytes\)`)},
 		{"settable default in KB in the description", `Text output is capped at {maxLines} lines or {maxBytes|kb}KB`, `Text output is capped at {maxLines} lines or 256KB`, regexp.MustCompile(`read: the description writes the default of the settable limit maxBytes`)},
 		{"statedIn naming no parameter", `statedIn: ["expiresAfterMs"]`, `statedIn: ["expiresAfter"]`, regexp.MustCompile(`publish: limit expiresAfter: statedIn names expiresAfter, which is not a parameter`)},
+		{"byte format on a limit in lines", `{maxBytes|kb}KB and includes`, `{maxLines|kb}KB and includes`, regexp.MustCompile(`read: the description's \{maxLines\|kb\} writes bytes and maxLines is in lines`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {
