@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/internal/placeholder"
@@ -149,7 +150,8 @@ func Ours() *Surface { return ours }
 // the arguments by the spec's names, so a parameter can be described
 // differently but not renamed or added), one without a description in the
 // spec, or one whose description varies with exec's backends; exec's
-// description; an empty text or one that is not valid UTF-8; a
+// description; an empty or blank text, one that is not valid UTF-8 or
+// holds a control character but a line break and tab; a
 // description with a placeholder the tool's description does not declare,
 // a format that does not fit it, or a brace that is no placeholder; a
 // limit the tool does not have, one that is not settable, or a value out
@@ -332,10 +334,14 @@ func settableLimits() string {
 // checkText is why text cannot be a description, or "".
 func checkText(text string) string {
 	switch {
-	case text == "":
+	case strings.TrimSpace(text) == "":
 		return "is empty; a description tells the model what to do"
 	case !utf8.ValidString(text):
 		return "is not valid UTF-8"
+	}
+	if i := strings.IndexFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(text[i:])
+		return fmt.Sprintf("holds the control character %U at byte %d; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)", r, i)
 	}
 	return ""
 }

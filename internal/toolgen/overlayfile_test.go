@@ -188,12 +188,12 @@ func TestGenerateUserIsDeterministic(t *testing.T) {
 
 // TestGenerateUserTexts: any text an overlay may give (every valid UTF-8
 // string but the empty one) is written as a Go string literal that holds
-// it exactly: with quotes and a NUL, a byte order mark, control and
-// invisible characters, backquotes, a carriage return, a newline and
-// what would close a comment.
+// it exactly: with quotes and a byte order mark, invisible characters,
+// backquotes, a carriage return, a newline and what would close a
+// comment. (With refuses a NUL and other control characters.)
 func TestGenerateUserTexts(t *testing.T) {
 	for _, text := range []string{
-		"say \"hi\"\x00", "say \"hi\"\uFEFF", "a\"\x01\x7f", "\u2028\"\u2029", "a `b` \"c\"", "a\r\n\"b\"",
+		"say \"hi\"\uFEFF", "a\"\u00ad\u200b", "\u2028\"\u2029", "a `b` \"c\"", "a\r\n\"b\"",
 		"x\n*/ var injected = 1 /*", "tab\t\"and\" \\ newline\n", "ü \"ok\"",
 	} {
 		o := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"grep": {Description: &text, Params: map[string]string{"query": text}}}}
