@@ -910,6 +910,15 @@ func MsgEinoReadOnly(path string) string {
 	return "the workspace is read-only: cannot modify: " + path
 }
 
+// MsgEinoNotOffered renders "the tool set does not offer {tool}: cannot
+// modify: {path}". Ours: an Eino write_file or edit_file call on a Backend
+// whose tool set does not offer our write (edit), which an overlay withholds
+// (toolspec.ToolOverlay.Offered); tool is its name as the set would offer it
+// (with the prefix). Nothing is changed, and no approval is asked.
+func MsgEinoNotOffered(tool string, path string) string {
+	return "the tool set does not offer " + tool + ": cannot modify: " + path
+}
+
 // MsgEinoGlobTooManyAlternatives renders "braces make more than {max}
 // alternatives". Ours: the reason given with invalidGlob when an Eino glob or
 // grep glob's brace groups multiply into more alternatives than
@@ -1081,6 +1090,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
 	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
 	{Name: "MsgEinoReadOnly", Template: "the workspace is read-only: cannot modify: {path}", Sample: MsgEinoReadOnly("<path>")},
+	{Name: "MsgEinoNotOffered", Template: "the tool set does not offer {tool}: cannot modify: {path}", Sample: MsgEinoNotOffered("<tool>", "<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},

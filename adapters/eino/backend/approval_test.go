@@ -82,3 +82,55 @@ func TestAgentApproval(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentWithheldTools: when an overlay withholds our write or edit
+// (and with it the approval Options.Approve puts on it), Eino's
+// write_file or edit_file over our Backend, called by a model in an adk
+// agent under a Runner, ends the run with EPERM and
+// toolspec.MsgEinoNotOffered (named with the set's prefix), asks no
+// Approver and changes nothing; the tool the overlay keeps still runs,
+// after its approval.
+func TestAgentWithheldTools(t *testing.T) {
+	for _, withheld := range []string{toolspec.ToolWrite, toolspec.ToolEdit} {
+		t.Run(withheld, func(t *testing.T) {
+			surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{withheld: {Offered: new(false)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := testws.Memory.New(t)
+			if err := ws.WriteFile(t.Context(), "/workspace/notes.txt", []byte("alpha\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			opts := agenttools.Options{Surface: surface, Prefix: "ws_", Approve: agenttools.ApproveList{agenttools.ApproveMutating},
+				Approver: agenttools.ApproverFunc(func(_ context.Context, req agenttools.ApprovalRequest) (bool, error) {
+					asked = append(asked, req.Spec)
+					return true, nil
+				})}
+			b := mustNew(t, ws, opts)
+			writeCall := call("c1", "write_file", `{"file_path":"/workspace/new.txt","content":"new\n"}`)
+			editCall := call("c2", "edit_file", `{"file_path":"/workspace/notes.txt","old_string":"alpha","new_string":"ALPHA"}`)
+			refused, kept, keptSpec := writeCall, editCall, toolspec.ToolEdit
+			if withheld == toolspec.ToolEdit {
+				refused, kept, keptSpec = editCall, writeCall, toolspec.ToolWrite
+			}
+			runErr := runOneCall(t, b, refused)
+			path := "/workspace/new.txt"
+			if withheld == toolspec.ToolEdit {
+				path = "/workspace/notes.txt"
+			}
+			if want := toolspec.MsgEinoNotOffered("ws_"+withheld, path); !errors.Is(runErr, fs.ErrPermission) || !strings.Contains(runErr.Error(), want) {
+				t.Errorf("the run ended with %v, want EPERM %q", runErr, want)
+			}
+			if len(asked) != 0 {
+				t.Errorf("the Approver was asked about %v", asked)
+			}
+			if _, err := ws.Lstat(t.Context(), "/workspace/new.txt"); err == nil || readAll(t, ws, "/workspace/notes.txt") != "alpha\n" {
+				t.Error("the withheld tool changed the workspace")
+			}
+			if err := runOneCall(t, b, kept); err != nil || len(asked) != 1 || asked[0] != keptSpec {
+				t.Errorf("the kept tool: the run ended with %v; the Approver was asked about %v, want %s", err, asked, keptSpec)
+			}
+		})
+	}
+}
