@@ -227,3 +227,27 @@ func TestGenerateUserTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadOverlayBOM: an overlay saved with a UTF-8 byte order mark (as
+// editors on Windows save it) loads as one without, in JSON as in CUE,
+// and a mistake in it is still placed at its line and column.
+func TestLoadOverlayBOM(t *testing.T) {
+	want := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Limits: map[string]int64{"maxLines": 500}}}}
+	for name, src := range map[string]string{
+		"agenttools.json": "\uFEFF{\"tools\": {\"read\": {\"limits\": {\"maxLines\": 500}}}}\n",
+		"agenttools.cue":  "\uFEFFtools: read: limits: maxLines: 500\n",
+	} {
+		got, err := toolgen.LoadOverlay(name, []byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	_, err := toolgen.LoadOverlay("agenttools.json", []byte("\uFEFF{\"tools\": {\"ls\": {\"limits\": {\"page\": 50}}}}\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "agenttools.json:1:") || !strings.Contains(err.Error(), "tools.ls.limits.page: ls's page is fixed") {
+		t.Errorf("a refused change after a byte order mark: %v", err)
+	}
+}
