@@ -34,8 +34,8 @@ type ToolOverlay struct {
 	// Description is the tool's description, a template that may use only
 	// the placeholders the spec declares for the tool's description: read's
 	// {maxLines} and {maxBytes}, integers written plain ({maxLines}) or
-	// with a format ({maxBytes|kb} whole KB, {maxBytes|size} as "256.0KB", formats of bytes that only a limit in
-	// bytes takes);
+	// with a format of the limit's unit ({maxBytes|kb} whole KB, never
+	// 0KB; {maxBytes|size} as "256.0KB");
 	// the other tools' descriptions declare none, so they take no brace at
 	// all. exec's description, which the spec's rule assembles from the
 	// backends, cannot be replaced.
@@ -153,7 +153,8 @@ func Ours() *Surface { return ours }
 // description; an empty or blank text, one that is not valid UTF-8 or
 // holds a control character but a line break and tab; a
 // description with a placeholder the tool's description does not declare,
-// a format that does not fit it, or a brace that is no placeholder; a
+// a format that does not fit it (or a limit in whole KB that would show
+// as 0KB), or a brace that is no placeholder; a
 // limit the tool does not have, one that is not settable, or a value out
 // of core's range for it (the spec's min and max, else 1 to 2^53-2); a
 // change of a limit whose default a parameter description states in
@@ -291,6 +292,38 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 				}
 			}
 		}
+	}
+	if len(errs) == 0 && !t.spec.rule {
+		errs = append(errs, t.checkKB(c)...)
+	}
+	return errs
+}
+
+// checkKB refuses a limit that t's description, as c leaves it, writes in
+// whole KB ({maxBytes|kb}, rounded as the reference rounds it) when it
+// would show as 0KB: a cap the model would read as none.
+func (t *surfaceTool) checkKB(c ToolOverlay) []*OverlayError {
+	segs := t.description
+	if c.Description != nil {
+		segs = placeholder.Parse(*c.Description)
+	}
+	var errs []*OverlayError
+	for _, s := range segs {
+		if s.Format != "kb" {
+			continue
+		}
+		v, set := c.Limits[s.Arg]
+		if !set {
+			v = t.limits[s.Arg]
+		}
+		if formatKB(v) != "0" {
+			continue
+		}
+		path := "tools." + label(t.spec.name) + ".description"
+		if set {
+			path = "tools." + label(t.spec.name) + ".limits." + label(s.Arg)
+		}
+		errs = append(errs, &OverlayError{path, fmt.Sprintf("%s's description writes %s in whole KB ({%s|kb}), which shows %d bytes as 0KB: give at least 512, or a description with {%s} or {%s|size}", t.spec.name, s.Arg, s.Arg, v, s.Arg, s.Arg)})
 	}
 	return errs
 }

@@ -167,6 +167,10 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|size}: format size writes bytes and maxLines is in lines"}}},
 		{"mode format on a limit", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxBytes|mode} bytes.")}),
 			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mode}: format mode writes a file mode and maxBytes is in bytes"}}},
+		{"a byte cap that whole KB show as none", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 511}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxBytes", "read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 511 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}"}}},
+		{"a description in whole KB of a small cap", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxBytes|kb}KB."), Limits: map[string]int64{"maxBytes": 100}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxBytes", "read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 100 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}"}}},
 		{"unknown limit", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLine": 5}}),
 			[]toolspec.OverlayError{{"tools.read.limits.maxLine", "read has no limit maxLine (its limits: maxLines, maxBytes, maxModelBytes, mediaSniffBytes); settable limits: " + settable}}},
 		{"limit of a tool with none", one("delete", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 5}}),
@@ -314,6 +318,25 @@ func TestWithStatedLimit(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `overlay: tools.publish.limits.expiresAfter: the description of publish's expiresAfterMs states the default ("`+minute+`")`) {
 			t.Errorf("changing a's expiresAfter to %d without a new wording: %v", v, err)
 		}
+	}
+}
+
+// A byte cap below 512 is accepted with a description that does not
+// write it in whole KB, and shown as it is; a later description that
+// writes it in whole KB is refused.
+func TestWithSmallByteCap(t *testing.T) {
+	s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Description: ptr("Up to {maxLines} lines or {maxBytes|size}."), Limits: map[string]int64{"maxBytes": 300}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.Describe("read", "", nil, nil); d != "Up to 2000 lines or 300B." {
+		t.Errorf("read's description: %q", d)
+	}
+	_, err = s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Description: ptr("Up to {maxBytes|kb}KB.")}}})
+	if err == nil || err.Error() != "overlay: tools.read.description: read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 300 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}" {
+		t.Errorf("a description in whole KB over a 300-byte cap: %v", err)
 	}
 }
 
