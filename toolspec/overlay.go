@@ -92,8 +92,9 @@ type (
 		name        string
 		description string // a template; empty when rule is set
 		args        []specArg
-		rule        bool   // exec's description is assembled from its backends
-		schema      string // the input schema, when it does not depend on the backends
+		rule        bool     // exec's description is assembled from its backends
+		names       []string // with rule: the tools the description names
+		schema      string   // the input schema, when it does not depend on the backends
 		params      []specParam
 		limits      []specLimit
 	}
@@ -462,6 +463,26 @@ func (s *Surface) tool(name string) *surfaceTool {
 // its options do (Readonly, no exec backends, no publisher). It panics on
 // a name the spec does not have.
 func (s *Surface) Offered(tool string) bool { return s.tool(tool).offered }
+
+// Names are the tools (by the spec's names) that the tool's description,
+// as a set built with s presents it, names: exec's names read, write,
+// edit and grep ("Prefer the dedicated read, write, and edit tools ...");
+// the others name none. A set that offers the tool must offer these too,
+// or the model is pointed at a tool the set does not have. It panics on a
+// tool the spec does not have.
+func (s *Surface) Names(tool string) []string {
+	t := s.tool(tool)
+	if t.spec.rule {
+		return slices.Clone(t.spec.names)
+	}
+	var names []string
+	for _, seg := range t.description {
+		if i := slices.IndexFunc(t.spec.args, func(a specArg) bool { return a.name == seg.Arg }); i >= 0 && t.spec.args[i].typ == "tool" && !slices.Contains(names, seg.Arg) {
+			names = append(names, seg.Arg)
+		}
+	}
+	return names
+}
 
 // Limit is the default of the tool's limit (the spec's limit name:
 // ToolRead, "maxLines"), the spec's or the overlay's, in the limit's unit

@@ -173,8 +173,9 @@ var specTools = []specTool{
 		},
 	},
 	{
-		name: ToolExec,
-		rule: true,
+		name:  ToolExec,
+		rule:  true,
+		names: []string{ToolRead, ToolWrite, ToolEdit, ToolGrep},
 		params: []specParam{
 			{name: "command", varies: true},
 			{name: "cwd", description: "Working directory. Defaults to the workspace root."},
