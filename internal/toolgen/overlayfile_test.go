@@ -112,6 +112,9 @@ func TestOverlayErrors(t *testing.T) {
 		{"non-settable limit", "agenttools.cue", "tools: ls: limits: page: 50\n", []string{
 			`agenttools.cue:1:20: tools.ls.limits.page: ` + fixed,
 		}},
+		{"a limit a parameter description states, without a new one", "agenttools.cue", "tools: publish: limits: expiresAfter: 60000\n", []string{
+			`agenttools.cue:1:25: tools.publish.limits.expiresAfter: the description of publish's expiresAfterMs states the default ("Link lifetime in milliseconds. Defaults to one hour."): an overlay that changes publish.expiresAfter must also give params.expiresAfterMs a description that states the new one`,
+		}},
 		{"several refusals", "agenttools.cue", `package agenttools
 
 tools: read: {
