@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/adk/filesystem"
+
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -132,5 +134,41 @@ func TestAgentWithheldTools(t *testing.T) {
 				t.Errorf("the kept tool: the run ended with %v; the Approver was asked about %v, want %s", err, asked, keptSpec)
 			}
 		})
+	}
+}
+
+// TestAgentPrefix: with Options.Prefix (which names our tools, not
+// Eino's) and an exec backend, New still gives a ShellBackend, so the
+// middleware offers execute, which a model in an adk agent under a
+// Runner calls; the approval of our exec (named with the prefix) still
+// covers it.
+func TestAgentPrefix(t *testing.T) {
+	ws := testws.Memory.New(t)
+	if err := ws.Mkdir(t.Context(), "/workspace", vfs.MkdirOptions{Recursive: true}); err != nil {
+		t.Fatal(err)
+	}
+	exec, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: filepath.Join(t.TempDir(), "mirror")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []agenttools.ApprovalRequest
+	b := mustNew(t, ws, agenttools.Options{Prefix: "ws_", Backends: []execbackend.Backend{exec}, Approve: agenttools.ApproveList{toolspec.ToolExec},
+		Approver: agenttools.ApproverFunc(func(_ context.Context, req agenttools.ApprovalRequest) (bool, error) {
+			asked = append(asked, req)
+			return true, nil
+		})})
+	if _, ok := b.(interface {
+		Execute(context.Context, *filesystem.ExecuteRequest) (*filesystem.ExecuteResponse, error)
+	}); !ok {
+		t.Fatalf("New with a prefix and an exec backend gave a %T, not a ShellBackend", b)
+	}
+	if err := runOneCall(t, b, call("c1", "execute", `{"command":"echo made > made.txt"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, ws, "/workspace/made.txt"); got != "made\n" {
+		t.Errorf("made.txt holds %q", got)
+	}
+	if len(asked) != 1 || asked[0].Tool != "ws_exec" || asked[0].Spec != toolspec.ToolExec {
+		t.Errorf("the Approver was asked %+v, want one ws_exec request", asked)
 	}
 }

@@ -177,7 +177,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (filesystem.Backend, error)
 		return nil, err
 	}
 	b := &Backend{ws: ws, ex: ex, root: opts.Root, readonly: opts.Readonly, editMax: cmp.Or(opts.Edit.MaxBytes, ex.Surface().Limit(toolspec.ToolEdit, "maxBytes")), prefix: opts.Prefix}
-	if _, ok := ex.Tool(toolspec.ToolExec); ok {
+	if b.offers(toolspec.ToolPrefix(opts.Prefix).Name(toolspec.ToolExec)) {
 		return &ShellBackend{b}, nil
 	}
 	return b, nil
