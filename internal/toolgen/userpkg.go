@@ -128,13 +128,20 @@ func GenerateUser(p UserPackage) ([]byte, error) {
 	f.Var().Id("Overlay").Op("=").Qual(genImport, "Overlay").Add(overlayLiteral(p.Overlay))
 	f.Line()
 
+	// The error says what to do: only an agenttools that checks more than
+	// the one toolgen ran with refuses the overlay.
+	stale := p.Package + ": " + p.Source + " is refused by this version of agenttools, which checks it differently from the version toolgen ran with; go generate names each refused field with its line"
 	f.Var().Id("surface").Op("=").Qual("sync", "OnceValues").Call(
 		jen.Func().Params().Params(jen.Op("*").Qual(genImport, "Surface"), jen.Error()).Block(
-			jen.Return(jen.Qual(genImport, "Ours").Call().Dot("With").Call(jen.Id("Overlay"))),
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Qual(genImport, "Ours").Call().Dot("With").Call(jen.Id("Overlay")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(strings.ReplaceAll(stale, "%", "%%")+": %w"), jen.Err())),
+			),
+			jen.Return(jen.Id("s"), jen.Nil()),
 		))
 	f.Line()
 	f.Add(comment("Surface returns toolspec.Ours() changed by Overlay, computed once. " +
-		"Its error is toolspec.Surface.With's, which toolgen checked when it wrote this file: " +
+		"Its error wraps toolspec.Surface.With's, which toolgen checked when it wrote this file: " +
 		"it can fail only when the agenttools module has changed since; go generate then names each field it refuses, with its line."))
 	f.Func().Id("Surface").Params().Params(jen.Op("*").Qual(genImport, "Surface"), jen.Error()).Block(
 		jen.Return(jen.Id("surface").Call()),
