@@ -150,7 +150,8 @@ func Ours() *Surface { return ours }
 // spec does not have; a parameter the tool does not have (core decodes
 // the arguments by the spec's names, so a parameter can be described
 // differently but not renamed or added), one without a description in the
-// spec, or one whose description varies with exec's backends; exec's
+// spec, or one whose description varies with exec's backends, or a
+// parameter description with a placeholder, which is not rendered; exec's
 // description; an empty or blank text, one that is not valid UTF-8 or
 // holds a control character but a line break and tab; a
 // description with a placeholder the tool's description does not declare,
@@ -259,7 +260,7 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 		case t.spec.params[i].description == "":
 			reason = fmt.Sprintf("%s's %s has no description in the spec, so none can be replaced; parameters with a description: %s", name, p, t.spec.paramNames(func(sp specParam) bool { return sp.description != "" && !sp.varies }))
 		default:
-			reason = checkText(c.Params[p])
+			reason = checkParamText(c.Params[p])
 		}
 		if reason != "" {
 			errs = append(errs, &OverlayError{path, reason})
@@ -376,6 +377,25 @@ func checkText(text string) string {
 	if i := strings.IndexFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(text[i:])
 		return fmt.Sprintf("holds the control character %U at byte %d; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)", r, i)
+	}
+	return ""
+}
+
+// checkParamText is why text cannot be a parameter's description, or
+// "": a parameter description is no template, so what reads as a
+// placeholder ({maxLines}) would reach the model as written.
+func checkParamText(text string) string {
+	if reason := checkText(text); reason != "" {
+		return reason
+	}
+	for _, s := range placeholder.Parse(text) {
+		if s.Arg != "" {
+			ph := s.Arg
+			if s.Format != "" {
+				ph += "|" + s.Format
+			}
+			return fmt.Sprintf("a parameter description takes no placeholder: {%s} would reach the model as written; write the value itself", ph)
+		}
 	}
 	return ""
 }

@@ -143,6 +143,8 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.grep.params.query", "holds the control character U+0000 at byte 4; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)"}}},
 		{"escape in a description", one("grep", toolspec.ToolOverlay{Description: ptr("Search.\r\n\x1b[1mFast.")}),
 			[]toolspec.OverlayError{{"tools.grep.description", "holds the control character U+001B at byte 9; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)"}}},
+		{"placeholder in a parameter description", one("read", toolspec.ToolOverlay{Params: map[string]string{"limit": "Lines to read, at most {maxLines}."}}),
+			[]toolspec.OverlayError{{"tools.read.params.limit", "a parameter description takes no placeholder: {maxLines} would reach the model as written; write the value itself"}}},
 		{"exec's description", one("exec", toolspec.ToolOverlay{Description: ptr("Run it.")}),
 			[]toolspec.OverlayError{{"tools.exec.description", "exec's description is assembled from its backends by the spec's rule (its parts in spec/tools.cue: single.shell, single.callable, multiple, backendItem, callableMark, callableSection, defaultText, hints, outputHint); they cannot be overridden yet"}}},
 		{"empty description", one("grep", toolspec.ToolOverlay{Description: ptr("")}),
@@ -337,6 +339,18 @@ func TestWithSmallByteCap(t *testing.T) {
 	_, err = s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Description: ptr("Up to {maxBytes|kb}KB.")}}})
 	if err == nil || err.Error() != "overlay: tools.read.description: read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 300 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}" {
 		t.Errorf("a description in whole KB over a 300-byte cap: %v", err)
+	}
+}
+
+// A parameter description may hold braces that are no placeholder (a
+// JSON example); only what reads as a placeholder is refused.
+func TestWithParamBraces(t *testing.T) {
+	s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"exec": {Params: map[string]string{"env": `Variables, e.g. {"CI": "1"}; {} for none.`}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, schema := s.Describe("exec", "", nil, []toolspec.ExecBackend{{ID: "shell"}}); !strings.Contains(schema, `"description":"Variables, e.g. {\"CI\": \"1\"}; {} for none."`) {
+		t.Errorf("exec's schema: %s", schema)
 	}
 }
 
