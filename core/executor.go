@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -62,7 +63,9 @@ var _ toolspec.Handler = (*Executor)(nil)
 // New builds the tool set for ws: read, ls, find and grep, plus write,
 // edit and delete unless opts.Readonly, exec when opts gives it backends
 // and publish when it gives a Publisher (and Assets is not false), as the
-// reference does; a tool opts.Surface does not offer is left out.
+// reference does; a tool opts.Surface does not offer is left out (New
+// fails when another tool it offers names that one in its description:
+// exec names read, write, edit and grep).
 // Descriptions, input schemas and default limits are opts.Surface's. It fails when an option is out of range or names a backend
 // or, in Approve, a tool that is not there.
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
@@ -107,6 +110,15 @@ func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 		t.Description, t.InputSchema = s.surface.Describe(info.Name, s.prefix, limits, backends)
 		e.tools = append(e.tools, t)
 		e.byName[t.Name] = t
+	}
+	// Only a surface that withholds a tool can leave out one that another
+	// offered tool's description names; the model would call it.
+	for _, t := range e.tools {
+		for _, n := range s.surface.Names(t.Spec) {
+			if _, ok := e.byName[s.prefix.Name(n)]; !ok {
+				return nil, fmt.Errorf("core: %s's description names the %s tool, which Options.Surface withholds; the description cannot be replaced yet: withhold %s too (toolspec.ToolOverlay.Offered), or offer %s", t.Spec, n, t.Spec, n)
+			}
+		}
 	}
 	return e, nil
 }

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestSurfaceLimits(t *testing.T) {
 	surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
 		"write":   {Limits: map[string]int64{"maxBytes": 4}},
 		"exec":    {Limits: map[string]int64{"maxLines": 7, "maxBytes": 1024}},
-		"publish": {Limits: map[string]int64{"expiresAfter": 60000}},
+		"publish": {Limits: map[string]int64{"expiresAfter": 60000}, Params: map[string]string{"expiresAfterMs": "Link lifetime in milliseconds. Defaults to one minute."}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,9 @@ func TestSurfaceLimits(t *testing.T) {
 			exec, _ := ex.Tool("exec")
 			if want := toolspec.ExecDescription("", backends, tc.execMax, 1024); exec.Description != want {
 				t.Errorf("exec's description:\n%s\nwant\n%s", exec.Description, want)
+			}
+			if pt, _ := ex.Tool("publish"); !strings.Contains(pt.InputSchema, "Defaults to one minute.") || strings.Contains(pt.InputSchema, "one hour") {
+				t.Errorf("publish's input schema does not state the surface's default expiry: %s", pt.InputSchema)
 			}
 			out, err := ex.Call(t.Context(), "write", []byte(`{"path":"/workspace/b.txt","content":"12345678901"}`))
 			if err != nil || !strings.Contains(string(out.JSON), toolspec.MsgWriteContentTooLarge("", 11, tc.writeMax)) {
@@ -97,5 +101,45 @@ func TestSurfaceOffered(t *testing.T) {
 	}
 	if _, err := core.New(vfs.New(memfs.New()), core.Options{Surface: surface, Read: core.ReadOptions{MaxLines: -1}}); err == nil {
 		t.Error("Read.MaxLines -1 was accepted with a surface")
+	}
+}
+
+// exec's description names read, write, edit and grep ("Prefer the
+// dedicated read, write, and edit tools ..."), and an overlay cannot
+// replace it yet: New refuses a surface that withholds one of them while
+// the set offers exec, and takes it once exec is withheld too, or when
+// the set has no exec (no backends). With a prefix the tools are still
+// found by the set's names.
+func TestSurfaceNamedTools(t *testing.T) {
+	shell := execbackend.NewScripted(execbackend.Info{ID: "shell"}, execbackend.NewScripts(nil))
+	for _, withheld := range []string{"read", "write", "edit", "grep"} {
+		surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{withheld: {Offered: ptr(false)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = core.New(vfs.New(memfs.New()), core.Options{Surface: surface, Backends: []execbackend.Backend{shell}, Prefix: "ws_"})
+		want := "core: exec's description names the " + withheld + " tool, which Options.Surface withholds; the description cannot be replaced yet: withhold exec too (toolspec.ToolOverlay.Offered), or offer " + withheld
+		if err == nil || err.Error() != want {
+			t.Errorf("%s withheld, exec offered: %v, want %q", withheld, err, want)
+		}
+		if _, err := core.New(vfs.New(memfs.New()), core.Options{Surface: surface}); err != nil {
+			t.Errorf("%s withheld, no exec: %v", withheld, err)
+		}
+		both, err := surface.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"exec": {Offered: ptr(false)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.New(vfs.New(memfs.New()), core.Options{Surface: both, Backends: []execbackend.Backend{shell}}); err != nil {
+			t.Errorf("%s and exec withheld: %v", withheld, err)
+		}
+	}
+	if _, err := core.New(vfs.New(memfs.New()), core.Options{Backends: []execbackend.Backend{shell}, Prefix: "ws_"}); err != nil {
+		t.Errorf("without a surface, with a prefix: %v", err)
+	}
+	if got := toolspec.Ours().Names("exec"); !slices.Equal(got, []string{"read", "write", "edit", "grep"}) {
+		t.Errorf("Names(exec) = %q", got)
+	}
+	if got := toolspec.Ours().Names("read"); got != nil {
+		t.Errorf("Names(read) = %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agenttools/agenttools/internal/placeholder"
@@ -33,13 +34,14 @@ type ToolOverlay struct {
 	// Description is the tool's description, a template that may use only
 	// the placeholders the spec declares for the tool's description: read's
 	// {maxLines} and {maxBytes}, integers written plain ({maxLines}) or
-	// with a format ({maxBytes|kb} whole KB, {maxBytes|size} as "256.0KB");
-	// the other tools' descriptions declare none. {name} and {name|format}
-	// are placeholders; any other brace is the text's own (a brace glob
-	// such as src/{a,b}/*.ts, a JSON object), except one that starts a
-	// declared name left unclosed or a name with '|' ("{maxBytes|KB}"),
-	// which is refused as a broken placeholder. exec's description, which
-	// the spec's rule assembles from the backends, cannot be replaced.
+	// with a format of the limit's unit ({maxBytes|kb} whole KB, never
+	// 0KB; {maxBytes|size} as "256.0KB"); the other tools' descriptions
+	// declare none. {name} and {name|format} are placeholders; any other
+	// brace is the text's own (a brace glob such as src/{a,b}/*.ts, a JSON
+	// object), except one that starts a declared name left unclosed or a
+	// name with '|' ("{maxBytes|KB}"), which is refused as a broken
+	// placeholder. exec's description, which the spec's rule assembles from
+	// the backends, cannot be replaced.
 	Description *string `json:"description,omitempty"`
 	// Params are parameter descriptions by parameter name; a property of
 	// an array's items is named "edits.oldText". Only a parameter that has
@@ -48,7 +50,10 @@ type ToolOverlay struct {
 	Params map[string]string `json:"params,omitempty"`
 	// Limits are default limits by the spec's limit name (read: maxLines,
 	// maxBytes, ...), only those the spec marks settable, each the default
-	// of a core option, within core's range for it.
+	// of a core option, within core's range for it. A limit whose default
+	// a parameter description states in words (publish's expiresAfter:
+	// expiresAfterMs says "Defaults to one hour.") changes only with a new
+	// description of that parameter in the same overlay.
 	Limits map[string]int64 `json:"limits,omitempty"`
 }
 
@@ -90,8 +95,9 @@ type (
 		name        string
 		description string // a template; empty when rule is set
 		args        []specArg
-		rule        bool   // exec's description is assembled from its backends
-		schema      string // the input schema, when it does not depend on the backends
+		rule        bool     // exec's description is assembled from its backends
+		names       []string // with rule: the tools the description names
+		schema      string   // the input schema, when it does not depend on the backends
 		params      []specParam
 		limits      []specLimit
 	}
@@ -109,6 +115,10 @@ type (
 		def      int64
 		min, max int64
 		settable bool
+		unit     string // lines, bytes, ... (#Unit)
+		// statedIn are the parameters whose description states the
+		// default in words: a change of the limit must reword them.
+		statedIn []string
 	}
 )
 
@@ -143,12 +153,17 @@ func Ours() *Surface { return ours }
 // spec does not have; a parameter the tool does not have (core decodes
 // the arguments by the spec's names, so a parameter can be described
 // differently but not renamed or added), one without a description in the
-// spec, or one whose description varies with exec's backends; exec's
-// description; an empty text or one that is not valid UTF-8; a
+// spec, or one whose description varies with exec's backends, or a
+// parameter description with a placeholder, which is not rendered; exec's
+// description; an empty or blank text, one that is not valid UTF-8 or
+// holds a control character but a line break and tab; a
 // description with a placeholder the tool's description does not declare,
-// a format that does not fit it, or a broken placeholder; a
+// a format that does not fit it (or a limit in whole KB that would show
+// as 0KB), or a broken placeholder; a
 // limit the tool does not have, one that is not settable, or a value out
-// of core's range for it (the spec's min and max, else 1 to 2^53-2).
+// of core's range for it (the spec's min and max, else 1 to 2^53-2); a
+// change of a limit whose default a parameter description states in
+// words without a new description of that parameter.
 func (s *Surface) With(o Overlay) (*Surface, error) {
 	var errs []*OverlayError
 	for _, name := range slices.Sorted(maps.Keys(o.Tools)) {
@@ -248,7 +263,7 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 		case t.spec.params[i].description == "":
 			reason = fmt.Sprintf("%s's %s has no description in the spec, so none can be replaced; parameters with a description: %s", name, p, t.spec.paramNames(func(sp specParam) bool { return sp.description != "" && !sp.varies }))
 		default:
-			reason = checkText(c.Params[p])
+			reason = checkParamText(c.Params[p])
 		}
 		if reason != "" {
 			errs = append(errs, &OverlayError{path, reason})
@@ -273,9 +288,58 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 			errs = append(errs, &OverlayError{path, fmt.Sprintf("%s's %s is fixed: the input schema's bounds, a description or a message the model sees carry it, or core relies on it; settable limits: %s", name, l, settableLimits())})
 		case v < t.spec.limits[i].min || v > t.spec.limits[i].max:
 			errs = append(errs, &OverlayError{path, fmt.Sprintf("%d is out of range: %s.%s must be from %d to %d", v, name, l, t.spec.limits[i].min, t.spec.limits[i].max)})
+		case v != t.limits[l]:
+			// A text that states the default in words would go on stating
+			// the old one; the overlay that changes the limit rewords it.
+			for _, p := range t.spec.limits[i].statedIn {
+				if _, ok := c.Params[p]; !ok {
+					errs = append(errs, &OverlayError{path, fmt.Sprintf("the description of %s's %s states the default (%q): an overlay that changes %s.%s must also give params.%s a description that states the new one", name, p, t.paramDescription(p), name, l, label(p))})
+				}
+			}
 		}
 	}
+	if len(errs) == 0 && !t.spec.rule {
+		errs = append(errs, t.checkKB(c)...)
+	}
 	return errs
+}
+
+// checkKB refuses a limit that t's description, as c leaves it, writes in
+// whole KB ({maxBytes|kb}, rounded as the reference rounds it) when it
+// would show as 0KB: a cap the model would read as none.
+func (t *surfaceTool) checkKB(c ToolOverlay) []*OverlayError {
+	segs := t.description
+	if c.Description != nil {
+		segs = placeholder.Parse(*c.Description)
+	}
+	var errs []*OverlayError
+	for _, s := range segs {
+		if s.Format != "kb" {
+			continue
+		}
+		v, set := c.Limits[s.Arg]
+		if !set {
+			v = t.limits[s.Arg]
+		}
+		if formatKB(v) != "0" {
+			continue
+		}
+		path := "tools." + label(t.spec.name) + ".description"
+		if set {
+			path = "tools." + label(t.spec.name) + ".limits." + label(s.Arg)
+		}
+		errs = append(errs, &OverlayError{path, fmt.Sprintf("%s's description writes %s in whole KB ({%s|kb}), which shows %d bytes as 0KB: give at least 512, or a description with {%s} or {%s|size}", t.spec.name, s.Arg, s.Arg, v, s.Arg, s.Arg)})
+	}
+	return errs
+}
+
+// paramDescription is the description of t's parameter p: the one an
+// overlay gave it, else the spec's.
+func (t *surfaceTool) paramDescription(p string) string {
+	if d, ok := t.params[p]; ok {
+		return d
+	}
+	return t.spec.params[slices.IndexFunc(t.spec.params, func(sp specParam) bool { return sp.name == p })].description
 }
 
 // paramNames lists the parameters keep holds for, "a, b, c".
@@ -308,10 +372,33 @@ func settableLimits() string {
 // checkText is why text cannot be a description, or "".
 func checkText(text string) string {
 	switch {
-	case text == "":
+	case strings.TrimSpace(text) == "":
 		return "is empty; a description tells the model what to do"
 	case !utf8.ValidString(text):
 		return "is not valid UTF-8"
+	}
+	if i := strings.IndexFunc(text, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(text[i:])
+		return fmt.Sprintf("holds the control character %U at byte %d; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)", r, i)
+	}
+	return ""
+}
+
+// checkParamText is why text cannot be a parameter's description, or
+// "": a parameter description is no template, so what reads as a
+// placeholder ({maxLines}) would reach the model as written.
+func checkParamText(text string) string {
+	if reason := checkText(text); reason != "" {
+		return reason
+	}
+	for _, s := range placeholder.Parse(text) {
+		if s.Arg != "" {
+			ph := s.Arg
+			if s.Format != "" {
+				ph += "|" + s.Format
+			}
+			return fmt.Sprintf("a parameter description takes no placeholder: {%s} would reach the model as written; write the value itself", ph)
+		}
 	}
 	return ""
 }
@@ -350,6 +437,9 @@ func (t *specTool) checkDescription(text string) string {
 			return fmt.Sprintf("{%s|%s}: unknown format %s; formats: %s", s.Arg, s.Format, s.Format, formatNames())
 		case want != t.args[i].typ:
 			return fmt.Sprintf("{%s|%s}: format %s takes %s and %s is %s", s.Arg, s.Format, s.Format, typeName[want], s.Arg, typeName[t.args[i].typ])
+		}
+		if l := slices.IndexFunc(t.limits, func(l specLimit) bool { return l.name == s.Arg }); l >= 0 && placeholder.Units[s.Format] != t.limits[l].unit {
+			return fmt.Sprintf("{%s|%s}: format %s writes %s and %s is in %s", s.Arg, s.Format, s.Format, unitName(placeholder.Units[s.Format]), s.Arg, t.limits[l].unit)
 		}
 	}
 	return ""
@@ -393,6 +483,14 @@ func isNameByte(c byte) bool {
 // typeName names a placeholder's argument type in the refusals.
 var typeName = map[string]string{"int": "an integer", "string": "a string"}
 
+// unitName names a unit of placeholder.Units in a sentence.
+func unitName(unit string) string {
+	if unit == "mode" {
+		return "a file mode"
+	}
+	return unit
+}
+
 func formatNames() string {
 	return strings.Join(slices.Sorted(maps.Keys(placeholder.Formats)), ", ")
 }
@@ -426,6 +524,26 @@ func (s *Surface) tool(name string) *surfaceTool {
 // its options do (Readonly, no exec backends, no publisher). It panics on
 // a name the spec does not have.
 func (s *Surface) Offered(tool string) bool { return s.tool(tool).offered }
+
+// Names are the tools (by the spec's names) that the tool's description,
+// as a set built with s presents it, names: exec's names read, write,
+// edit and grep ("Prefer the dedicated read, write, and edit tools ...");
+// the others name none. A set that offers the tool must offer these too,
+// or the model is pointed at a tool the set does not have. It panics on a
+// tool the spec does not have.
+func (s *Surface) Names(tool string) []string {
+	t := s.tool(tool)
+	if t.spec.rule {
+		return slices.Clone(t.spec.names)
+	}
+	var names []string
+	for _, seg := range t.description {
+		if i := slices.IndexFunc(t.spec.args, func(a specArg) bool { return a.name == seg.Arg }); i >= 0 && t.spec.args[i].typ == "tool" && !slices.Contains(names, seg.Arg) {
+			names = append(names, seg.Arg)
+		}
+	}
+	return names
+}
 
 // Limit is the default of the tool's limit (the spec's limit name:
 // ToolRead, "maxLines"), the spec's or the overlay's, in the limit's unit

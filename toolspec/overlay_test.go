@@ -137,6 +137,14 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.read.params.path", "is empty; a description tells the model what to do"}}},
 		{"parameter description not UTF-8", one("read", toolspec.ToolOverlay{Params: map[string]string{"path": "a\xffb"}}),
 			[]toolspec.OverlayError{{"tools.read.params.path", "is not valid UTF-8"}}},
+		{"blank description", one("grep", toolspec.ToolOverlay{Description: ptr(" \n\t ")}),
+			[]toolspec.OverlayError{{"tools.grep.description", "is empty; a description tells the model what to do"}}},
+		{"NUL in a parameter description", one("grep", toolspec.ToolOverlay{Params: map[string]string{"query": "Text\x00to find"}}),
+			[]toolspec.OverlayError{{"tools.grep.params.query", "holds the control character U+0000 at byte 4; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)"}}},
+		{"escape in a description", one("grep", toolspec.ToolOverlay{Description: ptr("Search.\r\n\x1b[1mFast.")}),
+			[]toolspec.OverlayError{{"tools.grep.description", "holds the control character U+001B at byte 9; a description may hold line breaks and tabs, no other control character (a NUL cuts it short where it is read as a C string)"}}},
+		{"placeholder in a parameter description", one("read", toolspec.ToolOverlay{Params: map[string]string{"limit": "Lines to read, at most {maxLines}."}}),
+			[]toolspec.OverlayError{{"tools.read.params.limit", "a parameter description takes no placeholder: {maxLines} would reach the model as written; write the value itself"}}},
 		{"exec's description", one("exec", toolspec.ToolOverlay{Description: ptr("Run it.")}),
 			[]toolspec.OverlayError{{"tools.exec.description", "exec's description is assembled from its backends by the spec's rule (its parts in spec/tools.cue: single.shell, single.callable, multiple, backendItem, callableMark, callableSection, defaultText, hints, outputHint); they cannot be overridden yet"}}},
 		{"empty description", one("grep", toolspec.ToolOverlay{Description: ptr("")}),
@@ -155,6 +163,16 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mb}: unknown format mb; formats: json, kb, mode, size"}}},
 		{"format of another type", one("read", toolspec.ToolOverlay{Description: ptr("{maxLines|json}")}),
 			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string and maxLines is an integer"}}},
+		{"byte format on a limit in lines", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxLines|kb}KB.")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|kb}: format kb writes bytes and maxLines is in lines"}}},
+		{"size format on a limit in lines", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxBytes|size}, {maxLines|size}.")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|size}: format size writes bytes and maxLines is in lines"}}},
+		{"mode format on a limit", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxBytes|mode} bytes.")}),
+			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mode}: format mode writes a file mode and maxBytes is in bytes"}}},
+		{"a byte cap that whole KB show as none", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 511}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxBytes", "read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 511 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}"}}},
+		{"a description in whole KB of a small cap", one("read", toolspec.ToolOverlay{Description: ptr("Up to {maxBytes|kb}KB."), Limits: map[string]int64{"maxBytes": 100}}),
+			[]toolspec.OverlayError{{"tools.read.limits.maxBytes", "read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 100 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}"}}},
 		{"unknown limit", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLine": 5}}),
 			[]toolspec.OverlayError{{"tools.read.limits.maxLine", "read has no limit maxLine (its limits: maxLines, maxBytes, maxModelBytes, mediaSniffBytes); settable limits: " + settable}}},
 		{"limit of a tool with none", one("delete", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 5}}),
@@ -167,6 +185,8 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{"tools.write.limits.maxBytes", "9007199254740992 is out of range: write.maxBytes must be from 1 to 9007199254740990"}}},
 		{"limit out of the spec's own range", one("publish", toolspec.ToolOverlay{Limits: map[string]int64{"expiresAfter": -1}}),
 			[]toolspec.OverlayError{{"tools.publish.limits.expiresAfter", "-1 is out of range: publish.expiresAfter must be from 1 to 9007199254740991"}}},
+		{"limit a parameter description states in words", one("publish", toolspec.ToolOverlay{Limits: map[string]int64{"expiresAfter": 60000}}),
+			[]toolspec.OverlayError{{"tools.publish.limits.expiresAfter", `the description of publish's expiresAfterMs states the default ("Link lifetime in milliseconds. Defaults to one hour."): an overlay that changes publish.expiresAfter must also give params.expiresAfterMs a description that states the new one`}}},
 		{"several at once, sorted by path", toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
 			"read": {Limits: map[string]int64{"maxLines": -5, "maxBytes": 0}, Params: map[string]string{"path": "", "file": "x"}, Description: ptr("{x}")},
 			"exec": {Description: ptr("x"), Offered: ptr(false)},
@@ -270,6 +290,67 @@ func TestWithApplies(t *testing.T) {
 	}
 	if got := toolspec.Ours().Overlay(); !reflect.DeepEqual(got, toolspec.Overlay{}) {
 		t.Errorf("Ours().Overlay() = %+v, want the zero Overlay", got)
+	}
+}
+
+// A limit whose default a parameter description states in words
+// (publish's expiresAfter, "Defaults to one hour.") changes only with a
+// new wording of that description in the same overlay: a later overlay
+// that changes the limit again, back to the spec's default too, words it
+// anew; one that keeps the value needs no wording.
+func TestWithStatedLimit(t *testing.T) {
+	minute := "Link lifetime in milliseconds. Defaults to one minute."
+	a, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"publish": {Limits: map[string]int64{"expiresAfter": 60000}, Params: map[string]string{"expiresAfterMs": minute}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, schema := a.Describe("publish", "", nil, nil); !strings.Contains(schema, minute) || a.Limit("publish", "expiresAfter") != 60000 {
+		t.Errorf("a: expiresAfter %d, schema %s", a.Limit("publish", "expiresAfter"), schema)
+	}
+	if _, err := a.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": 60000}}}}); err != nil {
+		t.Errorf("keeping the value: %v", err)
+	}
+	if _, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": toolspec.PublishExpiresAfterDefault}}}}); err != nil {
+		t.Errorf("the spec's default on Ours: %v", err)
+	}
+	for _, v := range []int64{toolspec.PublishExpiresAfterDefault, 120000} {
+		_, err := a.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"publish": {Limits: map[string]int64{"expiresAfter": v}}}})
+		if err == nil || !strings.Contains(err.Error(), `overlay: tools.publish.limits.expiresAfter: the description of publish's expiresAfterMs states the default ("`+minute+`")`) {
+			t.Errorf("changing a's expiresAfter to %d without a new wording: %v", v, err)
+		}
+	}
+}
+
+// A byte cap below 512 is accepted with a description that does not
+// write it in whole KB, and shown as it is; a later description that
+// writes it in whole KB is refused.
+func TestWithSmallByteCap(t *testing.T) {
+	s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Description: ptr("Up to {maxLines} lines or {maxBytes|size}."), Limits: map[string]int64{"maxBytes": 300}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.Describe("read", "", nil, nil); d != "Up to 2000 lines or 300B." {
+		t.Errorf("read's description: %q", d)
+	}
+	_, err = s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Description: ptr("Up to {maxBytes|kb}KB.")}}})
+	if err == nil || err.Error() != "overlay: tools.read.description: read's description writes maxBytes in whole KB ({maxBytes|kb}), which shows 300 bytes as 0KB: give at least 512, or a description with {maxBytes} or {maxBytes|size}" {
+		t.Errorf("a description in whole KB over a 300-byte cap: %v", err)
+	}
+}
+
+// A parameter description may hold braces that are no placeholder (a
+// JSON example); only what reads as a placeholder is refused.
+func TestWithParamBraces(t *testing.T) {
+	s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"exec": {Params: map[string]string{"env": `Variables, e.g. {"CI": "1"}; {} for none.`}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, schema := s.Describe("exec", "", nil, []toolspec.ExecBackend{{ID: "shell"}}); !strings.Contains(schema, `"description":"Variables, e.g. {\"CI\": \"1\"}; {} for none."`) {
+		t.Errorf("exec's schema: %s", schema)
 	}
 }
 

@@ -78,10 +78,10 @@ var specTools = []specTool{
 			{name: "limit", description: "Maximum number of lines to read"},
 		},
 		limits: []specLimit{
-			{name: "maxLines", def: ReadMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxBytes", def: ReadMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxModelBytes", def: ReadMaxModelBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "mediaSniffBytes", def: ReadMediaSniffBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxLines", def: ReadMaxLinesDefault, min: limitMin, max: limitMax, settable: true, unit: "lines"},
+			{name: "maxBytes", def: ReadMaxBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
+			{name: "maxModelBytes", def: ReadMaxModelBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
+			{name: "mediaSniffBytes", def: ReadMediaSniffBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
 		},
 	},
 	{
@@ -94,7 +94,7 @@ var specTools = []specTool{
 			{name: "offset", description: "Number of entries to skip in name order."},
 		},
 		limits: []specLimit{
-			{name: "page", def: LsPageDefault, min: LsPageMin, max: LsPageMax, settable: false},
+			{name: "page", def: LsPageDefault, min: LsPageMin, max: LsPageMax, settable: false, unit: "entries"},
 		},
 	},
 	{
@@ -109,7 +109,7 @@ var specTools = []specTool{
 			{name: "offset"},
 		},
 		limits: []specLimit{
-			{name: "page", def: FindPageDefault, min: FindPageMin, max: FindPageMax, settable: false},
+			{name: "page", def: FindPageDefault, min: FindPageMin, max: FindPageMax, settable: false, unit: "entries"},
 		},
 	},
 	{
@@ -128,11 +128,11 @@ var specTools = []specTool{
 			{name: "offset"},
 		},
 		limits: []specLimit{
-			{name: "page", def: GrepPageDefault, min: GrepPageMin, max: GrepPageMax, settable: false},
-			{name: "context", def: GrepContextDefault, min: GrepContextMin, max: GrepContextMax, settable: false},
-			{name: "maxLineBytes", def: GrepMaxLineBytesDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "maxResultBytes", def: GrepMaxResultBytesDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "maxQueryBytes", def: GrepMaxQueryBytesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "page", def: GrepPageDefault, min: GrepPageMin, max: GrepPageMax, settable: false, unit: "entries"},
+			{name: "context", def: GrepContextDefault, min: GrepContextMin, max: GrepContextMax, settable: false, unit: "lines"},
+			{name: "maxLineBytes", def: GrepMaxLineBytesDefault, min: limitMin, max: limitMax, settable: false, unit: "bytes"},
+			{name: "maxResultBytes", def: GrepMaxResultBytesDefault, min: limitMin, max: limitMax, settable: false, unit: "bytes"},
+			{name: "maxQueryBytes", def: GrepMaxQueryBytesDefault, min: limitMin, max: limitMax, settable: false, unit: "bytes"},
 		},
 	},
 	{
@@ -144,7 +144,7 @@ var specTools = []specTool{
 			{name: "content", description: "File content"},
 		},
 		limits: []specLimit{
-			{name: "maxBytes", def: WriteMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: WriteMaxBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
 		},
 	},
 	{
@@ -158,9 +158,9 @@ var specTools = []specTool{
 			{name: "edits.newText", description: "Replacement text for this targeted edit."},
 		},
 		limits: []specLimit{
-			{name: "maxBytes", def: EditMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxDiffLines", def: EditMaxDiffLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxDiffBytes", def: EditMaxDiffBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: EditMaxBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
+			{name: "maxDiffLines", def: EditMaxDiffLinesDefault, min: limitMin, max: limitMax, settable: true, unit: "lines"},
+			{name: "maxDiffBytes", def: EditMaxDiffBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
 		},
 	},
 	{
@@ -173,8 +173,9 @@ var specTools = []specTool{
 		},
 	},
 	{
-		name: ToolExec,
-		rule: true,
+		name:  ToolExec,
+		rule:  true,
+		names: []string{ToolRead, ToolWrite, ToolEdit, ToolGrep},
 		params: []specParam{
 			{name: "command", varies: true},
 			{name: "cwd", description: "Working directory. Defaults to the workspace root."},
@@ -183,10 +184,10 @@ var specTools = []specTool{
 			{name: "input", varies: true},
 		},
 		limits: []specLimit{
-			{name: "maxLines", def: ExecMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxBytes", def: ExecMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "snapshotInterval", def: ExecSnapshotIntervalDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "conflictLines", def: ExecConflictLinesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "maxLines", def: ExecMaxLinesDefault, min: limitMin, max: limitMax, settable: true, unit: "lines"},
+			{name: "maxBytes", def: ExecMaxBytesDefault, min: limitMin, max: limitMax, settable: true, unit: "bytes"},
+			{name: "snapshotInterval", def: ExecSnapshotIntervalDefault, min: limitMin, max: limitMax, settable: false, unit: "milliseconds"},
+			{name: "conflictLines", def: ExecConflictLinesDefault, min: limitMin, max: limitMax, settable: false, unit: "lines"},
 		},
 	},
 	{
@@ -198,7 +199,7 @@ var specTools = []specTool{
 			{name: "expiresAfterMs", description: "Link lifetime in milliseconds. Defaults to one hour."},
 		},
 		limits: []specLimit{
-			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true},
+			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true, unit: "milliseconds", statedIn: []string{"expiresAfterMs"}},
 		},
 	},
 }
@@ -910,6 +911,15 @@ func MsgEinoReadOnly(path string) string {
 	return "the workspace is read-only: cannot modify: " + path
 }
 
+// MsgEinoNotOffered renders "the tool set does not offer {tool}: cannot
+// modify: {path}". Ours: an Eino write_file or edit_file call on a Backend
+// whose tool set does not offer our write (edit), which an overlay withholds
+// (toolspec.ToolOverlay.Offered); tool is its name as the set would offer it
+// (with the prefix). Nothing is changed, and no approval is asked.
+func MsgEinoNotOffered(tool string, path string) string {
+	return "the tool set does not offer " + tool + ": cannot modify: " + path
+}
+
 // MsgEinoGlobTooManyAlternatives renders "braces make more than {max}
 // alternatives". Ours: the reason given with invalidGlob when an Eino glob or
 // grep glob's brace groups multiply into more alternatives than
@@ -1081,6 +1091,7 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoEditEmptyOldString", Template: "old_string must not be empty: {path}", Sample: MsgEinoEditEmptyOldString("<path>")},
 	{Name: "MsgEinoEditNotUnique", Template: "old_string occurs {count} times in {path}; give more surrounding context to make it unique, or set replace_all to replace every occurrence", Sample: MsgEinoEditNotUnique(12345, "<path>")},
 	{Name: "MsgEinoReadOnly", Template: "the workspace is read-only: cannot modify: {path}", Sample: MsgEinoReadOnly("<path>")},
+	{Name: "MsgEinoNotOffered", Template: "the tool set does not offer {tool}: cannot modify: {path}", Sample: MsgEinoNotOffered("<tool>", "<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},

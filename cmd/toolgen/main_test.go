@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/toolgen"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // TestCheckThenWrite runs toolgen in a scratch module: check mode reports
@@ -86,8 +88,25 @@ func TestOverlayPackage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("tools", "use_test.go"), []byte(useTest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := exec.Command("go", "test", "-count=1", "./tools").CombinedOutput(); err != nil {
-		t.Errorf("go test of the generated package: %v\n%s", err, b)
+	// A package generated for an overlay that this agenttools refuses, as
+	// one generated with another version may be.
+	stale, err := toolgen.GenerateUser(toolgen.UserPackage{Source: "agenttools.cue", Package: "stale", Overlay: toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
+		"read": {Limits: map[string]int64{"maxLines": 0}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll("stale", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("stale", toolgen.UserFile), stale, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("stale", "stale_test.go"), []byte(staleTest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("go", "test", "-count=1", "./tools", "./stale").CombinedOutput(); err != nil {
+		t.Errorf("go test of the generated packages: %v\n%s", err, b)
 	}
 	a.Save(t, func(name string) bool { return name == "agenttools.cue" })
 }
@@ -162,6 +181,36 @@ func TestOverlayCommand(t *testing.T) {
 		}
 	}
 }
+
+// staleTest is a test of a generated package whose overlay this
+// agenttools refuses: Surface, Options and a constructor fail with an
+// error that says so, names the overlay file and go generate, and wraps
+// With's *toolspec.OverlayError.
+const staleTest = `package stale
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agenttools/agenttools"
+	"github.com/agenttools/agenttools/toolspec"
+)
+
+func TestStale(t *testing.T) {
+	_, err := Surface()
+	want := "stale: agenttools.cue is refused by this version of agenttools, which checks it differently from the version toolgen ran with; go generate names each refused field with its line: overlay: tools.read.limits.maxLines: 0 is out of range"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Surface: %v\nwant %s...", err, want)
+	}
+	if oe := (*toolspec.OverlayError)(nil); !errors.As(err, &oe) || oe.Path != "tools.read.limits.maxLines" {
+		t.Errorf("the error does not wrap the OverlayError: %v", err)
+	}
+	if _, err2 := Options(agenttools.Options{}); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("Options: %v", err2)
+	}
+}
+`
 
 // useTest is a test of the generated package: the raw tool set NewRaw
 // builds offers the overlay's texts and limit, and the spec's elsewhere.

@@ -24,6 +24,12 @@ type Segment struct {
 // string quoted as JSON.stringify does), mode (a Unix file mode in octal).
 var Formats = map[string]string{"kb": "int", "size": "int", "json": "string", "mode": "int"}
 
+// Units are the units of the integer each int format writes, as the
+// spec's limits name them: kb and size write bytes; mode writes a file
+// mode, which no limit is. A description's placeholder for a limit may
+// carry a format only of the limit's unit.
+var Units = map[string]string{"kb": "bytes", "size": "bytes", "mode": "mode"}
+
 // re matches one placeholder: an argument name of ASCII letters and
 // digits, then an optional lower-case format after '|'.
 var re = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)

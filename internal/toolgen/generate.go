@@ -103,9 +103,15 @@ func kv(name string, v jen.Code) jen.Code {
 	return jen.Id(name).Op(":").Add(v)
 }
 
-// lit writes a string constant, as a raw literal when that is possible.
+// lit writes a string constant, as a raw literal when that is possible
+// and reads better: the text has a quote or a backslash, and every
+// character shows as itself (a raw literal cannot hold a backquote or a
+// carriage return, Go source holds no NUL or byte order mark, and other
+// control or invisible characters would not show). An overlay's text may
+// hold any of them.
 func lit(s string) jen.Code {
-	if !strings.ContainsAny(s, "`\r") && strings.ContainsAny(s, `"\`) {
+	shows := func(r rune) bool { return r != '\r' && (r == '\n' || r == '\t' || unicode.IsPrint(r)) }
+	if !strings.ContainsRune(s, '`') && strings.ContainsAny(s, `"\`) && !strings.ContainsFunc(s, func(r rune) bool { return !shows(r) }) {
 		return jen.Op("`" + s + "`")
 	}
 	return jen.Lit(s)

@@ -2,7 +2,9 @@ package toolgen
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -329,6 +331,7 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		t.Messages = append(t.Messages, l.template(f.name, f.v))
 	}
 	l.checkDescription(t, d)
+	l.checkStated(t, v)
 	for _, f := range l.fields(v.LookupPath(cue.ParsePath("results"))) {
 		t.Results = append(t.Results, l.result(f.name, f.v))
 	}
@@ -355,11 +358,107 @@ func (l *loader) checkDescription(t Tool, v cue.Value) {
 			}
 			l.fail(v.LookupPath(cue.ParsePath("template.text")), "%s: the description's placeholder {%s} must name a limit of the tool (an int) or a tool", t.Name, a.Name)
 		}
+		for _, seg := range placeholder.Parse(t.Description.Template.Text) {
+			unit, ok := placeholder.Units[seg.Format]
+			if i := slices.IndexFunc(t.Limits, func(lim Limit) bool { return lim.Name == seg.Arg }); ok && i >= 0 && t.Limits[i].Unit != unit {
+				l.fail(v.LookupPath(cue.ParsePath("template.text")), "%s: the description's {%s|%s} writes %s and %s is in %s", t.Name, seg.Arg, seg.Format, unit, seg.Arg, t.Limits[i].Unit)
+			}
+		}
 	case t.Description.Exec == nil:
 		if strings.ContainsAny(t.Description.Text, "{}") {
 			l.fail(v.LookupPath(cue.ParsePath("text")), "%s: a fixed description has no braces (a description with placeholders is a template)", t.Name)
 		}
 	}
+}
+
+// checkStated holds a tool's settable limits to what Surface.With can
+// keep true when an overlay changes one: the tool's description and
+// messages, which an overlay cannot reword with the new value (a
+// description states a limit by a placeholder), do not write a settable
+// limit's default in digits; a parameter description that states it is
+// listed in the limit's statedIn, which names only parameters with a
+// description of their own. A default written in words ("one hour") the
+// generator cannot see: statedIn lists it by hand.
+func (l *loader) checkStated(t Tool, v cue.Value) {
+	// A text the model sees, with where the spec writes it.
+	type text struct {
+		where string // "the description", "message x", "parameter y"
+		param string // the parameter as an overlay names it, for a parameter's
+		text  string
+		at    cue.Value
+	}
+	var texts []text
+	d := v.LookupPath(cue.ParsePath("description"))
+	switch e := t.Description.Exec; {
+	case t.Description.Template != nil:
+		texts = append(texts, text{where: "the description", text: t.Description.Template.Text, at: d})
+	case e != nil:
+		parts := slices.Concat(e.SingleShell, e.SingleCallable, e.Multiple, e.CallableSection,
+			[]string{e.BackendItem.Text, e.CallableMark, e.DefaultShell, e.DefaultCallable, e.OutputHint.Text})
+		for _, h := range e.Hints {
+			parts = append(parts, h.Text)
+		}
+		texts = append(texts, text{where: "the description", text: strings.Join(parts, "\n"), at: d})
+	default:
+		texts = append(texts, text{where: "the description", text: t.Description.Text, at: d})
+	}
+	for _, m := range t.Messages {
+		texts = append(texts, text{where: "message " + m.Name, text: m.Text, at: v.LookupPath(cue.MakePath(cue.Str("messages"), cue.Str(m.Name), cue.Str("text")))})
+	}
+	described := map[string]bool{}
+	var add func(prefix string, at cue.Value, list []Param)
+	add = func(prefix string, at cue.Value, list []Param) {
+		for _, p := range list {
+			pv := at.LookupPath(cue.MakePath(cue.Str(p.Name)))
+			if p.Description != "" {
+				described[prefix+p.Name] = true
+				texts = append(texts, text{"parameter " + prefix + p.Name, prefix + p.Name, p.Description, pv.LookupPath(cue.ParsePath("description"))})
+			}
+			for _, d := range p.Descriptions {
+				texts = append(texts, text{"parameter " + prefix + p.Name + " (" + d.Name + ")", "", d.Text, pv.LookupPath(cue.MakePath(cue.Str("descriptions"), cue.Str(d.Name)))})
+			}
+			add(prefix+p.Name+".", pv.LookupPath(cue.ParsePath("items.properties")), p.Items)
+		}
+	}
+	add("", v.LookupPath(cue.ParsePath("params")), t.Params)
+	for _, f := range l.fields(v.LookupPath(cue.ParsePath("limits"))) {
+		lim := t.Limits[slices.IndexFunc(t.Limits, func(lim Limit) bool { return lim.Name == f.name })]
+		for i, p := range lim.StatedIn {
+			if !described[p] || !lim.Settable {
+				l.fail(f.v.LookupPath(cue.MakePath(cue.Str("statedIn"), cue.Index(i))), "%s: limit %s: statedIn names %s, which is not a parameter of the tool with a description of its own, or the limit is not settable", t.Name, lim.Name, p)
+			}
+		}
+		if !lim.Settable {
+			continue
+		}
+		re := statesDefault(lim)
+		for _, x := range texts {
+			switch {
+			case !re.MatchString(x.text), x.param != "" && slices.Contains(lim.StatedIn, x.param):
+			case x.param != "":
+				l.fail(x.at, "%s: %s's description writes the default of the settable limit %s (%d %s): list %s in the limit's statedIn, so that an overlay that changes the limit must reword it", t.Name, x.where, lim.Name, lim.Default, lim.Unit, x.param)
+			default:
+				l.fail(x.at, "%s: %s writes the default of the settable limit %s (%d %s), which an overlay may change and cannot reword there: write it with a placeholder, or make the limit fixed", t.Name, x.where, lim.Name, lim.Default, lim.Unit)
+			}
+		}
+	}
+}
+
+// statesDefault matches a text that writes lim's default in digits: the
+// number itself, or for bytes a whole number of KB or MB with its unit.
+func statesDefault(lim Limit) *regexp.Regexp {
+	alts := []string{strconv.FormatInt(lim.Default, 10)}
+	if lim.Unit == "bytes" {
+		for _, u := range []struct {
+			size int64
+			name string
+		}{{1 << 10, "K"}, {1 << 20, "M"}} {
+			if lim.Default%u.size == 0 {
+				alts = append(alts, strconv.FormatInt(lim.Default/u.size, 10)+`(?:\.0)? ?`+u.name+`i?B`)
+			}
+		}
+	}
+	return regexp.MustCompile(`(?:^|[^0-9.])(?:` + strings.Join(alts, "|") + `)(?:[^0-9]|$)`)
 }
 
 // annotations reads a tool's annotations and rejects hints MCP would
@@ -399,6 +498,9 @@ func (l *loader) limit(name string, v cue.Value) Limit {
 	// workspaceLimits are not #Limits: none of them is settable.
 	if b := l.optBool(v, "settable"); b != nil {
 		lim.Settable = *b
+	}
+	if s := v.LookupPath(cue.ParsePath("statedIn")); s.Exists() {
+		lim.StatedIn = l.strings(s)
 	}
 	return lim
 }

@@ -143,7 +143,9 @@ type Rule struct {
 }
 
 // Limit is a numeric limit with its unit and default. Settable marks the
-// default of a core option, which an overlay may change.
+// default of a core option, which an overlay may change. StatedIn are the
+// parameters whose description states the default without a placeholder,
+// which an overlay that changes the limit must replace.
 type Limit struct {
 	Name     string
 	Default  int64
@@ -152,6 +154,7 @@ type Limit struct {
 	Min      *int64
 	Max      *int64
 	Settable bool
+	StatedIn []string
 }
 
 // Template is a text with typed {name} placeholders.

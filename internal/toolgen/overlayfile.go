@@ -1,6 +1,7 @@
 package toolgen
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -52,7 +53,8 @@ func (e *PosError) Error() string {
 func (e *PosError) Unwrap() error { return e.Err }
 
 // LoadOverlay reads an overlay file: CUE (any package name, or none) or,
-// when filename ends in .json, JSON with the same fields. filename names
+// when filename ends in .json, JSON with the same fields; either may
+// start with a UTF-8 byte order mark. filename names
 // the file in errors; src is its text. The overlay is unified with the
 // spec's #Overlay (spec/overlay.cue), so a field the schema lacks (a
 // misspelt field, an unknown tool, a message) or a value of the wrong
@@ -81,7 +83,9 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 	}
 	var user cue.Value
 	if strings.EqualFold(path.Ext(filename), ".json") {
-		expr, err := cuejson.Extract(filename, src)
+		// A byte order mark, which editors on Windows write, is not JSON;
+		// CUE skips one at the start of a .cue file, and so does this.
+		expr, err := cuejson.Extract(filename, bytes.TrimPrefix(src, []byte("\uFEFF")))
 		if err != nil {
 			return toolspec.Overlay{}, cueError(err, filename)
 		}

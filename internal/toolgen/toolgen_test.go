@@ -93,6 +93,11 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"description placeholder that is no limit", "capped at {maxLines} lines or {maxBytes|kb}KB and includes line and byte continuations when truncated.\"\n\t\targs: {maxLines: \"int\", maxBytes: \"int\"}",
 			"capped at {maxRows} lines or {maxBytes|kb}KB and includes line and byte continuations when truncated.\"\n\t\targs: {maxRows: \"int\", maxBytes: \"int\"}", regexp.MustCompile(`read: the description's placeholder \{maxRows\} must name a limit of the tool`)},
 		{"brace in a fixed description", `description: text: "Delete a file or directory.`, `description: text: "Delete a {file} or directory.`, regexp.MustCompile(`delete: a fixed description has no braces`)},
+		{"settable default in a parameter description", `description: "Maximum number of lines to read"`, `description: "Maximum number of lines to read. Defaults to 2000."`, regexp.MustCompile(`read: parameter limit's description writes the default of the settable limit maxLines \(2000 lines\): list limit in the limit's statedIn`)},
+		{"settable default in a message", `exceeds the {maxBytes}-byte write cap.`, `exceeds the 2 MiB write cap.`, regexp.MustCompile(`write: message contentTooLarge writes the default of the settable limit maxBytes \(2097152 bytes\)`)},
+		{"settable default in KB in the description", `Text output is capped at {maxLines} lines or {maxBytes|kb}KB`, `Text output is capped at {maxLines} lines or 256KB`, regexp.MustCompile(`read: the description writes the default of the settable limit maxBytes`)},
+		{"statedIn naming no parameter", `statedIn: ["expiresAfterMs"]`, `statedIn: ["expiresAfter"]`, regexp.MustCompile(`publish: limit expiresAfter: statedIn names expiresAfter, which is not a parameter`)},
+		{"byte format on a limit in lines", `{maxBytes|kb}KB and includes`, `{maxLines|kb}KB and includes`, regexp.MustCompile(`read: the description's \{maxLines\|kb\} writes bytes and maxLines is in lines`)},
 		{"unknown description variant", `mixed:    "Shell command`, `mixd:     "Shell command`, regexp.MustCompile(`spec/tools\.cue:\d+:\d+`)},
 	}
 	for _, c := range cases {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/adk/filesystem"
+
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
@@ -80,5 +82,93 @@ func TestAgentApproval(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAgentWithheldTools: when an overlay withholds our write or edit
+// (and with it the approval Options.Approve puts on it), Eino's
+// write_file or edit_file over our Backend, called by a model in an adk
+// agent under a Runner, ends the run with EPERM and
+// toolspec.MsgEinoNotOffered (named with the set's prefix), asks no
+// Approver and changes nothing; the tool the overlay keeps still runs,
+// after its approval.
+func TestAgentWithheldTools(t *testing.T) {
+	for _, withheld := range []string{toolspec.ToolWrite, toolspec.ToolEdit} {
+		t.Run(withheld, func(t *testing.T) {
+			surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{withheld: {Offered: new(false)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := testws.Memory.New(t)
+			if err := ws.WriteFile(t.Context(), "/workspace/notes.txt", []byte("alpha\n"), vfs.WriteOptions{CreateParents: true}); err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			opts := agenttools.Options{Surface: surface, Prefix: "ws_", Approve: agenttools.ApproveList{agenttools.ApproveMutating},
+				Approver: agenttools.ApproverFunc(func(_ context.Context, req agenttools.ApprovalRequest) (bool, error) {
+					asked = append(asked, req.Spec)
+					return true, nil
+				})}
+			b := mustNew(t, ws, opts)
+			writeCall := call("c1", "write_file", `{"file_path":"/workspace/new.txt","content":"new\n"}`)
+			editCall := call("c2", "edit_file", `{"file_path":"/workspace/notes.txt","old_string":"alpha","new_string":"ALPHA"}`)
+			refused, kept, keptSpec := writeCall, editCall, toolspec.ToolEdit
+			if withheld == toolspec.ToolEdit {
+				refused, kept, keptSpec = editCall, writeCall, toolspec.ToolWrite
+			}
+			runErr := runOneCall(t, b, refused)
+			path := "/workspace/new.txt"
+			if withheld == toolspec.ToolEdit {
+				path = "/workspace/notes.txt"
+			}
+			if want := toolspec.MsgEinoNotOffered("ws_"+withheld, path); !errors.Is(runErr, fs.ErrPermission) || !strings.Contains(runErr.Error(), want) {
+				t.Errorf("the run ended with %v, want EPERM %q", runErr, want)
+			}
+			if len(asked) != 0 {
+				t.Errorf("the Approver was asked about %v", asked)
+			}
+			if _, err := ws.Lstat(t.Context(), "/workspace/new.txt"); err == nil || readAll(t, ws, "/workspace/notes.txt") != "alpha\n" {
+				t.Error("the withheld tool changed the workspace")
+			}
+			if err := runOneCall(t, b, kept); err != nil || len(asked) != 1 || asked[0] != keptSpec {
+				t.Errorf("the kept tool: the run ended with %v; the Approver was asked about %v, want %s", err, asked, keptSpec)
+			}
+		})
+	}
+}
+
+// TestAgentPrefix: with Options.Prefix (which names our tools, not
+// Eino's) and an exec backend, New still gives a ShellBackend, so the
+// middleware offers execute, which a model in an adk agent under a
+// Runner calls; the approval of our exec (named with the prefix) still
+// covers it.
+func TestAgentPrefix(t *testing.T) {
+	ws := testws.Memory.New(t)
+	if err := ws.Mkdir(t.Context(), "/workspace", vfs.MkdirOptions{Recursive: true}); err != nil {
+		t.Fatal(err)
+	}
+	exec, err := execbackend.NewMirror(ws, execbackend.MirrorOptions{Mirror: filepath.Join(t.TempDir(), "mirror")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []agenttools.ApprovalRequest
+	b := mustNew(t, ws, agenttools.Options{Prefix: "ws_", Backends: []execbackend.Backend{exec}, Approve: agenttools.ApproveList{toolspec.ToolExec},
+		Approver: agenttools.ApproverFunc(func(_ context.Context, req agenttools.ApprovalRequest) (bool, error) {
+			asked = append(asked, req)
+			return true, nil
+		})})
+	if _, ok := b.(interface {
+		Execute(context.Context, *filesystem.ExecuteRequest) (*filesystem.ExecuteResponse, error)
+	}); !ok {
+		t.Fatalf("New with a prefix and an exec backend gave a %T, not a ShellBackend", b)
+	}
+	if err := runOneCall(t, b, call("c1", "execute", `{"command":"echo made > made.txt"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, ws, "/workspace/made.txt"); got != "made\n" {
+		t.Errorf("made.txt holds %q", got)
+	}
+	if len(asked) != 1 || asked[0].Tool != "ws_exec" || asked[0].Spec != toolspec.ToolExec {
+		t.Errorf("the Approver was asked %+v, want one ws_exec request", asked)
 	}
 }

@@ -103,7 +103,10 @@
 // are too (EINVAL, EFBIG), worded by the spec (toolspec.MsgEino*,
 // MsgEditNotFound). Execute's command that could not start is a plain
 // error with our exec tool's text. With
-// Options.Readonly, Write and Edit fail with EROFS. A cancelled context
+// Options.Readonly, Write and Edit fail with EROFS; when the tool set
+// does not offer our write (edit), which an overlay withholds
+// (toolspec.ToolOverlay.Offered), Write (Edit) fails with EPERM
+// (toolspec.MsgEinoNotOffered) and no approval is asked. A cancelled context
 // returns its error.
 //
 // backend imports eino's adk/filesystem, core and the workspace; only
@@ -144,6 +147,7 @@ type Backend struct {
 	root     string
 	readonly bool
 	editMax  int64
+	prefix   string
 }
 
 // ShellBackend is a Backend that also runs commands: Eino's
@@ -172,11 +176,18 @@ func New(ws *vfs.Workspace, opts agenttools.Options) (filesystem.Backend, error)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{ws: ws, ex: ex, root: opts.Root, readonly: opts.Readonly, editMax: cmp.Or(opts.Edit.MaxBytes, ex.Surface().Limit(toolspec.ToolEdit, "maxBytes"))}
-	if _, ok := ex.Tool(toolspec.ToolExec); ok {
+	b := &Backend{ws: ws, ex: ex, root: opts.Root, readonly: opts.Readonly, editMax: cmp.Or(opts.Edit.MaxBytes, ex.Surface().Limit(toolspec.ToolEdit, "maxBytes")), prefix: opts.Prefix}
+	if b.offers(toolspec.ToolPrefix(opts.Prefix).Name(toolspec.ToolExec)) {
 		return &ShellBackend{b}, nil
 	}
 	return b, nil
+}
+
+// offers reports whether the tool set offers the tool the model calls
+// name.
+func (b *Backend) offers(name string) bool {
+	_, ok := b.ex.Tool(name)
+	return ok
 }
 
 // path is the canonical workspace path of a path Eino passes: from "/"
@@ -315,7 +326,7 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	if err := b.ex.CheckApproval(ctx, toolspec.ToolWrite, req.FilePath, req); err != nil {
 		return err
 	}
-	p, unlock, err := b.change(ctx, req.FilePath, false)
+	p, unlock, err := b.change(ctx, toolspec.ToolWrite, req.FilePath, false)
 	if err != nil {
 		return err
 	}
@@ -349,16 +360,22 @@ func (b *Backend) Write(ctx context.Context, req *filesystem.WriteRequest) error
 	return err
 }
 
-// change prepares a change at path: its canonical path, refused under
-// Options.Readonly, and the workspace's lock for it, taken (the place a
-// link at path leads to when followFinal), as our write and edit take it.
-func (b *Backend) change(ctx context.Context, path string, followFinal bool) (string, func(), error) {
+// change prepares a change at path that our tool spec (write or edit)
+// would make: its canonical path, refused under Options.Readonly and
+// when the set does not offer spec (the surface withholds it, and with it
+// the approval that would cover the change), and the workspace's lock
+// for it, taken (the place a link at path leads to when followFinal), as
+// our write and edit take it.
+func (b *Backend) change(ctx context.Context, spec, path string, followFinal bool) (string, func(), error) {
 	p, err := b.path(ctx, path)
 	if err != nil {
 		return "", nil, err
 	}
 	if b.readonly {
 		return "", nil, errno.New(errno.EROFS, toolspec.MsgEinoReadOnly(p), p)
+	}
+	if name := toolspec.ToolPrefix(b.prefix).Name(spec); !b.offers(name) {
+		return "", nil, errno.New(errno.EPERM, toolspec.MsgEinoNotOffered(name, p), p)
 	}
 	unlock, err := b.ws.Lock(ctx, b.ws.LockKey(ctx, p, followFinal), false)
 	if err != nil {
@@ -380,7 +397,7 @@ func (b *Backend) Edit(ctx context.Context, req *filesystem.EditRequest) error {
 	if err := b.ex.CheckApproval(ctx, toolspec.ToolEdit, req.FilePath, req); err != nil {
 		return err
 	}
-	p, unlock, err := b.change(ctx, req.FilePath, true)
+	p, unlock, err := b.change(ctx, toolspec.ToolEdit, req.FilePath, true)
 	if err != nil {
 		return err
 	}
