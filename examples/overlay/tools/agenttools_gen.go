@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"fmt"
 	agenttools "github.com/agenttools/agenttools"
 	langchaingo "github.com/agenttools/agenttools/adapters/langchaingo"
 	mcp "github.com/agenttools/agenttools/adapters/mcp"
@@ -32,13 +33,17 @@ var Overlay = toolspec.Overlay{
 }
 
 var surface = sync.OnceValues(func() (*toolspec.Surface, error) {
-	return toolspec.Ours().With(Overlay)
+	s, err := toolspec.Ours().With(Overlay)
+	if err != nil {
+		return nil, fmt.Errorf("tools: agenttools.cue is refused by this version of agenttools, which checks it differently from the version toolgen ran with; go generate names each refused field with its line: %w", err)
+	}
+	return s, nil
 })
 
 // Surface returns toolspec.Ours() changed by Overlay, computed once. Its error
-// is toolspec.Surface.With's, which toolgen checked when it wrote this file:
-// it can fail only when the agenttools module has changed since; go generate
-// then names each field it refuses, with its line.
+// wraps toolspec.Surface.With's, which toolgen checked when it wrote this
+// file: it can fail only when the agenttools module has changed since; go
+// generate then names each field it refuses, with its line.
 func Surface() (*toolspec.Surface, error) {
 	return surface()
 }
