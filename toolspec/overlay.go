@@ -74,7 +74,8 @@ func (e *OverlayError) Error() string { return "overlay: " + e.Path + ": " + e.R
 // change: which tools are offered, their descriptions, parameter
 // descriptions and default limits. Ours is the spec's; With derives
 // another. A Surface is immutable and safe for concurrent use; core takes
-// one in core.Options.Surface.
+// one in core.Options.Surface. A nil or zero Surface (new(Surface)) is
+// Ours.
 type Surface struct {
 	overlay Overlay
 	tools   map[string]*surfaceTool
@@ -165,6 +166,7 @@ func Ours() *Surface { return ours }
 // change of a limit whose default a parameter description states in
 // words without a new description of that parameter.
 func (s *Surface) With(o Overlay) (*Surface, error) {
+	s = s.orOurs()
 	var errs []*OverlayError
 	for _, name := range slices.Sorted(maps.Keys(o.Tools)) {
 		t, ok := s.tools[name]
@@ -499,6 +501,7 @@ func formatNames() string {
 // accumulated (a later one replacing an earlier one of the same field):
 // the zero Overlay for Ours. The result is a copy.
 func (s *Surface) Overlay() Overlay {
+	s = s.orOurs()
 	if s.overlay.Tools == nil {
 		return Overlay{}
 	}
@@ -510,9 +513,19 @@ func (s *Surface) Overlay() Overlay {
 	return out
 }
 
+// orOurs is s, or Ours for a nil or zero Surface (one not made by Ours or
+// With), so that such a value means the spec's surface rather than a
+// crash.
+func (s *Surface) orOurs() *Surface {
+	if s == nil || s.tools == nil {
+		return ours
+	}
+	return s
+}
+
 // tool is the tool the spec calls name; it panics when there is none.
 func (s *Surface) tool(name string) *surfaceTool {
-	t, ok := s.tools[name]
+	t, ok := s.orOurs().tools[name]
 	if !ok {
 		panic("toolspec: the spec has no tool " + strconv.Quote(name))
 	}

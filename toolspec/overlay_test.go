@@ -415,3 +415,31 @@ func TestDescriptionKeepsItsOwnBraces(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroSurfaceIsOurs: a Surface not made by Ours or With (nil, or the
+// zero value a caller can write) means the spec's surface, for every
+// method, rather than a panic in the tool set that uses it.
+func TestZeroSurfaceIsOurs(t *testing.T) {
+	for name, s := range map[string]*toolspec.Surface{"nil": nil, "zero": new(toolspec.Surface)} {
+		for _, tool := range toolspec.ToolNames {
+			if !s.Offered(tool) {
+				t.Errorf("%s: %s not offered", name, tool)
+			}
+			d, schema := s.Describe(tool, "", nil, []toolspec.ExecBackend{{ID: "shell"}})
+			wd, wschema := toolspec.Ours().Describe(tool, "", nil, []toolspec.ExecBackend{{ID: "shell"}})
+			if d != wd || schema != wschema {
+				t.Errorf("%s: %s described otherwise than by Ours", name, tool)
+			}
+		}
+		if got := s.Limit("read", "maxLines"); got != toolspec.ReadMaxLinesDefault {
+			t.Errorf("%s: read.maxLines %d", name, got)
+		}
+		if o := s.Overlay(); o.Tools != nil {
+			t.Errorf("%s: overlay %v", name, o)
+		}
+		n, err := s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Limits: map[string]int64{"maxLines": 7}}}})
+		if err != nil || n.Limit("read", "maxLines") != 7 || n.Limit("read", "maxBytes") != toolspec.ReadMaxBytesDefault {
+			t.Errorf("%s: With: %v", name, err)
+		}
+	}
+}
