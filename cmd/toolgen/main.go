@@ -136,7 +136,7 @@ func apply(root string, changes []toolgen.Change, write, quiet bool, fix string,
 			return 2
 		}
 		for _, c := range changes {
-			fmt.Fprintln(stdout, "toolgen: wrote", c.Describe())
+			fmt.Fprintln(stdout, "toolgen:", c.Applied())
 		}
 		return 0
 	}
