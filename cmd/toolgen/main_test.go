@@ -115,7 +115,7 @@ func TestOverlayCommand(t *testing.T) {
 	}
 
 	write("agenttools.cue", "package agenttools\n\ntools: read: descripton: \"Read a file\"\ntools: ls: limits: page: 50\n")
-	if code := do("-overlay", "agenttools.cue", "-out", "gen"); code != 2 || errs.String() != "agenttools.cue:3:14: tools.read.descripton: field not allowed\n" {
+	if code := do("-overlay", "agenttools.cue", "-out", "gen"); code != 2 || errs.String() != "agenttools.cue:3:14: tools.read.descripton: field not allowed; a tool's fields: offered, description, params, limits\n" {
 		t.Errorf("a misspelt field: exit %d, stderr %q", code, errs.String())
 	}
 	write("agenttools.cue", "package agenttools\n\ntools: read: description: \"Read a file\"\ntools: ls: limits: page: 50\n")
