@@ -69,7 +69,9 @@ func (e *OverlayError) Error() string { return "overlay: " + e.Path + ": " + e.R
 // change: which tools are offered, their descriptions, parameter
 // descriptions and default limits. Ours is the spec's; With derives
 // another. A Surface is immutable and safe for concurrent use; core takes
-// one in core.Options.Surface.
+// one in core.Options.Surface. A nil *Surface is Ours, as a nil
+// core.Options.Surface is, so opts.Surface.With(o) changes whatever surface
+// opts holds.
 type Surface struct {
 	overlay Overlay
 	tools   map[string]*surfaceTool
@@ -150,6 +152,7 @@ func Ours() *Surface { return ours }
 // limit the tool does not have, one that is not settable, or a value out
 // of core's range for it (the spec's min and max, else 1 to 2^53-2).
 func (s *Surface) With(o Overlay) (*Surface, error) {
+	s = s.orOurs()
 	var errs []*OverlayError
 	for _, name := range slices.Sorted(maps.Keys(o.Tools)) {
 		t, ok := s.tools[name]
@@ -363,6 +366,7 @@ func formatNames() string {
 // accumulated (a later one replacing an earlier one of the same field):
 // the zero Overlay for Ours. The result is a copy.
 func (s *Surface) Overlay() Overlay {
+	s = s.orOurs()
 	if s.overlay.Tools == nil {
 		return Overlay{}
 	}
@@ -374,9 +378,17 @@ func (s *Surface) Overlay() Overlay {
 	return out
 }
 
+// orOurs is s, or Ours for a nil s.
+func (s *Surface) orOurs() *Surface {
+	if s == nil {
+		return ours
+	}
+	return s
+}
+
 // tool is the tool the spec calls name; it panics when there is none.
 func (s *Surface) tool(name string) *surfaceTool {
-	t, ok := s.tools[name]
+	t, ok := s.orOurs().tools[name]
 	if !ok {
 		panic("toolspec: the spec has no tool " + strconv.Quote(name))
 	}

@@ -312,3 +312,39 @@ func TestOverlayJSON(t *testing.T) {
 		t.Errorf("encoded %s", back)
 	}
 }
+
+// A nil *Surface is Ours, as a nil core.Options.Surface is: a caller may
+// write opts.Surface.With(o) whether or not opts holds a surface.
+func TestNilSurfaceIsOurs(t *testing.T) {
+	var s *toolspec.Surface
+	if !s.Offered(toolspec.ToolExec) || s.Limit(toolspec.ToolRead, "maxLines") != toolspec.ReadMaxLinesDefault {
+		t.Errorf("nil surface: Offered(exec) %v, Limit(read, maxLines) %d; want Ours'", s.Offered(toolspec.ToolExec), s.Limit(toolspec.ToolRead, "maxLines"))
+	}
+	if o := s.Overlay(); o.Tools != nil {
+		t.Errorf("nil surface: Overlay() = %+v, want the zero Overlay", o)
+	}
+	for _, tool := range toolspec.ToolNames {
+		if tool == toolspec.ToolExec {
+			continue // needs backends; Describe of read and the others is enough
+		}
+		d, schema := s.Describe(tool, "", nil, nil)
+		wd, wschema := toolspec.Ours().Describe(tool, "", nil, nil)
+		if d != wd || schema != wschema {
+			t.Errorf("nil surface: Describe(%s) = %q, %s; want Ours' %q, %s", tool, d, schema, wd, wschema)
+		}
+	}
+	o := toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Limits: map[string]int64{"maxLines": 500}}}}
+	n, err := s.With(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Limit(toolspec.ToolRead, "maxLines"); got != 500 {
+		t.Errorf("nil surface With: read maxLines %d, want 500", got)
+	}
+	if !reflect.DeepEqual(n.Overlay(), o) {
+		t.Errorf("nil surface With: Overlay() = %+v, want %+v", n.Overlay(), o)
+	}
+	if _, err := s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"cat": {}}}); err == nil {
+		t.Error("nil surface With: an unknown tool is accepted")
+	}
+}
