@@ -352,11 +352,15 @@ func (t *specTool) checkDescription(text string) string {
 		case !known:
 			return fmt.Sprintf("{%s|%s}: unknown format %s; formats: %s", s.Arg, s.Format, s.Format, formatNames())
 		case want != t.args[i].typ:
-			return fmt.Sprintf("{%s|%s}: format %s takes a %s and %s is a %s", s.Arg, s.Format, s.Format, want, s.Arg, t.args[i].typ)
+			return fmt.Sprintf("{%s|%s}: format %s takes %s, and %s is %s", s.Arg, s.Format, s.Format, argKind[want], s.Arg, argKind[t.args[i].typ])
 		}
 	}
 	return ""
 }
+
+// argKind words a placeholder's argument type (placeholder.Formats',
+// specArg's) for a message.
+var argKind = map[string]string{"int": "an integer", "string": "a string", "tool": "a tool name"}
 
 func formatNames() string {
 	return strings.Join(slices.Sorted(maps.Keys(placeholder.Formats)), ", ")

@@ -154,7 +154,7 @@ func TestWithRefuses(t *testing.T) {
 		{"unknown format", one("read", toolspec.ToolOverlay{Description: ptr("{maxBytes|mb}")}),
 			[]toolspec.OverlayError{{"tools.read.description", "{maxBytes|mb}: unknown format mb; formats: json, kb, mode, size"}}},
 		{"format of another type", one("read", toolspec.ToolOverlay{Description: ptr("{maxLines|json}")}),
-			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string and maxLines is a int"}}},
+			[]toolspec.OverlayError{{"tools.read.description", "{maxLines|json}: format json takes a string, and maxLines is an integer"}}},
 		{"unknown limit", one("read", toolspec.ToolOverlay{Limits: map[string]int64{"maxLine": 5}}),
 			[]toolspec.OverlayError{{"tools.read.limits.maxLine", "read has no limit maxLine (its limits: maxLines, maxBytes, maxModelBytes, mediaSniffBytes); settable limits: " + settable}}},
 		{"limit of a tool with none", one("delete", toolspec.ToolOverlay{Limits: map[string]int64{"maxBytes": 5}}),
