@@ -110,6 +110,7 @@ type (
 		name     string
 		def      int64
 		min, max int64
+		unit     string // the spec's: "lines", "bytes", ...
 		settable bool
 	}
 )
@@ -353,6 +354,11 @@ func (t *specTool) checkDescription(text string) string {
 			return fmt.Sprintf("{%s|%s}: unknown format %s; formats: %s", s.Arg, s.Format, s.Format, formatNames())
 		case want != t.args[i].typ:
 			return fmt.Sprintf("{%s|%s}: format %s takes %s, and %s is %s", s.Arg, s.Format, s.Format, argKind[want], s.Arg, argKind[t.args[i].typ])
+		}
+		if unit := placeholder.FormatUnits[s.Format]; unit != "" {
+			if j := slices.IndexFunc(t.limits, func(l specLimit) bool { return l.name == s.Arg }); j >= 0 && t.limits[j].unit != unit {
+				return fmt.Sprintf("{%s|%s}: format %s writes %s, and %s counts %s", s.Arg, s.Format, s.Format, unit, s.Arg, t.limits[j].unit)
+			}
 		}
 	}
 	return ""

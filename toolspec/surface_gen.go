@@ -78,10 +78,10 @@ var specTools = []specTool{
 			{name: "limit", description: "Maximum number of lines to read"},
 		},
 		limits: []specLimit{
-			{name: "maxLines", def: ReadMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxBytes", def: ReadMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxModelBytes", def: ReadMaxModelBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "mediaSniffBytes", def: ReadMediaSniffBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxLines", def: ReadMaxLinesDefault, min: limitMin, max: limitMax, unit: "lines", settable: true},
+			{name: "maxBytes", def: ReadMaxBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
+			{name: "maxModelBytes", def: ReadMaxModelBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
+			{name: "mediaSniffBytes", def: ReadMediaSniffBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
 		},
 	},
 	{
@@ -94,7 +94,7 @@ var specTools = []specTool{
 			{name: "offset", description: "Number of entries to skip in name order."},
 		},
 		limits: []specLimit{
-			{name: "page", def: LsPageDefault, min: LsPageMin, max: LsPageMax, settable: false},
+			{name: "page", def: LsPageDefault, min: LsPageMin, max: LsPageMax, unit: "entries", settable: false},
 		},
 	},
 	{
@@ -109,7 +109,7 @@ var specTools = []specTool{
 			{name: "offset"},
 		},
 		limits: []specLimit{
-			{name: "page", def: FindPageDefault, min: FindPageMin, max: FindPageMax, settable: false},
+			{name: "page", def: FindPageDefault, min: FindPageMin, max: FindPageMax, unit: "entries", settable: false},
 		},
 	},
 	{
@@ -128,11 +128,11 @@ var specTools = []specTool{
 			{name: "offset"},
 		},
 		limits: []specLimit{
-			{name: "page", def: GrepPageDefault, min: GrepPageMin, max: GrepPageMax, settable: false},
-			{name: "context", def: GrepContextDefault, min: GrepContextMin, max: GrepContextMax, settable: false},
-			{name: "maxLineBytes", def: GrepMaxLineBytesDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "maxResultBytes", def: GrepMaxResultBytesDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "maxQueryBytes", def: GrepMaxQueryBytesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "page", def: GrepPageDefault, min: GrepPageMin, max: GrepPageMax, unit: "entries", settable: false},
+			{name: "context", def: GrepContextDefault, min: GrepContextMin, max: GrepContextMax, unit: "lines", settable: false},
+			{name: "maxLineBytes", def: GrepMaxLineBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: false},
+			{name: "maxResultBytes", def: GrepMaxResultBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: false},
+			{name: "maxQueryBytes", def: GrepMaxQueryBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: false},
 		},
 	},
 	{
@@ -144,7 +144,7 @@ var specTools = []specTool{
 			{name: "content", description: "File content"},
 		},
 		limits: []specLimit{
-			{name: "maxBytes", def: WriteMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: WriteMaxBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
 		},
 	},
 	{
@@ -158,9 +158,9 @@ var specTools = []specTool{
 			{name: "edits.newText", description: "Replacement text for this targeted edit."},
 		},
 		limits: []specLimit{
-			{name: "maxBytes", def: EditMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxDiffLines", def: EditMaxDiffLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxDiffBytes", def: EditMaxDiffBytesDefault, min: limitMin, max: limitMax, settable: true},
+			{name: "maxBytes", def: EditMaxBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
+			{name: "maxDiffLines", def: EditMaxDiffLinesDefault, min: limitMin, max: limitMax, unit: "lines", settable: true},
+			{name: "maxDiffBytes", def: EditMaxDiffBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
 		},
 	},
 	{
@@ -183,10 +183,10 @@ var specTools = []specTool{
 			{name: "input", varies: true},
 		},
 		limits: []specLimit{
-			{name: "maxLines", def: ExecMaxLinesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "maxBytes", def: ExecMaxBytesDefault, min: limitMin, max: limitMax, settable: true},
-			{name: "snapshotInterval", def: ExecSnapshotIntervalDefault, min: limitMin, max: limitMax, settable: false},
-			{name: "conflictLines", def: ExecConflictLinesDefault, min: limitMin, max: limitMax, settable: false},
+			{name: "maxLines", def: ExecMaxLinesDefault, min: limitMin, max: limitMax, unit: "lines", settable: true},
+			{name: "maxBytes", def: ExecMaxBytesDefault, min: limitMin, max: limitMax, unit: "bytes", settable: true},
+			{name: "snapshotInterval", def: ExecSnapshotIntervalDefault, min: limitMin, max: limitMax, unit: "milliseconds", settable: false},
+			{name: "conflictLines", def: ExecConflictLinesDefault, min: limitMin, max: limitMax, unit: "lines", settable: false},
 		},
 	},
 	{
@@ -198,7 +198,7 @@ var specTools = []specTool{
 			{name: "expiresAfterMs", description: "Link lifetime in milliseconds. Defaults to one hour."},
 		},
 		limits: []specLimit{
-			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, settable: true},
+			{name: "expiresAfter", def: PublishExpiresAfterDefault, min: PublishExpiresAfterMin, max: PublishExpiresAfterMax, unit: "milliseconds", settable: true},
 		},
 	},
 }

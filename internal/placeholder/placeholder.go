@@ -27,6 +27,10 @@ type Segment struct {
 // string quoted as JSON.stringify does), mode (a Unix file mode in octal).
 var Formats = map[string]string{"kb": "int", "size": "int", "json": "string", "mode": "int"}
 
+// FormatUnits are the units of the argument a format writes, for the
+// formats that need one: kb and size write a count of bytes.
+var FormatUnits = map[string]string{"kb": "bytes", "size": "bytes"}
+
 // re matches one placeholder: an argument name of ASCII letters and
 // digits, then an optional lower-case format after '|'.
 var re = regexp.MustCompile(`\{([A-Za-z0-9]+)(\|[a-z]+)?\}`)

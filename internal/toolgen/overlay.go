@@ -63,7 +63,7 @@ func specTable(f *jen.File, m *Model) {
 			}
 			limits = append(limits, jen.Values(
 				kv("name", jen.Lit(l.Name)), kv("def", jen.Id(base+"Default")),
-				kv("min", lo), kv("max", hi), kv("settable", jen.Lit(l.Settable)),
+				kv("min", lo), kv("max", hi), kv("unit", jen.Lit(l.Unit)), kv("settable", jen.Lit(l.Settable)),
 			))
 		}
 		if len(limits) > 0 {
