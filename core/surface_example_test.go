@@ -15,9 +15,9 @@ import (
 // A change the core could not honour is refused with every reason at once.
 func ExampleOptions_surface() {
 	surface, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{
-		"grep": {Description: ptr("Search file contents; results give paths and line numbers.")},
+		"grep": {Description: new("Search file contents; results give paths and line numbers.")},
 		"read": {Limits: map[string]int64{"maxLines": 500}},
-		"exec": {Offered: ptr(false)},
+		"exec": {Offered: new(false)},
 	}})
 	if err != nil {
 		panic(err)

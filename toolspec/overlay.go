@@ -30,6 +30,9 @@ type Overlay struct {
 type ToolOverlay struct {
 	// Offered set to false withholds the tool: no tool set built with the
 	// surface offers it. true offers it again where the tool set would.
+	// The other tools' messages, which an overlay cannot change, still
+	// name it where the spec's do: write's "Content too large" tells the
+	// model to use the edit tool, edit's "File too large" the write tool.
 	Offered *bool `json:"offered,omitempty"`
 	// Description is the tool's description, a template that may use only
 	// the placeholders the spec declares for the tool's description: read's
@@ -483,7 +486,7 @@ func isNameByte(c byte) bool {
 }
 
 // typeName names a placeholder's argument type in the refusals.
-var typeName = map[string]string{"int": "an integer", "string": "a string"}
+var typeName = map[string]string{"int": "an integer", "string": "a string", "tool": "a tool name"}
 
 // unitName names a unit of placeholder.Units in a sentence.
 func unitName(unit string) string {

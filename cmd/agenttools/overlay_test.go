@@ -226,7 +226,7 @@ func TestOverlayErrors(t *testing.T) {
 		{"type.cue", "package agenttools\n\ntools: read: limits: maxLines: \"500\"\n",
 			[]string{`type.cue:3:32: tools.read.limits.maxLines: conflicting values "500" and int64 (mismatched types string and int)`}},
 		{"field.cue", "tools: read: descripton: \"Read a file.\"\n",
-			[]string{`field.cue:1:14: tools.read.descripton: field not allowed`}},
+			[]string{`field.cue:1:14: tools.read.descripton: field not allowed; a tool's fields: offered, description, params, limits`}},
 		{"refused.cue", "tools: read: limits: maxLines: 0\ntools: grep: params: qurey: \"q\"\n",
 			[]string{
 				"refused.cue:1:22: tools.read.limits.maxLines: 0 is out of range: read.maxLines must be from 1 to " + strconv.FormatInt(1<<53-2, 10),

@@ -29,7 +29,15 @@
 // directory, which for go generate is the directory of the file holding
 // the //go:generate line:
 //
-//	//go:generate go run github.com/agenttools/agenttools/cmd/toolgen -overlay agenttools.cue -out ./tools -adapters langchaingo,mcp
+//	//go:generate go tool toolgen -overlay agenttools.cue -out ./tools -adapters langchaingo,mcp
+//
+// go tool runs the toolgen named by a tool directive in the user's go.mod
+// (go get -tool github.com/agenttools/agenttools/cmd/toolgen, or go mod
+// edit -tool with a replace while the module is unpublished), which keeps
+// the generator's dependencies (CUE, jennifer) in go.mod and go.sum. go run
+// of the package path works only while they are there: without the
+// directive go build reports missing go.sum entries, and go mod tidy drops
+// them again since no package of the module imports them.
 //
 // Usage:
 //
@@ -136,7 +144,7 @@ func apply(root string, changes []toolgen.Change, write, quiet bool, fix string,
 			return 2
 		}
 		for _, c := range changes {
-			fmt.Fprintln(stdout, "toolgen: wrote", c.Describe())
+			fmt.Fprintln(stdout, "toolgen:", c.Applied())
 		}
 		return 0
 	}

@@ -11,6 +11,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/token"
 	cuejson "cuelang.org/go/encoding/json"
 
@@ -58,7 +59,8 @@ func (e *PosError) Unwrap() error { return e.Err }
 // the file in errors; src is its text. The overlay is unified with the
 // spec's #Overlay (spec/overlay.cue), so a field the schema lacks (a
 // misspelt field, an unknown tool, a message) or a value of the wrong
-// type is refused in CUE's own words; then the overlay is validated by
+// type is refused in CUE's own words (a field not allowed followed by the
+// fields allowed there: "; tools: read, ls, ..."); then the overlay is validated by
 // toolspec.Ours().With, the check every run-time override passes too,
 // which refuses what the core cannot honour (a renamed parameter, a limit
 // that is not settable or is out of range, a placeholder the description
@@ -98,7 +100,11 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 	}
 	v := schema.Unify(user)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return toolspec.Overlay{}, cueError(err, filename)
+		list := cueErrors(err, filename)
+		for _, e := range list {
+			e.Msg += allowedHere(e, schemaFile)
+		}
+		return toolspec.Overlay{}, joinSorted(list)
 	}
 	var o toolspec.Overlay
 	if err := v.Decode(&o); err != nil {
@@ -108,6 +114,34 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 		return toolspec.Overlay{}, overlayErrors(err, user, filename)
 	}
 	return o, nil
+}
+
+// allowedHere is what to add to CUE's "field not allowed" for a field of
+// an overlay: the fields the schema allows there, which CUE does not
+// name ("; a tool's fields: offered, description, params, limits").
+// Other errors get nothing.
+func allowedHere(e *PosError, schemaFile cue.Value) string {
+	var ce cueerrors.Error
+	if !errors.As(e.Err, &ce) || e.Msg != "field not allowed" {
+		return ""
+	}
+	fields := func(def string) string {
+		var names []string
+		it, err := schemaFile.LookupPath(cue.ParsePath(def)).Fields(cue.Optional(true))
+		for err == nil && it.Next() {
+			names = append(names, it.Selector().Unquoted())
+		}
+		return strings.Join(names, ", ")
+	}
+	switch len(ce.Path()) {
+	case 1:
+		return "; an overlay's fields: " + fields("#Overlay")
+	case 2:
+		return "; tools: " + strings.Join(toolspec.ToolNames, ", ")
+	case 3:
+		return "; a tool's fields: " + fields("#ToolOverlay")
+	}
+	return ""
 }
 
 // overlayErrors places each *toolspec.OverlayError of err (With's

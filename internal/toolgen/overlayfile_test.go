@@ -84,21 +84,21 @@ func TestOverlayErrors(t *testing.T) {
 			`agenttools.cue:3:32: tools.read.limits.maxLines: conflicting values "500" and int64 (mismatched types string and int)`,
 		}},
 		{"unknown field", "agenttools.cue", "tools: read: descripton: \"x\"\n", []string{
-			`agenttools.cue:1:14: tools.read.descripton: field not allowed`,
+			`agenttools.cue:1:14: tools.read.descripton: field not allowed; a tool's fields: offered, description, params, limits`,
 		}},
 		{"unknown tool", "agenttools.cue", "tools: bash: offered: false\n", []string{
-			`agenttools.cue:1:8: tools.bash: field not allowed`,
+			`agenttools.cue:1:8: tools.bash: field not allowed; tools: read, ls, find, grep, write, edit, delete, exec, publish`,
 		}},
 		{"a message", "agenttools.cue", "tools: read: messages: fileNotFound: \"Missing: {path}\"\n", []string{
-			`agenttools.cue:1:14: tools.read.messages: field not allowed`,
+			`agenttools.cue:1:14: tools.read.messages: field not allowed; a tool's fields: offered, description, params, limits`,
 		}},
 		{"a field beside tools", "agenttools.cue", "tools: read: offered: true\nprompt: \"x\"\n", []string{
-			`agenttools.cue:2:1: prompt: field not allowed`,
+			`agenttools.cue:2:1: prompt: field not allowed; an overlay's fields: tools`,
 		}},
 		{"several schema errors", "agenttools.cue", "tools: grep: offered: 0\ntools: find: limits: page: 10.5\ntools: read: descripton: \"x\"\n", []string{
 			`agenttools.cue:1:23: tools.grep.offered: conflicting values 0 and bool (mismatched types int and bool)`,
 			`agenttools.cue:2:28: tools.find.limits.page: conflicting values 10.5 and int64 (mismatched types float and int)`,
-			`agenttools.cue:3:14: tools.read.descripton: field not allowed`,
+			`agenttools.cue:3:14: tools.read.descripton: field not allowed; a tool's fields: offered, description, params, limits`,
 		}},
 		{"json type error", "agenttools.json", "{\"tools\": {\n  \"read\": {\"limits\": {\"maxLines\": \"500\"}}\n}}\n", []string{
 			`agenttools.json:2:35: tools.read.limits.maxLines: conflicting values "500" and int64 (mismatched types string and int)`,

@@ -100,6 +100,17 @@ func (c Change) Describe() string {
 	return c.Path + ": stale"
 }
 
+// Applied says in one line what Apply did for the change ("wrote
+// tools/agenttools_gen.go", "removed toolspec/old_gen.go (no longer
+// generated)"): what -w and toolgen -overlay print, where Describe's
+// "missing" or "stale" would name a state the file has just left.
+func (c Change) Applied() string {
+	if c.New == nil {
+		return "removed " + c.Path + " (no longer generated)"
+	}
+	return "wrote " + c.Path
+}
+
 // Apply writes the changes under root: changed and missing files are
 // written, orphans removed. Files that did not change are not touched.
 func Apply(root string, changes []Change) error {

@@ -171,13 +171,19 @@ func TestApplyTouchesOnlyChanges(t *testing.T) {
 
 	changes, err = toolgen.Diff(root, files)
 	must(t, err)
-	var described []string
+	var described, applied []string
 	for _, c := range changes {
 		described = append(described, c.Describe())
+		applied = append(applied, c.Applied())
 	}
 	want := []string{"toolspec/orphan.go: orphan (no longer generated)", "toolspec/read_gen.go: stale"}
 	if strings.Join(described, "|") != strings.Join(want, "|") {
 		t.Fatalf("changes %q, want %q", described, want)
+	}
+	// What -w prints once it has written them: not the state they left.
+	want = []string{"removed toolspec/orphan.go (no longer generated)", "wrote toolspec/read_gen.go"}
+	if strings.Join(applied, "|") != strings.Join(want, "|") {
+		t.Fatalf("applied %q, want %q", applied, want)
 	}
 	must(t, toolgen.Apply(root, changes))
 	for p, data := range files {
