@@ -47,9 +47,10 @@ type ToolOverlay struct {
 	// the backends, cannot be replaced.
 	Description *string `json:"description,omitempty"`
 	// Params are parameter descriptions by parameter name; a property of
-	// an array's items is named "edits.oldText". Only a parameter that has
-	// a description in the spec can be given another, and not one whose
-	// description varies with exec's backends (exec's command and input).
+	// an array's items is named "edits.oldText". A parameter the spec's
+	// schema leaves undescribed (find's limit, grep's context, ...) gets
+	// one, as the first key of its schema; one whose description varies
+	// with exec's backends (exec's command and input) cannot be changed.
 	Params map[string]string `json:"params,omitempty"`
 	// Limits are default limits by the spec's limit name (read: maxLines,
 	// maxBytes, ...), only those the spec marks settable, each the default
@@ -156,8 +157,8 @@ func Ours() *Surface { return ours }
 // values joined by errors.Join in the order of their Path: a tool the
 // spec does not have; a parameter the tool does not have (core decodes
 // the arguments by the spec's names, so a parameter can be described
-// differently but not renamed or added), one without a description in the
-// spec, or one whose description varies with exec's backends, or a
+// differently but not renamed or added), one whose description varies
+// with exec's backends, or a
 // parameter description with a placeholder, which is not rendered; exec's
 // description; an empty or blank text, one that is not valid UTF-8 or
 // holds a control character but a line break and tab; a
@@ -265,8 +266,6 @@ func (t *surfaceTool) check(c ToolOverlay) []*OverlayError {
 			reason = fmt.Sprintf("%s has no parameter %s (it takes %s): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added", name, p, t.spec.paramNames(func(specParam) bool { return true }))
 		case t.spec.params[i].varies:
 			reason = fmt.Sprintf("the description of %s's %s varies with its backends (the spec's variants); it cannot be replaced", name, p)
-		case t.spec.params[i].description == "":
-			reason = fmt.Sprintf("%s's %s has no description in the spec, so none can be replaced; parameters with a description: %s", name, p, t.spec.paramNames(func(sp specParam) bool { return sp.description != "" && !sp.varies }))
 		default:
 			reason = checkParamText(c.Params[p])
 		}
@@ -602,7 +601,13 @@ func (s *Surface) Describe(tool string, prefix ToolPrefix, limits map[string]int
 		description = t.render(prefix, value)
 	}
 	if len(t.params) > 0 {
-		schema = replaceDescriptions(schema, t.params)
+		added := map[string]bool{}
+		for _, p := range t.spec.params {
+			if _, ok := t.params[p.name]; ok && p.description == "" {
+				added[p.name] = true
+			}
+		}
+		schema = replaceDescriptions(schema, t.params, added)
 	}
 	return description, schema
 }
@@ -643,13 +648,16 @@ func (t *surfaceTool) render(prefix ToolPrefix, value func(limit string) int64) 
 }
 
 // replaceDescriptions rewrites an input schema with the given parameter
-// descriptions (names as in ToolOverlay.Params). The rest is written back
-// as it was: keys in order, numbers as written, strings escaped as
-// JSON.stringify does, which is how the spec's schemas are written.
-func replaceDescriptions(schema string, descs map[string]string) string {
+// descriptions (names as in ToolOverlay.Params). A parameter named in
+// added has none in the schema: its description is written as the first
+// key of its object, where zod writes a description given last
+// (.describe()). The rest is written back as it was: keys in order,
+// numbers as written, strings escaped as JSON.stringify does, which is how
+// the spec's schemas are written.
+func replaceDescriptions(schema string, descs map[string]string, added map[string]bool) string {
 	dec := json.NewDecoder(strings.NewReader(schema))
 	dec.UseNumber()
-	w := schemaWriter{dec: dec, descs: descs}
+	w := schemaWriter{dec: dec, descs: descs, added: added}
 	if err := w.value(nil); err != nil {
 		panic("toolspec: an input schema is not JSON: " + err.Error())
 	}
@@ -659,6 +667,7 @@ func replaceDescriptions(schema string, descs map[string]string) string {
 type schemaWriter struct {
 	dec   *json.Decoder
 	descs map[string]string
+	added map[string]bool
 	out   []byte
 }
 
@@ -675,7 +684,13 @@ func (w *schemaWriter) value(path []string) error {
 			end = ']'
 		}
 		w.out = append(w.out, open)
-		for i := 0; w.dec.More(); i++ {
+		i := 0
+		if name := paramOf(append(slices.Clip(path), "description")); open == '{' && w.added[name] {
+			w.out = append(AppendJSONString(w.out, "description"), ':')
+			w.out = AppendJSONString(w.out, w.descs[name])
+			i++
+		}
+		for ; w.dec.More(); i++ {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}

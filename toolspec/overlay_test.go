@@ -131,8 +131,6 @@ func TestWithRefuses(t *testing.T) {
 			[]toolspec.OverlayError{{`tools.edit.params."edits.old"`, "edit has no parameter edits.old (it takes path, edits, edits.oldText, edits.newText): core decodes the arguments by these names, so a parameter can be described differently but not renamed or added"}}},
 		{"parameter with backend variants", one("exec", toolspec.ToolOverlay{Params: map[string]string{"command": "x"}}),
 			[]toolspec.OverlayError{{"tools.exec.params.command", "the description of exec's command varies with its backends (the spec's variants); it cannot be replaced"}}},
-		{"parameter without a description", one("find", toolspec.ToolOverlay{Params: map[string]string{"limit": "x"}}),
-			[]toolspec.OverlayError{{"tools.find.params.limit", "find's limit has no description in the spec, so none can be replaced; parameters with a description: path, pattern, exclude"}}},
 		{"empty parameter description", one("read", toolspec.ToolOverlay{Params: map[string]string{"path": ""}}),
 			[]toolspec.OverlayError{{"tools.read.params.path", "is empty; a description tells the model what to do"}}},
 		{"parameter description not UTF-8", one("read", toolspec.ToolOverlay{Params: map[string]string{"path": "a\xffb"}}),
@@ -440,6 +438,36 @@ func TestZeroSurfaceIsOurs(t *testing.T) {
 		n, err := s.With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{"read": {Limits: map[string]int64{"maxLines": 7}}}})
 		if err != nil || n.Limit("read", "maxLines") != 7 || n.Limit("read", "maxBytes") != toolspec.ReadMaxBytesDefault {
 			t.Errorf("%s: With: %v", name, err)
+		}
+	}
+}
+
+// TestDescribeAddsParamDescriptions: a parameter the spec's schema leaves
+// undescribed (find's limit, grep's context) gets the overlay's text as the
+// first key of its object, escaped as JSON.stringify escapes (<, &, > and
+// U+2028 as themselves); every other byte of the schema is the spec's.
+func TestDescribeAddsParamDescriptions(t *testing.T) {
+	const text = "At most this many, \u2028 <&> \"quoted\""
+	const written = `"description":"At most this many, ` + "\u2028" + ` <&> \"quoted\"",`
+	for _, c := range []struct{ tool, param, before string }{
+		{"find", "limit", `"limit":{`},
+		{"grep", "context", `"context":{`},
+	} {
+		s, err := toolspec.Ours().With(toolspec.Overlay{Tools: map[string]toolspec.ToolOverlay{c.tool: {Params: map[string]string{c.param: text}}}})
+		if err != nil {
+			t.Fatalf("%s.%s: %v", c.tool, c.param, err)
+		}
+		_, ours := toolspec.Ours().Describe(c.tool, "", nil, nil)
+		_, got := s.Describe(c.tool, "", nil, nil)
+		if strings.Count(ours, c.before) != 1 {
+			t.Fatalf("%s: the spec's schema no longer has %s once: %s", c.tool, c.before, ours)
+		}
+		if want := strings.Replace(ours, c.before, c.before+written, 1); got != want {
+			t.Errorf("%s.%s: schema\n%s\nwant\n%s", c.tool, c.param, got, want)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(got), &v); err != nil {
+			t.Errorf("%s.%s: not JSON: %v", c.tool, c.param, err)
 		}
 	}
 }
