@@ -63,11 +63,11 @@ var _ toolspec.Handler = (*Executor)(nil)
 // New builds the tool set for ws: read, ls, find and grep, plus write,
 // edit and delete unless opts.Readonly, exec when opts gives it backends
 // and publish when it gives a Publisher (and Assets is not false), as the
-// reference does; a tool opts.Surface does not offer is left out (New
-// fails when another tool it offers names that one in its description:
-// exec names read, write, edit and grep).
-// Descriptions, input schemas and default limits are opts.Surface's. It fails when an option is out of range or names a backend
-// or, in Approve, a tool that is not there.
+// reference does, less the tools opts.Surface withholds. Descriptions,
+// input schemas and default limits are opts.Surface's. It fails when an
+// option is out of range or names a backend or, in Approve, a tool that is
+// not there, and when the surface withholds a tool that another offered
+// tool's description names (exec's names read, write, edit and grep).
 func New(ws *vfs.Workspace, opts Options) (*Executor, error) {
 	if ws == nil {
 		return nil, errors.New("core: no workspace")
