@@ -7,7 +7,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/agenttools/agenttools/internal/toolgen"
 	"github.com/agenttools/agenttools/toolspec"
@@ -25,14 +24,9 @@ func loadOverlay(file string) (*toolspec.Surface, error) {
 	if file == "" {
 		return nil, nil
 	}
-	src, err := os.ReadFile(file)
+	_, surface, err := toolgen.ReadOverlay(file)
 	if err != nil {
 		return nil, fmt.Errorf("--overlay: %w", err)
 	}
-	o, err := toolgen.LoadOverlay(file, src)
-	if err != nil {
-		return nil, fmt.Errorf("--overlay: %w", err)
-	}
-	// LoadOverlay has checked o with this very call.
-	return toolspec.Ours().With(o)
+	return surface, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -21,14 +22,14 @@ type overlayArgs struct {
 // runOverlay is toolgen -overlay: it writes (or, with check, checks)
 // a.out/agenttools_gen.go from the overlay file a.file.
 func runOverlay(a overlayArgs, stdout, stderr io.Writer) int {
-	src, err := os.ReadFile(a.file)
-	if err != nil {
-		fmt.Fprintln(stderr, "toolgen:", err)
-		return 2
-	}
-	o, err := toolgen.LoadOverlay(a.file, src)
-	if err != nil {
+	o, _, err := toolgen.ReadOverlay(a.file)
+	var pe *toolgen.PosError
+	switch {
+	case errors.As(err, &pe):
 		fmt.Fprintln(stderr, err)
+		return 2
+	case err != nil:
+		fmt.Fprintln(stderr, "toolgen:", err)
 		return 2
 	}
 	name := a.pkg

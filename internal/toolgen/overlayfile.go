@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -74,6 +75,22 @@ func (e *PosError) Unwrap() error { return e.Err }
 // leaves out a field not allowed in a struct that holds a wrong value,
 // so fixing one mistake can bring up the next.
 func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
+	o, _, err := loadOverlay(filename, src)
+	return o, err
+}
+
+// ReadOverlay reads the overlay file filename as LoadOverlay does and
+// returns it with the surface it makes, toolspec.Ours().With(o). An error
+// reading the file is os.ReadFile's.
+func ReadOverlay(filename string) (toolspec.Overlay, *toolspec.Surface, error) {
+	src, err := os.ReadFile(filename)
+	if err != nil {
+		return toolspec.Overlay{}, nil, err
+	}
+	return loadOverlay(filename, src)
+}
+
+func loadOverlay(filename string, src []byte) (toolspec.Overlay, *toolspec.Surface, error) {
 	ctx := cuecontext.New()
 	specValue := ctx.CompileBytes(spec.Source, cue.Filename(spec.Filename))
 	schemaFile := ctx.CompileBytes(spec.OverlaySource, cue.Filename(spec.OverlayFilename), cue.Scope(specValue))
@@ -81,7 +98,7 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 	// ("tools.read", not "#Overlay.tools.read").
 	schema := ctx.CompileString("#Overlay", cue.Scope(schemaFile))
 	if err := schema.Err(); err != nil {
-		return toolspec.Overlay{}, fmt.Errorf("toolgen: the overlay schema: %w", cueError(err, spec.OverlayFilename))
+		return toolspec.Overlay{}, nil, fmt.Errorf("toolgen: the overlay schema: %w", cueError(err, spec.OverlayFilename))
 	}
 	var user cue.Value
 	if strings.EqualFold(path.Ext(filename), ".json") {
@@ -89,14 +106,14 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 		// CUE skips one at the start of a .cue file, and so does this.
 		expr, err := cuejson.Extract(filename, bytes.TrimPrefix(src, []byte("\uFEFF")))
 		if err != nil {
-			return toolspec.Overlay{}, cueError(err, filename)
+			return toolspec.Overlay{}, nil, cueError(err, filename)
 		}
 		user = ctx.BuildExpr(expr)
 	} else {
 		user = ctx.CompileBytes(src, cue.Filename(filename))
 	}
 	if err := user.Err(); err != nil {
-		return toolspec.Overlay{}, cueError(err, filename)
+		return toolspec.Overlay{}, nil, cueError(err, filename)
 	}
 	v := schema.Unify(user)
 	if err := v.Validate(cue.Concrete(true)); err != nil {
@@ -104,16 +121,17 @@ func LoadOverlay(filename string, src []byte) (toolspec.Overlay, error) {
 		for _, e := range list {
 			e.Msg += allowedHere(e, schemaFile)
 		}
-		return toolspec.Overlay{}, joinSorted(list)
+		return toolspec.Overlay{}, nil, joinSorted(list)
 	}
 	var o toolspec.Overlay
 	if err := v.Decode(&o); err != nil {
-		return toolspec.Overlay{}, cueError(err, filename)
+		return toolspec.Overlay{}, nil, cueError(err, filename)
 	}
-	if _, err := toolspec.Ours().With(o); err != nil {
-		return toolspec.Overlay{}, overlayErrors(err, user, filename)
+	surface, err := toolspec.Ours().With(o)
+	if err != nil {
+		return toolspec.Overlay{}, nil, overlayErrors(err, user, filename)
 	}
-	return o, nil
+	return o, surface, nil
 }
 
 // allowedHere is what to add to CUE's "field not allowed" for a field of
