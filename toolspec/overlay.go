@@ -201,11 +201,11 @@ func (s *Surface) With(o Overlay) (*Surface, error) {
 		acc := n.overlay.Tools[name]
 		if c.Offered != nil {
 			t.offered = *c.Offered
-			acc.Offered = ptr(*c.Offered)
+			acc.Offered = new(*c.Offered)
 		}
 		if c.Description != nil {
 			t.description = placeholder.Parse(*c.Description)
-			acc.Description = ptr(*c.Description)
+			acc.Description = new(*c.Description)
 		}
 		for p, d := range c.Params {
 			if t.params == nil {
@@ -227,8 +227,6 @@ func (s *Surface) With(o Overlay) (*Surface, error) {
 	}
 	return n, nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // label spells a field name as a CUE path does: as it is when it is an
 // identifier of a regular field, else quoted (a name that starts with '_'
