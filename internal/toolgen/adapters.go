@@ -27,6 +27,11 @@ type AdapterTarget struct {
 	// becomes of an image or PDF and of running snapshots in this
 	// framework.
 	MediaDoc, StreamDoc string
+	// Module is the adapter's own module, as a directory of this
+	// repository, when it is not in the main one ("" when it is): a
+	// framework whose requirements cannot share one build list with the
+	// others'. Its tests, parity included, run in that module.
+	Module string
 	// Annotations is true for the MCP adapter: toolgen writes its
 	// annotations function, the spec's title and hints of each tool as
 	// the go-sdk's ToolAnnotations.
@@ -49,6 +54,12 @@ var AdapterTargets = []AdapterTarget{
 		MediaDoc:    "A call can answer an image (ImageContent) or a PDF (an embedded resource).",
 		StreamDoc:   "A call sends its running snapshots as progress notifications when the client asked for progress.",
 		Annotations: true},
+	{Dir: "adapters/openai", Package: "openai", Framework: "OpenAI", ToolPath: "github.com/agenttools/agenttools/adapters/openai", ToolName: "Tool",
+		MediaDoc:  "A call can answer an image or PDF: Chat Completions gets its text part in the tool message (and, with MediaMessage, the media in a user message after it); the Responses API gets the text and an input_image or input_file in the function call output.",
+		StreamDoc: "The running snapshots reach a core.WithSnapshots callback on the context; the call's output is the result."},
+	{Dir: "adapters/anthropic", Package: "anthropic", Framework: "Anthropic", ToolPath: "github.com/agenttools/agenttools/adapters/anthropic", ToolName: "Tool", Module: "adapters/anthropic",
+		MediaDoc:  "A call can answer an image (an image block in its tool_result) or a PDF (a document block).",
+		StreamDoc: "The running snapshots reach a core.WithSnapshots callback on the context; the tool_result is the result."},
 }
 
 // AdapterFile is the generated file of every adapter.
