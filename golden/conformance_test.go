@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -114,10 +115,10 @@ func unavailable() map[string]bool {
 // A description or input schema that differs from the reference's is
 // reported once per text, with what to do if the change is on purpose
 // (surfaceDiffs), and the rest of each case is still compared; at most
-// maxFailures other failures are printed.
+// paritytest.MaxFailures other failures are printed.
 func TestConformance(t *testing.T) {
 	diffs := surfaceDiffs{}
-	failures := &failureCap{}
+	failures := &paritytest.Failures{}
 	for _, ws := range []struct {
 		name string
 		open replay.Workspace
@@ -125,13 +126,13 @@ func TestConformance(t *testing.T) {
 		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open, diffs, failures) })
 	}
 	diffs.report(t)
-	failures.report(t)
+	failures.Report(t)
 }
 
 // conformance replays the oracle cases on workspaces from open; texts
 // that differ from the reference's go to diffs, other failures to
 // failures.
-func conformance(t *testing.T, open replay.Workspace, diffs surfaceDiffs, failures *failureCap) {
+func conformance(t *testing.T, open replay.Workspace, diffs surfaceDiffs, failures *paritytest.Failures) {
 	devs := loadDeviations(t)
 	declared := map[string]bool{}
 	for _, d := range toolspec.Deviations {
@@ -288,14 +289,14 @@ func (s surfaceDiffs) add(file, name string, i int, ref, ours refCall, field str
 }
 
 // report fails t once per text, in the order of tool and field, at most
-// maxFailures times.
+// paritytest.MaxFailures times.
 func (s surfaceDiffs) report(t *testing.T) {
 	t.Helper()
 	diffs := slices.Collect(maps.Values(s))
 	slices.SortFunc(diffs, func(a, b *surfaceDiff) int {
 		return cmp.Or(strings.Compare(a.tool, b.tool), strings.Compare(a.field, b.field), strings.Compare(a.first, b.first))
 	})
-	failures := failureCap{what: "texts that differ from the reference's"}
+	failures := paritytest.Failures{What: "texts that differ from the reference's"}
 	for _, d := range diffs {
 		head := fmt.Sprintf("%s %s differs from the reference's (%d calls; the first: %s)", d.tool, d.field, len(d.calls), d.first)
 		switch d.field {
@@ -311,39 +312,7 @@ func (s surfaceDiffs) report(t *testing.T) {
 			failures.Errorf(t, "%s (-reference +ours):\n%s\n%s", head, strings.TrimSuffix(goldentest.Diff(string(compact(d.ref)), string(compact(d.ours))), "\n"), onPurpose)
 		}
 	}
-	failures.report(t)
-}
-
-// maxFailures is how many failures a parity test prints: a change that
-// breaks every case shows its first few, and their number.
-const maxFailures = 10
-
-// failureCap prints the first maxFailures failures it is given (to the
-// test, or subtest, each belongs to) and counts the rest.
-type failureCap struct {
-	n int
-	// what the failures are, for the count; "failures" if empty.
-	what string
-}
-
-// Errorf fails t, printing the failure if it is one of the first
-// maxFailures.
-func (c *failureCap) Errorf(t testing.TB, format string, args ...any) {
-	t.Helper()
-	c.n++
-	if c.n <= maxFailures {
-		t.Errorf(format, args...)
-	} else {
-		t.Fail()
-	}
-}
-
-// report fails t with the number of failures not printed, if any.
-func (c *failureCap) report(t testing.TB) {
-	t.Helper()
-	if c.n > maxFailures {
-		t.Errorf("and %d more %s (%d in all; the first %d are shown)", c.n-maxFailures, cmp.Or(c.what, "failures"), c.n, maxFailures)
-	}
+	failures.Report(t)
 }
 
 // compact removes insignificant whitespace so that two JSON texts compare

@@ -14,6 +14,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -27,9 +28,9 @@ import (
 // each part in order, a text part as its text and a media part on a line
 // of its own as [type mime-type base64].
 func init() {
-	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
-		pkg: "eino",
-		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	frameworkAdapters = append(frameworkAdapters, paritytest.Adapter{
+		Name: "eino",
+		Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 			set, err := eino.New(ws, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +67,7 @@ func init() {
 				return einoMessageText(msgs[0])
 			}
 		},
-		render: func(t *testing.T, args string, out toolspec.Output) string {
+		Render: func(t *testing.T, args string, out toolspec.Output) string {
 			switch out.Kind {
 			case toolspec.OutputText, toolspec.OutputErrorText:
 				return out.Text

@@ -11,6 +11,7 @@ import (
 	agentgenkit "github.com/agenttools/agenttools/adapters/genkit"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -27,9 +28,9 @@ const genkitNotJSON = "(the arguments reach the tool as a JSON string, which cor
 // for an image or PDF a media part whose URL is a data: URI. As text:
 // the Output, then a line with the media part's content type and URL.
 func init() {
-	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
-		pkg: "genkit",
-		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	frameworkAdapters = append(frameworkAdapters, paritytest.Adapter{
+		Name: "genkit",
+		Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 			set, err := agentgenkit.New(ws, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +84,7 @@ func init() {
 				return text
 			}
 		},
-		render: func(t *testing.T, args string, out toolspec.Output) string {
+		Render: func(t *testing.T, args string, out toolspec.Output) string {
 			if !json.Valid([]byte(args)) {
 				return genkitNotJSON
 			}

@@ -6,15 +6,16 @@ import (
 	"github.com/agenttools/agenttools/adapters/langchaingo"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
 // langchaingo hands the model the string Call returns: the text, the
 // JSON, or the text part of an image or PDF.
 func init() {
-	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
-		pkg: "langchaingo",
-		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	frameworkAdapters = append(frameworkAdapters, paritytest.Adapter{
+		Name: "langchaingo",
+		Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 			set, err := langchaingo.New(ws, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -33,7 +34,7 @@ func init() {
 				return ""
 			}
 		},
-		render: func(t *testing.T, args string, out toolspec.Output) string {
+		Render: func(t *testing.T, args string, out toolspec.Output) string {
 			switch out.Kind {
 			case toolspec.OutputText, toolspec.OutputErrorText, toolspec.OutputContent:
 				return out.Text

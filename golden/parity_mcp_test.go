@@ -11,6 +11,7 @@ import (
 	"github.com/agenttools/agenttools/adapters/mcp/mcptest"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -24,9 +25,9 @@ const mcpNotJSON = "(not JSON: an MCP request cannot carry it)"
 // "[resource URI MIME BASE64]", one per line, and "[isError]" first when
 // the result is a failure.
 func init() {
-	frameworkAdapters = append(frameworkAdapters, frameworkAdapter{
-		pkg: "mcp",
-		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	frameworkAdapters = append(frameworkAdapters, paritytest.Adapter{
+		Name: "mcp",
+		Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 			cs := mcptest.Connect(t, ws, opts, nil)
 			return func(t *testing.T, tool, args string) string {
 				params := &sdk.CallToolParams{Name: tool}
@@ -61,7 +62,7 @@ func init() {
 				return strings.Join(lines, "\n")
 			}
 		},
-		render: func(t *testing.T, args string, out toolspec.Output) string {
+		Render: func(t *testing.T, args string, out toolspec.Output) string {
 			if strings.TrimSpace(args) != "" && !json.Valid([]byte(args)) {
 				return mcpNotJSON
 			}

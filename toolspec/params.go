@@ -87,7 +87,11 @@ type Rule struct {
 // PDF); Streams for one that reports running snapshots before its result.
 // OutputSchema is the JSON Schema (text) of the tool's results, as the
 // reference declares it (WriteOutputSchema, ...), empty for a tool the
-// reference gives none (read, ls, find, grep, exec).
+// reference gives none (read, ls, find, grep, exec). ConstrainedSampling
+// is true for a tool that an SDK adapter's Strict option, naming no tools,
+// declares for the provider's strict mode with its schema closed
+// (adapt.StrictSchema): read, write and edit, the tools the reference's pi
+// adapter declares with strictArguments.
 type ToolInfo struct {
 	Name         string
 	Available    bool
@@ -97,6 +101,8 @@ type ToolInfo struct {
 	Params       []Param
 	Rules        []Rule
 	OutputSchema string
+
+	ConstrainedSampling bool
 }
 
 // Info returns the ToolInfo of the tool called name, and false when the

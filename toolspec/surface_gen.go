@@ -53,15 +53,15 @@ const (
 
 // Tools describes every tool of the spec, in ToolNames order.
 var Tools = []ToolInfo{
-	{Name: ToolRead, Available: true, Mutates: false, Media: true, Streams: false, Params: ReadParams, Rules: ReadRules},
-	{Name: ToolLs, Available: true, Mutates: false, Media: false, Streams: false, Params: LsParams, Rules: LsRules},
-	{Name: ToolFind, Available: true, Mutates: false, Media: false, Streams: false, Params: FindParams, Rules: FindRules},
-	{Name: ToolGrep, Available: true, Mutates: false, Media: false, Streams: false, Params: GrepParams, Rules: GrepRules},
-	{Name: ToolWrite, Available: true, Mutates: true, Media: false, Streams: false, Params: WriteParams, Rules: WriteRules, OutputSchema: WriteOutputSchema},
-	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules, OutputSchema: EditOutputSchema},
-	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules, OutputSchema: DeleteOutputSchema},
-	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules},
-	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules, OutputSchema: PublishOutputSchema},
+	{Name: ToolRead, Available: true, Mutates: false, Media: true, Streams: false, Params: ReadParams, Rules: ReadRules, ConstrainedSampling: true},
+	{Name: ToolLs, Available: true, Mutates: false, Media: false, Streams: false, Params: LsParams, Rules: LsRules, ConstrainedSampling: false},
+	{Name: ToolFind, Available: true, Mutates: false, Media: false, Streams: false, Params: FindParams, Rules: FindRules, ConstrainedSampling: false},
+	{Name: ToolGrep, Available: true, Mutates: false, Media: false, Streams: false, Params: GrepParams, Rules: GrepRules, ConstrainedSampling: false},
+	{Name: ToolWrite, Available: true, Mutates: true, Media: false, Streams: false, Params: WriteParams, Rules: WriteRules, OutputSchema: WriteOutputSchema, ConstrainedSampling: true},
+	{Name: ToolEdit, Available: true, Mutates: true, Media: false, Streams: false, Params: EditParams, Rules: EditRules, OutputSchema: EditOutputSchema, ConstrainedSampling: true},
+	{Name: ToolDelete, Available: true, Mutates: true, Media: false, Streams: false, Params: DeleteParams, Rules: DeleteRules, OutputSchema: DeleteOutputSchema, ConstrainedSampling: false},
+	{Name: ToolExec, Available: true, Mutates: true, Media: false, Streams: true, Params: ExecParams, Rules: ExecRules, ConstrainedSampling: false},
+	{Name: ToolPublish, Available: true, Mutates: true, Media: false, Streams: false, Params: PublishParams, Rules: PublishRules, OutputSchema: PublishOutputSchema, ConstrainedSampling: false},
 }
 
 // specTools is what an overlay may change of each tool (see Surface), in ToolNames order.
@@ -936,6 +936,44 @@ func MsgEinoEditFileTooLarge(size int64, maxBytes int64) string {
 	return "File too large to edit: " + strconv.FormatInt(size, 10) + " bytes exceeds the " + strconv.FormatInt(maxBytes, 10) + "-byte cap"
 }
 
+// MsgUnknownTool renders "Unknown tool {name|json}. Available tools:
+// {available}.". An SDK adapter's answer (an error result) to a call of a tool
+// its set does not offer, in the words of the reference's pi adapter (its
+// dispatcher): name is the name the model called, available the names the set
+// offers (with its prefix, in its order), each quoted as JSON and joined with
+// toolListSeparator.
+func MsgUnknownTool(name string, available string) string {
+	return "Unknown tool " + QuoteJSON(name) + ". Available tools: " + available + "."
+}
+
+// MsgToolListSeparator is the text ", ". Joins the quoted names of
+// unknownTool's available.
+const MsgToolListSeparator = ", "
+
+// MsgStrictKeywords renders "{{keywords}}". Ours, opt-in (deviation
+// strictSchemas): what adapt.StrictSchema writes in a schema's description,
+// after strictDescriptionSeparator when the schema had one, for the keywords
+// the provider's strict mode refuses, as the official SDKs do
+// (anthropic-sdk-go's transformSchema): each as strictKeyword, sorted by
+// keyword, joined with strictKeywordSeparator.
+func MsgStrictKeywords(keywords string) string {
+	return "{" + keywords + "}"
+}
+
+// MsgStrictKeyword renders "{keyword}: {value}". One keyword of
+// strictKeywords: a string value as it is, any other as its JSON text.
+func MsgStrictKeyword(keyword string, value string) string {
+	return keyword + ": " + value
+}
+
+// MsgStrictKeywordSeparator is the text ", ". Joins the keywords of
+// strictKeywords.
+const MsgStrictKeywordSeparator = ", "
+
+// MsgStrictDescriptionSeparator is the text "\n\n". Comes between a schema's
+// own description and its strictKeywords.
+const MsgStrictDescriptionSeparator = "\n\n"
+
 // MsgApprovalRefused renders "The user did not approve this {tool} call;
 // nothing was changed.". tool is the tool's name as the tool set offers it
 // (with its prefix).
@@ -1094,6 +1132,12 @@ var Catalog = []CatalogEntry{
 	{Name: "MsgEinoNotOffered", Template: "the tool set does not offer {tool}: cannot modify: {path}", Sample: MsgEinoNotOffered("<tool>", "<path>")},
 	{Name: "MsgEinoGlobTooManyAlternatives", Template: "braces make more than {max} alternatives", Sample: MsgEinoGlobTooManyAlternatives(12345)},
 	{Name: "MsgEinoEditFileTooLarge", Template: "File too large to edit: {size} bytes exceeds the {maxBytes}-byte cap", Sample: MsgEinoEditFileTooLarge(12345, 12345)},
+	{Name: "MsgUnknownTool", Template: "Unknown tool {name|json}. Available tools: {available}.", Sample: MsgUnknownTool("<name>", "<available>")},
+	{Name: "MsgToolListSeparator", Template: ", ", Sample: MsgToolListSeparator},
+	{Name: "MsgStrictKeywords", Template: "{{keywords}}", Sample: MsgStrictKeywords("<keywords>")},
+	{Name: "MsgStrictKeyword", Template: "{keyword}: {value}", Sample: MsgStrictKeyword("<keyword>", "<value>")},
+	{Name: "MsgStrictKeywordSeparator", Template: ", ", Sample: MsgStrictKeywordSeparator},
+	{Name: "MsgStrictDescriptionSeparator", Template: "\n\n", Sample: MsgStrictDescriptionSeparator},
 	{Name: "ArgListWithArguments", Template: "{description}\nInput: a JSON object with these keys:{arguments}", Sample: ArgListWithArguments("<description>", "<arguments>")},
 	{Name: "ArgListArgument", Template: "\n  - {name} ({shape}, {presence}): {description}", Sample: ArgListArgument("<name>", "<shape>", "<presence>", "<description>")},
 	{Name: "ArgListArgumentBare", Template: "\n  - {name} ({shape}, {presence})", Sample: ArgListArgumentBare("<name>", "<shape>", "<presence>")},
@@ -1224,5 +1268,6 @@ var Deviations = []Deviation{
 	{Name: "publishEmptyURL", Reference: "A publisher that answers an empty URL without an error gives {\"ok\":true,\"url\":\"\"}.", Ours: "The call fails with publish's emptyURL message ({\"ok\":false,\"error\":…}): a link the model cannot hand on is not a success."},
 	{Name: "argumentList", Reference: "A tool's description is the same for every agent; an agent that shows the model only names and descriptions (langchaingo's one-shot and conversational agents) never tells it the argument names.", Ours: "Opt-in (langchaingo's Tools.TextAgentTools): each description ends with the tool's arguments (name, type, required or optional, description), rendered from its input schema (argumentList). Off by default: every description stays the reference's."},
 	{Name: "approval", Reference: "Every call runs as soon as the model makes it.", Ours: "Opt-in (core.Options.Approve, agenttools mcp --approve): the calls of the tools named, or of every tool that changes the workspace (\"mutating\"), wait for a human's approval through the framework's own mechanism; a refused call changes nothing and the model sees approval.refused in the tool's failure form. Without the option every call runs, as in the reference."},
+	{Name: "strictSchemas", Reference: "The pi adapter declares read, write and edit with strictArguments for the provider's constrained sampling and leaves their schemas to pi.", Ours: "Opt-in (the openai and anthropic adapters' Strict): the tools named, by default those with constrainedSampling (read, write, edit), are declared strict with their schema closed for the provider's strict mode (adapt.StrictSchema): every property required, an optional one also accepting null, additionalProperties false on every object, no $schema, and the keywords the provider refuses written in the description (strictKeywords), as the official SDKs do; a tool whose schema cannot be closed (exec's, which holds maps) stays non-strict. A null on an optional field that does not accept null is dropped before validation, as the pi adapter does. Without the option every schema is the reference's."},
 	{Name: "concurrentWriters", Reference: "One process owns a workspace; edit reads, matches and writes under an in-process lock.", Ours: "Several processes may share a workspace (an SQLite file or a host directory). An edit whose file another writer changed after it was read is matched again on the new content, up to 8 times, then fails with updateConflict; it never overwrites the other change. On a host directory write and edit honour the file's own permissions and owner (permission denied, as for echo x > f)."},
 }

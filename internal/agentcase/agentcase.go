@@ -150,7 +150,7 @@ func Record(t *testing.T, framework string, s Session) {
 	if s.Answer != Answer {
 		t.Errorf("answer %q, want %q", s.Answer, Answer)
 	}
-	path := filepath.Join(goldentest.ModuleRoot(t), "golden", "testdata", "adapters", framework, "agent.txtar")
+	path := filepath.Join(goldentest.RepoRoot(t), "golden", "testdata", "adapters", framework, "agent.txtar")
 	if *goldentest.Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/txtar"
 )
 
@@ -202,10 +203,13 @@ func (a *Archive) Save(t testing.TB, keep func(name string) bool) {
 }
 
 // UpdateCommand is the command that rewrites the golden files of the
-// test t belongs to, run from the module root: the package's directory
-// and the top-level test, e.g. go test ./golden -run '^TestSurface$' -update.
+// test t belongs to, run from the repository's root: the package's
+// directory and the top-level test, e.g. go test ./golden -run
+// '^TestSurface$' -update; for a package of a nested module (one with a
+// go.mod of its own below the root) it first enters that module's
+// directory: cd adapters/anthropic && go test . -run '^TestX$' -update.
 func UpdateCommand(t testing.TB) string {
-	pkg := "./..."
+	pkg, cd := "./...", ""
 	if root, dir, err := moduleRoot(); err == nil {
 		if rel, err := filepath.Rel(root, dir); err == nil {
 			pkg = "./" + filepath.ToSlash(rel)
@@ -213,9 +217,14 @@ func UpdateCommand(t testing.TB) string {
 				pkg = "."
 			}
 		}
+		if repo, err := repoRoot(dir); err == nil && repo != root {
+			if rel, err := filepath.Rel(repo, root); err == nil {
+				cd = "cd " + filepath.ToSlash(rel) + " && "
+			}
+		}
 	}
 	test, _, _ := strings.Cut(t.Name(), "/")
-	return fmt.Sprintf("go test %s -run '^%s$' -update", pkg, test)
+	return fmt.Sprintf("%sgo test %s -run '^%s$' -update", cd, pkg, test)
 }
 
 // ModuleRoot is the directory of the module's go.mod, found from the
@@ -229,6 +238,26 @@ func ModuleRoot(t testing.TB) string {
 	return root
 }
 
+// RepoModule is the module path of the repository's main module.
+const RepoModule = "github.com/agenttools/agenttools"
+
+// RepoRoot is the repository's root, the directory of the go.mod whose
+// module is RepoModule, found from the test's working directory upwards:
+// ModuleRoot in the main module, and above it in a nested module
+// (adapters/anthropic), whose tests find golden/testdata there too.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err == nil {
+		var root string
+		if root, err = repoRoot(wd); err == nil {
+			return root
+		}
+	}
+	t.Fatalf("%v", err)
+	return ""
+}
+
 // moduleRoot is the module's root and the working directory it was
 // found from.
 func moduleRoot() (root, wd string, err error) {
@@ -236,13 +265,25 @@ func moduleRoot() (root, wd string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, wd, nil
+	root, err = findUp(wd, "go.mod", func([]byte) bool { return true })
+	return root, wd, err
+}
+
+// repoRoot is the directory of the go.mod of RepoModule at or above dir.
+func repoRoot(dir string) (string, error) {
+	return findUp(dir, "module "+RepoModule, func(gomod []byte) bool { return modfile.ModulePath(gomod) == RepoModule })
+}
+
+// findUp returns the first directory from dir upwards whose go.mod is
+// one ok accepts; what names it in the error.
+func findUp(dir, what string, ok func(gomod []byte) bool) (string, error) {
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && ok(data) {
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", "", errors.New("no go.mod above the test's directory")
+			return "", errors.New("no go.mod (" + what + ") above the test's directory")
 		}
 		dir = parent
 	}

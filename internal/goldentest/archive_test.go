@@ -139,3 +139,68 @@ func diffLine(diff, mark, text string) bool {
 	}
 	return false
 }
+
+// From a package of a nested module (a go.mod of its own below the
+// repository's), RepoRoot is still the repository's root, an archive
+// under it is read and written there, and the update command enters the
+// nested module first; from the main module it is as before.
+func TestNestedModule(t *testing.T) {
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := filepath.Join(repo, "adapters", "anthropic")
+	for dir, gomod := range map[string]string{
+		repo:                              "module " + RepoModule + "\n\ngo 1.26.0\n",
+		nested:                            "module " + RepoModule + "/adapters/anthropic\n\ngo 1.26.0\n",
+		filepath.Join(repo, "golden"):     "",
+		filepath.Join(nested, "internal"): "",
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if gomod != "" {
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	t.Chdir(filepath.Join(nested, "internal"))
+	if got := RepoRoot(t); got != repo {
+		t.Errorf("RepoRoot from the nested module: %s, want %s", got, repo)
+	}
+	if got := ModuleRoot(t); got != nested {
+		t.Errorf("ModuleRoot from the nested module: %s, want %s", got, nested)
+	}
+	const command = "cd adapters/anthropic && go test ./internal -run '^TestNestedModule$' -update"
+	if got := UpdateCommand(t); got != command {
+		t.Errorf("UpdateCommand from the nested module: %q, want %q", got, command)
+	}
+	path := filepath.Join(RepoRoot(t), "golden", "x.txtar")
+	setUpdate(t, true)
+	a := Load(t, path)
+	a.Check(t, "value", "text")
+	a.Save(t, nil)
+	setUpdate(t, false)
+	r := &recorder{TB: t}
+	b := Load(r, path)
+	b.Check(r, "value", "other text")
+	if len(r.errors) != 1 || !strings.HasSuffix(r.errors[0], ": "+command) {
+		t.Errorf("failures %q, want one that ends with %q", r.errors, command)
+	}
+
+	t.Chdir(filepath.Join(repo, "golden"))
+	if got := RepoRoot(t); got != repo {
+		t.Errorf("RepoRoot from the main module: %s, want %s", got, repo)
+	}
+	if got, want := UpdateCommand(t), "go test ./golden -run '^TestNestedModule$' -update"; got != want {
+		t.Errorf("UpdateCommand from the main module: %q, want %q", got, want)
+	}
+
+	t.Chdir(t.TempDir())
+	r = &recorder{TB: t}
+	if got := RepoRoot(r); got != "" || len(r.errors) != 1 {
+		t.Errorf("RepoRoot outside the repository: %q, failures %q", got, r.errors)
+	}
+}

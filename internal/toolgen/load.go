@@ -286,6 +286,8 @@ func (l *loader) tool(name string, v cue.Value) Tool {
 		Mutates:   l.boolean(v, "mutates"),
 		Media:     l.boolean(v, "media"),
 		Streams:   l.boolean(v, "streams"),
+
+		ConstrainedSampling: l.boolean(v, "constrainedSampling"),
 	}
 	t.Annotations = l.annotations(t, v.LookupPath(cue.ParsePath("annotations")))
 	d := v.LookupPath(cue.ParsePath("description"))

@@ -83,6 +83,10 @@ type Tool struct {
 	// of, in the spec's order (one of them may be the model's
 	// ErrorResult); none when the tool has no output schema.
 	OutputSchema []Result
+
+	// ConstrainedSampling: an SDK adapter's Strict option, naming no
+	// tools, closes the tool's schema for the provider's strict mode.
+	ConstrainedSampling bool
 }
 
 // Annotations are a tool's MCP annotations: its title and the hints it

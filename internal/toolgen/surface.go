@@ -56,6 +56,7 @@ func surface(m *Model) *jen.File {
 			kv("Params", jen.Id(goName(t.Name)+"Params")),
 			kv("Rules", jen.Id(goName(t.Name)+"Rules")),
 			outputSchemaKV(t),
+			kv("ConstrainedSampling", jen.Lit(t.ConstrainedSampling)),
 		))
 	}
 	f.Comment("Tools describes every tool of the spec, in ToolNames order.")
