@@ -12,13 +12,14 @@ import (
 	"github.com/agenttools/agenttools/adapters/openai"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
+	"github.com/agenttools/agenttools/internal/paritytest"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
 // openai hands the model, for one call, what the loop sends after it,
 // as the request JSON of each API; the parity test runs each API on its
-// own copy of the workspace, under pkg "openai" (Chat Completions) and
-// "openai/responses".
+// own copy of the workspace, under the names "openai" (Chat
+// Completions) and "openai/responses".
 //
 // Chat Completions (with MediaMessage): the tool message's content, a
 // string, and for an image or PDF a user message after it with one
@@ -36,19 +37,19 @@ func init() {
 		openaiParity("openai/responses", openaiResponsesTurn, "input_image", "input_file"))
 }
 
-// openaiParity is the parity entry pkg of the API that run calls, whose
-// media parts are rendered as [image ...] and [file ...].
-func openaiParity(pkg string, run func(t *testing.T, set *openai.Tools, tool, args string) string, image, file string) frameworkAdapter {
-	return frameworkAdapter{
-		pkg: pkg,
-		open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+// openaiParity is the parity entry name of the API that run calls,
+// whose media parts are rendered as [image ...] and [file ...].
+func openaiParity(name string, run func(t *testing.T, set *openai.Tools, tool, args string) string, image, file string) paritytest.Adapter {
+	return paritytest.Adapter{
+		Name: name,
+		Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 			set, err := openai.New(ws, opts, openai.MediaMessage())
 			if err != nil {
 				t.Fatal(err)
 			}
 			return func(t *testing.T, tool, args string) string { return run(t, set, tool, args) }
 		},
-		render: func(t *testing.T, args string, out toolspec.Output) string {
+		Render: func(t *testing.T, args string, out toolspec.Output) string {
 			if out.Kind == toolspec.OutputJSON {
 				return string(out.JSON)
 			}
