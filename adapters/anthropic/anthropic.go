@@ -53,21 +53,18 @@
 // "Error: ", and a read of an image or PDF as its blocks. The runner
 // itself answers a tool it does not hold ("Error: Tool 'x' not found"),
 // and hands Execute the model's input encoded again from a Go value
-// (object keys sorted, numbers as float64); a cancelled context or an
-// Approver's error is sent to the model the same way, as the runner
-// offers no other way out of a tool.
+// (object keys sorted, numbers as float64). A cancelled context or an
+// Approver's error becomes such a result too, as the runner offers a tool
+// no other way out; a cancelled context then ends the run at its next
+// request.
 //
 // # Strict tool use
 //
 // With the Strict option, the tools it names are declared with strict
-// true and a schema closed for Anthropic's strict tool use (every
-// property required, the optional ones also accepting null, no
-// additional properties; see internal/adapt.StrictSchema), as the
-// reference's pi adapter asks for constrained sampling; a tool whose
-// schema cannot be closed (exec's env and input) stays as it is. Every
-// call's arguments then lose a null given for an optional property that
-// does not take null, which under strict tool use stands for a property
-// left out, before they are checked.
+// true and a schema closed for Anthropic's strict tool use (see Strict);
+// every call's arguments then lose a null the model gives for an
+// optional property that takes none, which under strict tool use stands
+// for a property left out, before they are checked.
 package anthropic
 
 import (
@@ -75,6 +72,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
@@ -139,40 +137,40 @@ func (t Tool) betaSchema() sdk.BetaToolInputSchemaParam {
 // documentation for what the runner sends the model.
 func (t Tool) Beta() sdk.BetaTool { return betaTool{t} }
 
+// Strict reports whether the tool is declared for strict tool use (see
+// the Strict option).
+func (t Tool) Strict() bool { return t.strict }
+
 // Tools is the tool set over one workspace.
 type Tools struct {
 	set adapt.Set[Tool]
-	// strict are the spec's names of the tools the Strict option covers;
-	// dropNulls whether Strict was given.
-	strict    map[string]bool
-	dropNulls bool
-	err       error
+	// strict is whether Strict was given, strictTools the spec's names it
+	// gave (none: the spec's constrained-sampling tools).
+	strict      bool
+	strictTools []string
 }
 
 // Option changes how New builds the tool set.
 type Option func(*Tools)
 
-// Strict declares tools for Anthropic's strict tool use (see the package
-// documentation): with no names, the tools the spec marks for constrained
-// sampling, as the reference's pi adapter does (read, write and edit);
-// else the tools named, by the spec's names (read, exec, ..., without the
-// options' prefix). New fails on a name that is not a tool of the spec.
+// Strict declares tools for Anthropic's strict tool use (strict true), in
+// which the model's input always matches the schema: with no names, the
+// tools the spec marks for constrained sampling, read, write and edit, as
+// the reference's pi adapter does (strictArguments); with names, those
+// tools (the spec's names: toolspec.ToolRead, ..., whatever the options'
+// prefix). A strict tool's schema is closed for the mode (every property
+// required, an optional one also taking null, additionalProperties false,
+// the keywords the API refuses moved into the description, as the SDK's
+// own schema helper does), which changes what the model sees (deviation
+// strictSchemas). A tool whose schema cannot be closed (exec's, whose env
+// and input are maps) is declared as without Strict. The model then sends
+// null for a field it leaves out: with Strict, every call's top-level null
+// on an optional field that takes no null is dropped before the arguments
+// are checked, as the pi adapter does. Options given twice add up.
 func Strict(tools ...string) Option {
 	return func(s *Tools) {
-		s.dropNulls = true
-		s.strict = map[string]bool{}
-		for _, info := range toolspec.Tools {
-			if len(tools) == 0 && info.ConstrainedSampling {
-				s.strict[info.Name] = true
-			}
-		}
-		for _, name := range tools {
-			if _, ok := toolspec.Info(name); !ok {
-				s.err = fmt.Errorf("anthropic: Strict: no tool %q", name)
-				return
-			}
-			s.strict[name] = true
-		}
+		s.strict = true
+		s.strictTools = append(s.strictTools, tools...)
 	}
 }
 
@@ -187,22 +185,38 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 	for _, o := range options {
 		o(s)
 	}
-	if s.err != nil {
-		return nil, s.err
+	for _, name := range s.strictTools {
+		if _, ok := toolspec.Info(name); !ok {
+			return nil, fmt.Errorf("anthropic: Strict: no tool %q", name)
+		}
 	}
 	s.set.Init(ex, adapt.Forms[Tool]{Plain: s.tool, Media: s.tool, Streaming: s.tool})
 	return s, nil
 }
 
+// tool: every tool has the same form; what a result holds is the
+// output's to say.
 func (s *Tools) tool(t core.Tool) Tool {
 	tool := Tool{tool: t, set: s, schema: t.InputSchema}
-	if s.strict[t.Spec] {
+	if s.strictFor(t.Spec) {
 		tool.schema, tool.strict = adapt.StrictSchema(t.InputSchema, adapt.StrictAnthropic)
 		if !tool.strict {
 			tool.schema = t.InputSchema
 		}
 	}
 	return tool
+}
+
+// strictFor reports whether Strict asks for the tool the spec calls spec.
+func (s *Tools) strictFor(spec string) bool {
+	if !s.strict {
+		return false
+	}
+	if len(s.strictTools) == 0 {
+		info, _ := toolspec.Info(spec)
+		return info.ConstrainedSampling
+	}
+	return slices.Contains(s.strictTools, spec)
 }
 
 // Params are the declarations of every tool of the set, for
@@ -238,7 +252,7 @@ func each[T any](s *Tools, f func(Tool) T) []T {
 // offer are outputs (see adapt.Call); the error is a cancelled context's
 // or an Approver's.
 func (s *Tools) call(ctx context.Context, name string, input []byte) (toolspec.Output, error) {
-	return adapt.Call(ctx, s.set.Executor(), name, input, s.dropNulls)
+	return adapt.Call(ctx, s.set.Executor(), name, input, s.strict)
 }
 
 // Execute runs the call block asks for and returns its tool_result (see

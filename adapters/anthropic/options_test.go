@@ -71,18 +71,22 @@ func TestNullsWithoutStrict(t *testing.T) {
 }
 
 // Strict with names declares those tools strict, by the spec's names
-// whatever the prefix; exec's schema (env, a map) cannot be closed, so
-// exec stays as it is; a name the spec does not have fails New.
+// whatever the prefix, and Strict given twice adds up; exec's schema (env,
+// a map) cannot be closed, so exec stays as it is; a name the spec does
+// not have fails New.
 func TestStrictNames(t *testing.T) {
 	ws, opts := workspace(t)
 	opts.Prefix = "ws_"
-	set, err := anthropic.New(ws, opts, anthropic.Strict("ls", "exec"))
+	set, err := anthropic.New(ws, opts, anthropic.Strict("ls"), anthropic.Strict("exec"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	strict := map[string]bool{}
-	for _, p := range set.Params() {
+	for i, p := range set.Params() {
 		strict[p.OfTool.Name] = p.OfTool.Strict.Value
+		if tool := set.All()[i]; tool.Strict() != p.OfTool.Strict.Value || tool.Name() != p.OfTool.Name {
+			t.Errorf("%s: Strict() %v, declared %v", tool.Name(), tool.Strict(), p.OfTool.Strict.Value)
+		}
 	}
 	want := map[string]bool{"ws_read": false, "ws_ls": true, "ws_find": false, "ws_grep": false, "ws_write": false, "ws_edit": false, "ws_delete": false, "ws_exec": false, "ws_publish": false}
 	if !reflect.DeepEqual(strict, want) {
