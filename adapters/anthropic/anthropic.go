@@ -33,8 +33,9 @@
 //     own NewToolResultBlock does;
 //   - read of an image is the text block (the reference's text part) then
 //     an image block (base64, the file's media type: PNG, JPEG, GIF or
-//     WebP, the ones the API takes); of a PDF, the text block then a
-//     document block (a base64 PDF source).
+//     WebP, the ones the API takes; the type its bytes show where the
+//     extension says another, which the API would refuse); of a PDF, the
+//     text block then a document block (a base64 PDF source).
 //
 // # This module
 //
@@ -72,6 +73,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -336,12 +338,27 @@ func (k blockKit[B]) of(out toolspec.Output) []B {
 	if out.HasMedia() {
 		data := base64.StdEncoding.EncodeToString(out.Media.Data)
 		if out.Media.IsImage() {
-			blocks = append(blocks, k.image(out.Media.MediaType, data))
+			blocks = append(blocks, k.image(imageMediaType(out.Media), data))
 		} else {
 			blocks = append(blocks, k.pdf(data))
 		}
 	}
 	return blocks
+}
+
+// imageMediaType is the media type of the image block for m: read names
+// an image by its file's extension first (as the reference does), but
+// the API refuses an image block whose bytes are another type than the
+// block says ("Image does not match the provided media type"), which
+// would fail every later request of the conversation; so where the
+// bytes are one of the four types the API takes, the block says that
+// one. The text block keeps read's words.
+func imageMediaType(m *toolspec.Media) string {
+	switch sniffed := http.DetectContentType(m.Data); sniffed {
+	case toolspec.MsgReadMediaPNG, toolspec.MsgReadMediaJPEG, toolspec.MsgReadMediaGIF, toolspec.MsgReadMediaWebP:
+		return sniffed
+	}
+	return m.MediaType
 }
 
 var resultBlocks = blockKit[sdk.ToolResultBlockParamContentUnion]{
