@@ -6,7 +6,8 @@
 // Schema; the set executes the model's function calls and answers them in
 // the SDK's own types.
 //
-// A Chat Completions loop:
+// A Chat Completions loop (oai is the SDK's package, imported under
+// another name than this one):
 //
 //	set, err := openai.New(ws, agenttools.Options{})
 //	params := oai.ChatCompletionNewParams{Model: model, Tools: set.Chat(), Messages: msgs}
@@ -43,9 +44,9 @@
 // Invalid arguments, a tool's failure and a name the set does not offer
 // are answers the model sees, never a Go error: the invalid-arguments
 // text core writes, the tool's failure in its form, and for an unknown
-// name the reference pi adapter's text. Execute's error is only a
-// cancelled context's or an Approver's (agenttools.Options.Approver),
-// and stops the loop.
+// name the reference pi adapter's text. The error of the Execute and
+// Turn methods is only a cancelled context's or an Approver's
+// (agenttools.Options.Approver), and stops the loop.
 //
 // exec's running snapshots reach a core.WithSnapshots function on the
 // context given to ExecuteChat, ChatTurn, ExecuteResponses or
