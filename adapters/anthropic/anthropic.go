@@ -101,8 +101,11 @@ func (t Tool) Name() string { return t.tool.Name }
 
 // Param is the tool's declaration for MessageNewParams.Tools: a client
 // tool with the tool's name, description and input schema, the schema's
-// JSON text sent as it is, key order included; with strict true when the
-// Strict option covers it.
+// JSON text sent as it is, key order included, but for the escapes the
+// SDK's encoder (encoding/json) writes in every string it sends: <, > and
+// & as \u003c, \u003e and \u0026, U+2028 and U+2029 as \u2028 and
+// \u2029, which the API decodes to the same text; with strict true when
+// the Strict option covers it.
 func (t Tool) Param() sdk.ToolUnionParam {
 	p := &sdk.ToolParam{
 		Name:        t.tool.Name,
