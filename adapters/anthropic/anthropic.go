@@ -57,7 +57,10 @@
 // (object keys sorted, numbers as float64). A cancelled context or an
 // Approver's error becomes such a result too, as the runner offers a tool
 // no other way out; a cancelled context then ends the run at its next
-// request.
+// request. The runner runs a turn's tool calls at once, each in a
+// goroutine of its own: two exec calls then hand their running snapshots
+// to a core.WithSnapshots function at the same time, so it must be safe
+// for concurrent use.
 //
 // # Strict tool use
 //
