@@ -22,6 +22,7 @@ import (
 	"github.com/agenttools/agenttools/core/execbackend"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/agentcase"
 	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -238,7 +239,7 @@ func TestExecCancel(t *testing.T) {
 }
 
 func testExecCancel(t *testing.T, b testws.Backend) {
-	ex, _ := backendExec(t, b, core.Options{Clock: stepClock(time.Second)}, false)
+	ex, _ := backendExec(t, b, core.Options{Clock: agentcase.StepClock(time.Second)}, false)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	// The first snapshot shows the command running; cancel then.
@@ -251,18 +252,6 @@ func testExecCancel(t *testing.T, b testws.Backend) {
 	}
 }
 
-// stepClock reads step later at every reading.
-func stepClock(step time.Duration) func() time.Time {
-	var mu sync.Mutex
-	now := time.UnixMilli(0)
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(step)
-		return now
-	}
-}
-
 func TestExecSnapshotsAreCoalesced(t *testing.T) {
 	scripts := execbackend.NewScripts(nil)
 	var events []execbackend.ScriptEvent
@@ -272,7 +261,7 @@ func TestExecSnapshotsAreCoalesced(t *testing.T) {
 	scripts.Queue(execbackend.Script{Events: events, ExitCode: 0})
 	ws := vfs.New(memfs.New())
 	// 30 ms pass between readings: a snapshot every fourth chunk.
-	ex, err := core.New(ws, core.Options{Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)}, Clock: stepClock(30 * time.Millisecond)})
+	ex, err := core.New(ws, core.Options{Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)}, Clock: agentcase.StepClock(30 * time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +311,7 @@ func TestExecLargeOutputMemoryIsBounded(t *testing.T) {
 
 func testExecLargeOutputMemoryIsBounded(t *testing.T, b testws.Backend) {
 	const size = 256 << 20
-	ex, _ := backendExec(t, b, core.Options{Clock: stepClock(10 * time.Millisecond)}, true)
+	ex, _ := backendExec(t, b, core.Options{Clock: agentcase.StepClock(10 * time.Millisecond)}, true)
 	var peak uint64
 	var ms runtime.MemStats
 	sample := func() {

@@ -23,8 +23,6 @@ import (
 	"github.com/agenttools/agenttools/adapters/eino"
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/execbackend"
-	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/memfs"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/testws"
@@ -279,37 +277,16 @@ func TestAgentSessionStreamed(t *testing.T) {
 	}
 }
 
-// stepClock reads step later at every reading.
-func stepClock(step time.Duration) func() time.Time {
-	var mu sync.Mutex
-	now := time.UnixMilli(0)
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(step)
-		return now
-	}
-}
-
-// counting is a workspace whose exec prints 0..11, one line a chunk, with
-// a clock that makes a snapshot every fourth chunk.
+// counting is agentcase.Counting's workspace (exec prints 0..11, one
+// line a chunk, on a clock that makes a snapshot every fourth chunk) as
+// eino tools, and its exec call's arguments.
 func counting(t *testing.T) (*eino.Tools, string) {
 	t.Helper()
-	scripts := execbackend.NewScripts(nil)
-	var events []execbackend.ScriptEvent
-	for i := range 12 {
-		events = append(events, execbackend.ScriptEvent{Data: []byte(strconv.Itoa(i) + "\n")})
-	}
-	scripts.Queue(execbackend.Script{Events: events})
-	ws := vfs.New(memfs.New())
-	set, err := eino.New(ws, agenttools.Options{
-		Backends: []execbackend.Backend{execbackend.NewScripted(execbackend.Info{ID: "shell"}, scripts)},
-		Clock:    stepClock(30 * time.Millisecond),
-	})
+	set, err := eino.New(agentcase.Counting(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set, `{"command":"count"}`
+	return set, agentcase.CountingArgs
 }
 
 func recvAll(t *testing.T, sr *schema.StreamReader[string]) []string {

@@ -34,7 +34,7 @@ func TestApproval(t *testing.T) {
 	if len(api.bodies) != len(agentcase.ApprovalCalls)+1 {
 		t.Fatalf("the API received %d requests, want %d", len(api.bodies), len(agentcase.ApprovalCalls)+1)
 	}
-	sent := toolResults(t, api.bodies[len(api.bodies)-1])
+	sent := agentcase.ChatToolMessages(t, api.bodies[len(api.bodies)-1])
 	var results []string
 	for _, c := range agentcase.ApprovalCalls {
 		results = append(results, sent[c.ID])

@@ -457,29 +457,6 @@ func openAIText(text string) string {
 	return openAIAnswer("stop", map[string]any{"content": text})
 }
 
-// toolResults are the tool messages of an OpenAI chat request, content
-// by tool call id.
-func toolResults(t *testing.T, body []byte) map[string]string {
-	t.Helper()
-	var req struct {
-		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
-			Content    string `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out[m.ToolCallID] = m.Content
-		}
-	}
-	return out
-}
-
 // WithDefinitions merges with the agent's own tools: given our tools and
 // langchaingo's calculator, the functions agent sends them all (ours with
 // their exact schemas, the calculator in the agent's __arg1 form), and
@@ -507,7 +484,7 @@ func TestDefinitionsMergeWithAgentTools(t *testing.T) {
 			t.Errorf("request %d: last tool %s %s, want the calculator in the agent's __arg1 form", i+1, calc.Name, calc.Schema)
 		}
 	}
-	if got := toolResults(t, api.bodies[1])["call_calc"]; got != "42" {
+	if got := agentcase.ChatToolMessages(t, api.bodies[1])["call_calc"]; got != "42" {
 		t.Errorf("the calculator answered %q, want 42", got)
 	}
 	read, _ := set.Read()
@@ -515,7 +492,7 @@ func TestDefinitionsMergeWithAgentTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolResults(t, api.bodies[2])["call_read"]; got != want || !strings.Contains(got, "status: draft") {
+	if got := agentcase.ChatToolMessages(t, api.bodies[2])["call_read"]; got != want || !strings.Contains(got, "status: draft") {
 		t.Errorf("read answered %q, want %q", got, want)
 	}
 }

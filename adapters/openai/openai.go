@@ -6,7 +6,8 @@
 // Schema; the set executes the model's function calls and answers them in
 // the SDK's own types.
 //
-// A Chat Completions loop:
+// A Chat Completions loop (oai is the SDK's package, imported under
+// another name than this one):
 //
 //	set, err := openai.New(ws, agenttools.Options{})
 //	params := oai.ChatCompletionNewParams{Model: model, Tools: set.Chat(), Messages: msgs}
@@ -43,19 +44,31 @@
 // Invalid arguments, a tool's failure and a name the set does not offer
 // are answers the model sees, never a Go error: the invalid-arguments
 // text core writes, the tool's failure in its form, and for an unknown
-// name the reference pi adapter's text. Execute's error is only a
-// cancelled context's or an Approver's (agenttools.Options.Approver),
-// and stops the loop.
+// name the reference pi adapter's text. The error of the Execute and
+// Turn methods is only a cancelled context's or an Approver's
+// (agenttools.Options.Approver), and stops the loop.
 //
 // exec's running snapshots reach a core.WithSnapshots function on the
 // context given to ExecuteChat, ChatTurn, ExecuteResponses or
 // ResponsesTurn; the model receives the final result.
+//
+// # Declarations
+//
+// A tool's parameters are its input schema in the SDK's map
+// (shared.FunctionParameters), each top-level member a json.RawMessage
+// of ours, so every byte below the top level is sent as we wrote it; the
+// SDK writes the top-level keys in sorted order ($schema,
+// additionalProperties, properties, required, type), as it writes any
+// map. Strict declares tools for OpenAI's strict mode, with closed
+// schemas (see Strict).
 package openai
 
 import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -73,34 +86,44 @@ import (
 // input schema.
 type Tool struct {
 	tool core.Tool
-	// schema is the tool's input schema's top-level members, each its
-	// JSON text.
+	// schema is the declared input schema's top-level members, each its
+	// JSON text: the tool's, or closed for strict mode.
 	schema map[string]json.RawMessage
+	strict bool
 }
 
 // Name is what the model calls the tool (with the options' prefix).
 func (t Tool) Name() string { return t.tool.Name }
 
+// Strict reports whether the tool is declared for strict mode (see the
+// Strict option).
+func (t Tool) Strict() bool { return t.strict }
+
 // Chat is the tool's Chat Completions declaration, a function tool
-// (ChatCompletionNewParams.Tools). strict is left out, which the API
-// reads as false.
+// (ChatCompletionNewParams.Tools). strict is sent as true for a Strict
+// tool and left out otherwise, which the API reads as false.
 func (t Tool) Chat() openai.ChatCompletionToolUnionParam {
-	return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+	f := shared.FunctionDefinitionParam{
 		Name:        t.tool.Name,
 		Description: openai.String(t.tool.Description),
 		Parameters:  t.parameters(),
-	})
+	}
+	if t.strict {
+		f.Strict = openai.Bool(true)
+	}
+	return openai.ChatCompletionFunctionTool(f)
 }
 
 // Responses is the tool's Responses API declaration, a function tool
-// (ResponseNewParams.Tools). strict is sent as false: the Responses API
-// would make a function tool strict without it.
+// (ResponseNewParams.Tools). strict is always sent, true for a Strict
+// tool and false otherwise: the Responses API makes a function tool
+// strict when strict is left out.
 func (t Tool) Responses() responses.ToolUnionParam {
 	return responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
 		Name:        t.tool.Name,
 		Description: openai.String(t.tool.Description),
 		Parameters:  t.parameters(),
-		Strict:      openai.Bool(false),
+		Strict:      openai.Bool(t.strict),
 	}}
 }
 
@@ -121,6 +144,10 @@ func (t Tool) parameters() map[string]any {
 type Tools struct {
 	set   adapt.Set[Tool]
 	media bool
+	// strict is whether Strict was given, strictTools the spec's names
+	// it was given.
+	strict      bool
+	strictTools []string
 }
 
 // Option changes how New builds the tool set.
@@ -133,8 +160,29 @@ type Option func(*Tools)
 // always receives the file in the function_call_output.
 func MediaMessage() Option { return func(s *Tools) { s.media = true } }
 
-// New builds the tool set for ws. It fails when ws is nil or an option
-// is out of range.
+// Strict declares tools for OpenAI's strict mode (Structured Outputs:
+// strict true, in both APIs), in which the model's arguments always match
+// the schema: with no names, the tools the spec marks for constrained
+// sampling, read, write and edit, as the reference's pi adapter does
+// (strictArguments); with names, those tools (the spec's names:
+// toolspec.ToolRead, ...). A strict tool's schema is closed for the mode
+// (adapt.StrictSchema: every property required, an optional one also
+// taking null, additionalProperties false, the keywords strict mode
+// refuses moved into the description), which changes what the model
+// sees (deviation strictSchemas). A tool whose schema cannot be closed
+// (exec's, whose env and input are maps) is declared as without Strict.
+// The model then sends null for a field it leaves out: with Strict,
+// every call's top-level null on an optional field that takes no null is
+// dropped before the arguments are checked, as the pi adapter does.
+func Strict(tools ...string) Option {
+	return func(s *Tools) {
+		s.strict = true
+		s.strictTools = append(s.strictTools, tools...)
+	}
+}
+
+// New builds the tool set for ws. It fails when ws is nil, an option is
+// out of range, or Strict names a tool the spec does not have.
 func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools, error) {
 	ex, err := adapt.Executor("openai", ws, opts)
 	if err != nil {
@@ -144,6 +192,11 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 	for _, o := range options {
 		o(s)
 	}
+	for _, name := range s.strictTools {
+		if _, ok := toolspec.Info(name); !ok {
+			return nil, fmt.Errorf("openai: Strict: no tool %q", name)
+		}
+	}
 	s.set.Init(ex, adapt.Forms[Tool]{Plain: s.tool, Media: s.tool, Streaming: s.tool})
 	return s, nil
 }
@@ -151,13 +204,33 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 // tool: every tool has the same form; what an answer holds is the
 // output's to say.
 func (s *Tools) tool(t core.Tool) Tool {
+	text, strict := t.InputSchema, s.strictFor(t.Spec)
+	if strict {
+		text, strict = adapt.StrictSchema(t.InputSchema, adapt.StrictOpenAI)
+		if !strict {
+			text = t.InputSchema
+		}
+	}
 	var schema map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(t.InputSchema), &schema); err != nil {
+	if err := json.Unmarshal([]byte(text), &schema); err != nil {
 		// The spec's schemas and an overlay's are objects, checked
 		// when the surface is built.
 		panic("openai: input schema of " + t.Name + ": " + err.Error())
 	}
-	return Tool{tool: t, schema: schema}
+	return Tool{tool: t, schema: schema, strict: strict}
+}
+
+// strictFor reports whether Strict asks for the tool the spec calls
+// spec.
+func (s *Tools) strictFor(spec string) bool {
+	if !s.strict {
+		return false
+	}
+	if len(s.strictTools) == 0 {
+		info, _ := toolspec.Info(spec)
+		return info.ConstrainedSampling
+	}
+	return slices.Contains(s.strictTools, spec)
 }
 
 // Chat declares every tool of All, in order, for
@@ -312,9 +385,11 @@ func (s *Tools) ResponsesTurn(ctx context.Context, resp *responses.Response) ([]
 	return items, nil
 }
 
-// call runs the tool the model named name with args.
+// call runs the tool the model named name with args; a name the set
+// does not offer is answered, not an error. With Strict the nulls that
+// stand for absent fields are dropped first.
 func (s *Tools) call(ctx context.Context, name, args string) (toolspec.Output, error) {
-	return s.set.Executor().Call(ctx, name, []byte(args))
+	return adapt.Call(ctx, s.set.Executor(), name, []byte(args), s.strict)
 }
 
 // dataURI is m as data:<media type>;base64,<bytes>, the form both APIs
