@@ -15,8 +15,7 @@ import (
 
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/anthropic"
-	"github.com/agenttools/agenttools/core/vfs"
-	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/internal/agentcase"
 )
 
 // exampleReplies are the stand-in model's turns: three tool calls (a
@@ -78,19 +77,6 @@ func exampleClient() (sdk.Client, func()) {
 	return sdk.NewClient(option.WithBaseURL(api.URL), option.WithAPIKey("test")), api.Close
 }
 
-// exampleWorkspace is an in-memory workspace holding
-// /workspace/hello.txt.
-func exampleWorkspace(ctx context.Context) *vfs.Workspace {
-	ws := vfs.New(memfs.New())
-	if err := ws.Mkdir(ctx, "/workspace", vfs.MkdirOptions{}); err != nil {
-		log.Fatal(err)
-	}
-	if err := ws.WriteFile(ctx, "/workspace/hello.txt", []byte("hello\n"), vfs.WriteOptions{}); err != nil {
-		log.Fatal(err)
-	}
-	return ws
-}
-
 // The package documentation's loop on the SDK's client, against a local
 // stand-in for the Messages API that prints the tool_result blocks it
 // receives: a result, a failure with is_error, and the answer to a tool
@@ -100,7 +86,8 @@ func Example() {
 	client, stop := exampleClient() // an SDK client of the stand-in
 	defer stop()
 
-	set, err := anthropic.New(exampleWorkspace(ctx), agenttools.Options{})
+	ws := agentcase.Hello(ctx) // in memory, /workspace/hello.txt holding "hello\n"
+	set, err := anthropic.New(ws, agenttools.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -137,7 +124,8 @@ func ExampleTools_BetaTools() {
 	client, stop := exampleClient() // an SDK client of the stand-in
 	defer stop()
 
-	set, err := anthropic.New(exampleWorkspace(ctx), agenttools.Options{})
+	ws := agentcase.Hello(ctx) // in memory, /workspace/hello.txt holding "hello\n"
+	set, err := anthropic.New(ws, agenttools.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
