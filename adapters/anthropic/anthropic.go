@@ -65,6 +65,11 @@
 // to a core.WithSnapshots function at the same time, so it must be safe
 // for concurrent use.
 //
+// A loop of your own on the beta Messages API (client.Beta.Messages.New,
+// for a beta feature) declares BetaParams and answers with ExecuteBetaTurn
+// (or ExecuteBeta): the same tool_result blocks as the Messages API's,
+// in the beta types, with no "Error: " prefix.
+//
 // # Strict tool use
 //
 // With the Strict option, the tools it names are declared with strict
@@ -236,7 +241,9 @@ func (s *Tools) Params() []sdk.ToolUnionParam {
 }
 
 // BetaParams are the declarations of every tool of the set for the beta
-// Messages API, in the reference's order.
+// Messages API, in the reference's order: for a loop of your own, whose
+// tool_use blocks ExecuteBetaTurn answers, or for a tool runner's
+// BetaToolRunnerParams.Tools (to send strict).
 func (s *Tools) BetaParams() []sdk.BetaToolUnionParam {
 	return each(s, Tool.BetaParam)
 }
@@ -284,21 +291,66 @@ func (s *Tools) Execute(ctx context.Context, block sdk.ToolUseBlock) (sdk.ToolRe
 // tool the set does not offer is answered as a failure. The error is
 // Execute's, for the first call that fails so.
 func (s *Tools) ExecuteTurn(ctx context.Context, msg *sdk.Message) (results sdk.MessageParam, ok bool, err error) {
-	var blocks []sdk.ContentBlockParamUnion
-	for _, c := range msg.Content {
-		if c.Type != "tool_use" {
-			continue
-		}
-		r, err := s.Execute(ctx, c.AsToolUse())
-		if err != nil {
-			return sdk.MessageParam{}, false, err
-		}
-		blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &r})
+	answers, err := answerUses(ctx, msg.Content, func(c sdk.ContentBlockUnion) (sdk.ToolUseBlock, bool) {
+		return c.AsToolUse(), c.Type == "tool_use"
+	}, s.Execute)
+	if err != nil || len(answers) == 0 {
+		return sdk.MessageParam{}, false, err
 	}
-	if len(blocks) == 0 {
-		return sdk.MessageParam{}, false, nil
+	blocks := make([]sdk.ContentBlockParamUnion, len(answers))
+	for i := range answers {
+		blocks[i] = sdk.ContentBlockParamUnion{OfToolResult: &answers[i]}
 	}
 	return sdk.NewUserMessage(blocks...), true, nil
+}
+
+// ExecuteBeta is Execute for a loop of your own on the beta Messages API
+// (client.Beta.Messages.New with BetaParams): the same tool_result, in
+// the beta types. The call's arguments are the block's input as the API
+// sent it (block.JSON.Input.Raw()), not re-encoded as the tool runner
+// hands them.
+func (s *Tools) ExecuteBeta(ctx context.Context, block sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
+	out, err := s.call(ctx, block.Name, []byte(block.JSON.Input.Raw()))
+	if err != nil {
+		return sdk.BetaToolResultBlockParam{}, err
+	}
+	return sdk.BetaToolResultBlockParam{ToolUseID: block.ID, IsError: sdk.Bool(out.IsError()), Content: betaBlocks.of(out)}, nil
+}
+
+// ExecuteBetaTurn is ExecuteTurn for the beta Messages API: the user
+// message with the tool_result of every tool_use block of msg, in order,
+// to append after msg.ToParam(); ok is false when msg has none.
+func (s *Tools) ExecuteBetaTurn(ctx context.Context, msg *sdk.BetaMessage) (results sdk.BetaMessageParam, ok bool, err error) {
+	answers, err := answerUses(ctx, msg.Content, func(c sdk.BetaContentBlockUnion) (sdk.BetaToolUseBlock, bool) {
+		return c.AsToolUse(), c.Type == "tool_use"
+	}, s.ExecuteBeta)
+	if err != nil || len(answers) == 0 {
+		return sdk.BetaMessageParam{}, false, err
+	}
+	blocks := make([]sdk.BetaContentBlockParamUnion, len(answers))
+	for i := range answers {
+		blocks[i] = sdk.BetaContentBlockParamUnion{OfToolResult: &answers[i]}
+	}
+	return sdk.NewBetaUserMessage(blocks...), true, nil
+}
+
+// answerUses answers the tool_use blocks among content (use picks them
+// out) with execute, one after the other in order: the turn of either
+// API flavour. The error is execute's first.
+func answerUses[C, U, R any](ctx context.Context, content []C, use func(C) (U, bool), execute func(context.Context, U) (R, error)) ([]R, error) {
+	var answers []R
+	for _, c := range content {
+		u, ok := use(c)
+		if !ok {
+			continue
+		}
+		r, err := execute(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		answers = append(answers, r)
+	}
+	return answers, nil
 }
 
 // betaTool is a Tool as the beta tool runner's BetaTool.

@@ -69,6 +69,45 @@ func TestMessagesSession(t *testing.T) {
 	checkSession(t, "messages.txtar", runMessages, func(c toolCall, out toolspec.Output) resultBlock { return wantResult(c.ID, out) })
 }
 
+// runBetaMessages is runMessages on the beta Messages API, the loop a
+// program writes there with BetaParams and ExecuteBetaTurn.
+func runBetaMessages(ctx context.Context, t *testing.T, client sdk.Client, set *anthropic.Tools) string {
+	t.Helper()
+	params := sdk.BetaMessageNewParams{
+		Model:     model,
+		MaxTokens: 1024,
+		Tools:     set.BetaParams(),
+		Messages:  []sdk.BetaMessageParam{sdk.NewBetaUserMessage(sdk.NewBetaTextBlock(agentcase.Prompt))},
+	}
+	for {
+		msg, err := client.Beta.Messages.New(ctx, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params.Messages = append(params.Messages, msg.ToParam())
+		results, ok, err := set.ExecuteBetaTurn(ctx, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			var answer sdk.Message
+			if err := json.Unmarshal([]byte(msg.RawJSON()), &answer); err != nil {
+				t.Fatal(err)
+			}
+			return text(answer.Content)
+		}
+		params.Messages = append(params.Messages, results)
+	}
+}
+
+// TestBetaMessagesSession runs the recorded session through a loop of
+// one's own on the beta Messages API (BetaParams, ExecuteBetaTurn): the
+// requests carry what the Messages loop sends, byte for byte (its golden
+// file, messages.txtar), and the same checks hold.
+func TestBetaMessagesSession(t *testing.T) {
+	checkSession(t, "messages.txtar", runBetaMessages, func(c toolCall, out toolspec.Output) resultBlock { return wantResult(c.ID, out) })
+}
+
 // checkSession runs session.json through run, with a core.WithSnapshots
 // function on its context, and checks the session: the tools declared
 // (by the first request; on a message thread the others declare none),

@@ -271,3 +271,39 @@ func TestUnreadableMedia(t *testing.T) {
 		}
 	}
 }
+
+// ExecuteBeta takes the block's input as the API sent it, as Execute
+// does, not decoded and encoded again as the tool runner hands it: an
+// integer past float64's precision is refused with the number the model
+// wrote, and the same turn helper answers a message without tool_use
+// blocks with nothing.
+func TestExecuteBetaInput(t *testing.T) {
+	set := newSet(t)
+	const input = `{"path":"/workspace/hello.txt","offset":123456789012345678901}`
+	var block sdk.ToolUseBlock
+	if err := json.Unmarshal([]byte(`{"type":"tool_use","id":"toolu_01","name":"read","input":`+input+`}`), &block); err != nil {
+		t.Fatal(err)
+	}
+	var beta sdk.BetaToolUseBlock
+	if err := json.Unmarshal([]byte(`{"type":"tool_use","id":"toolu_01","name":"read","input":`+input+`}`), &beta); err != nil {
+		t.Fatal(err)
+	}
+	want, err := set.Execute(t.Context(), block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := set.ExecuteBeta(t.Context(), beta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, g := mustJSON(want), mustJSON(got); w != g || !strings.Contains(w, "123456789012345678901") {
+		t.Errorf("ExecuteBeta %s:\n got %s\nwant %s", input, g, w)
+	}
+	var msg sdk.BetaMessage
+	if err := json.Unmarshal([]byte(`{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn"}`), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok, err := set.ExecuteBetaTurn(t.Context(), &msg); ok || err != nil || r.OfUser != nil {
+		t.Errorf("ExecuteBetaTurn of an answer: %v %v %+v", ok, err, r)
+	}
+}

@@ -29,12 +29,40 @@ const notJSON = "(not JSON: a tool_use block cannot carry it)"
 // content block: a text as it is, an image as "[image MIME BASE64]", a
 // document as "[document MIME BASE64]", one per line.
 func TestAdapterParity(t *testing.T) {
-	paritytest.Run(t, messagesParity, toolRunnerParity)
+	paritytest.Run(t, messagesParity, betaMessagesParity, toolRunnerParity)
 }
 
 var messagesParity = paritytest.Adapter{
 	Name: "anthropic",
-	Open: func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	Open: openExecute(func(t *testing.T, set *anthropic.Tools, block []byte) (any, error) {
+		var b sdk.ToolUseBlock
+		if err := json.Unmarshal(block, &b); err != nil {
+			t.Fatal(err)
+		}
+		return set.Execute(t.Context(), b)
+	}),
+	Render: renderExecute,
+}
+
+// betaMessagesParity is messagesParity through ExecuteBeta, for a loop on
+// the beta Messages API: the same results.
+var betaMessagesParity = paritytest.Adapter{
+	Name: "anthropic-beta",
+	Open: openExecute(func(t *testing.T, set *anthropic.Tools, block []byte) (any, error) {
+		var b sdk.BetaToolUseBlock
+		if err := json.Unmarshal(block, &b); err != nil {
+			t.Fatal(err)
+		}
+		return set.ExecuteBeta(t.Context(), b)
+	}),
+	Render: renderExecute,
+}
+
+// openExecute is the parity Open of a set's Execute or ExecuteBeta:
+// execute decodes the tool_use block (the API's JSON) and answers it; the
+// tool_result is read as the SDK encodes it into a request.
+func openExecute(execute func(t *testing.T, set *anthropic.Tools, block []byte) (any, error)) func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
+	return func(t *testing.T, ws *vfs.Workspace, opts core.Options) func(t *testing.T, tool, args string) string {
 		set, err := anthropic.New(ws, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -43,11 +71,7 @@ var messagesParity = paritytest.Adapter{
 			if !json.Valid([]byte(args)) {
 				return notJSON
 			}
-			var block sdk.ToolUseBlock
-			if err := json.Unmarshal([]byte(`{"type":"tool_use","id":"toolu_01","name":`+strconv.Quote(tool)+`,"input":`+args+`}`), &block); err != nil {
-				t.Fatal(err)
-			}
-			r, err := set.Execute(t.Context(), block)
+			r, err := execute(t, set, []byte(`{"type":"tool_use","id":"toolu_01","name":`+strconv.Quote(tool)+`,"input":`+args+`}`))
 			if err != nil {
 				t.Fatalf("%s %s: %v", tool, args, err)
 			}
@@ -61,21 +85,24 @@ var messagesParity = paritytest.Adapter{
 			}
 			return renderSent(sent)
 		}
-	},
-	Render: func(t *testing.T, args string, out toolspec.Output) string {
-		if !json.Valid([]byte(args)) {
-			return notJSON
+	}
+}
+
+// renderExecute is the raw adapter's output out as Execute must answer
+// it, in renderSent's text.
+func renderExecute(t *testing.T, args string, out toolspec.Output) string {
+	if !json.Valid([]byte(args)) {
+		return notJSON
+	}
+	lines := []string{"is_error: " + strconv.FormatBool(out.IsError()), out.AsText()}
+	if out.HasMedia() {
+		kind := "document"
+		if strings.HasPrefix(out.Media.MediaType, "image/") {
+			kind = "image"
 		}
-		lines := []string{"is_error: " + strconv.FormatBool(out.IsError()), out.AsText()}
-		if out.HasMedia() {
-			kind := "document"
-			if strings.HasPrefix(out.Media.MediaType, "image/") {
-				kind = "image"
-			}
-			lines = append(lines, "["+kind+" "+out.Media.MediaType+" "+base64.StdEncoding.EncodeToString(out.Media.Data)+"]")
-		}
-		return strings.Join(lines, "\n")
-	},
+		lines = append(lines, "["+kind+" "+out.Media.MediaType+" "+base64.StdEncoding.EncodeToString(out.Media.Data)+"]")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // renderSent is a sent tool_result as the parity test's text.

@@ -173,10 +173,11 @@ func MediaMessage() Option { return func(s *Tools) { s.media = true } }
 // sampling, read, write and edit, as the reference's pi adapter does
 // (strictArguments); with names, those tools (the spec's names:
 // toolspec.ToolRead, ...). A strict tool's schema is closed for the mode
-// (adapt.StrictSchema: every property required, an optional one also
-// taking null, additionalProperties false, the keywords strict mode
-// refuses moved into the description), which changes what the model
-// sees (deviation strictSchemas). A tool whose schema cannot be closed
+// (every property required, an optional one also taking null in its
+// type, additionalProperties false, the keywords strict mode refuses, such
+// as default, moved into the description; golden/testdata/strict.txtar
+// shows every tool's), which changes what the model sees (deviation
+// strictSchemas). A tool whose schema cannot be closed
 // (exec's, whose env and input are maps) is declared as without Strict.
 // The model then sends null for a field it leaves out: with Strict,
 // every call's top-level null on an optional field that takes no null is

@@ -7,7 +7,9 @@
 //	ANTHROPIC_API_KEY=... go run . -dir ~/project -write -prompt 'Fix the typo in README.md'
 //
 // Flags: -model (default claude-sonnet-5-5), -base-url (default
-// ANTHROPIC_BASE_URL, else the API's), -dir (the host directory the
+// ANTHROPIC_BASE_URL, else the API's; a local stand-in for the API, such
+// as TestRun's, still needs some ANTHROPIC_API_KEY: the SDK refuses to
+// send a request without one), -dir (the host directory the
 // tools see at /workspace; default the current one), -write (offer
 // write, edit and delete too; without it the tools only read),
 // -prompt, -max-turns, -max-retries.

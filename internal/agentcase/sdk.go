@@ -1,6 +1,7 @@
 package agentcase
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -75,4 +76,18 @@ func ChatToolMessages(tb testing.TB, body []byte) map[string]string {
 		out[m.ToolCallID] = content
 	}
 	return out
+}
+
+// Hello is an in-memory workspace holding /workspace/hello.txt
+// ("hello\n"): the workspace of the SDK adapters' examples, which have
+// no testing.TB, so it panics on an error (none happens in memory).
+func Hello(ctx context.Context) *vfs.Workspace {
+	ws := vfs.New(memfs.New())
+	if err := ws.Mkdir(ctx, "/workspace", vfs.MkdirOptions{}); err != nil {
+		panic(err)
+	}
+	if err := ws.WriteFile(ctx, "/workspace/hello.txt", []byte("hello\n"), vfs.WriteOptions{}); err != nil {
+		panic(err)
+	}
+	return ws
 }
