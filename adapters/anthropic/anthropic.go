@@ -308,9 +308,16 @@ func (s *Tools) ExecuteTurn(ctx context.Context, msg *sdk.Message) (results sdk.
 // (client.Beta.Messages.New with BetaParams): the same tool_result, in
 // the beta types. The call's arguments are the block's input as the API
 // sent it (block.JSON.Input.Raw()), not re-encoded as the tool runner
-// hands them.
+// hands them; a block made in Go rather than decoded from the API's JSON
+// has no such text, and then its Input is encoded (encoding/json).
 func (s *Tools) ExecuteBeta(ctx context.Context, block sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
-	out, err := s.call(ctx, block.Name, []byte(block.JSON.Input.Raw()))
+	input := []byte(block.JSON.Input.Raw())
+	if len(input) == 0 && block.Input != nil {
+		if data, err := json.Marshal(block.Input); err == nil {
+			input = data
+		}
+	}
+	out, err := s.call(ctx, block.Name, input)
 	if err != nil {
 		return sdk.BetaToolResultBlockParam{}, err
 	}

@@ -307,3 +307,21 @@ func TestExecuteBetaInput(t *testing.T) {
 		t.Errorf("ExecuteBetaTurn of an answer: %v %v %+v", ok, err, r)
 	}
 }
+
+// ExecuteBeta of a block made in Go, whose input has no JSON text from
+// the API, runs the call its Input holds.
+func TestExecuteBetaBlockMadeInGo(t *testing.T) {
+	set := newSet(t)
+	block := sdk.BetaToolUseBlock{ID: "toolu_01", Name: "read", Input: map[string]any{"path": "/workspace/notes.txt"}}
+	got, err := set.ExecuteBeta(t.Context(), block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := set.Execute(t.Context(), sdk.ToolUseBlock{ID: "toolu_01", Name: "read", Input: json.RawMessage(`{"path":"/workspace/notes.txt"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(got), mustJSON(want); g != w || want.IsError.Value {
+		t.Errorf("ExecuteBeta of a block made in Go:\n got %s\nwant %s", g, w)
+	}
+}
