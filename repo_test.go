@@ -384,3 +384,38 @@ func TestRootAliasesComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestNoProgramsTracked: no file git tracks is a compiled program (ELF,
+// Mach-O, PE), such as the binary `go build ./...` leaves in a module
+// whose only package is a main package (examples/anthropic) when run
+// without -o. Skipped where git or the repository's history is missing.
+func TestNoProgramsTracked(t *testing.T) {
+	root := goldentest.ModuleRoot(t)
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v", err)
+	}
+	magics := [][]byte{
+		[]byte("\x7fELF"),
+		{0xcf, 0xfa, 0xed, 0xfe}, {0xce, 0xfa, 0xed, 0xfe}, // Mach-O, little-endian
+		{0xfe, 0xed, 0xfa, 0xcf}, {0xfe, 0xed, 0xfa, 0xce},
+		[]byte("MZ"), // PE
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		f, err := os.Open(filepath.Join(root, name))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		f.Close()
+		for _, m := range magics {
+			if bytes.HasPrefix(head[:n], m) {
+				t.Errorf("%s is a compiled program; build output is not tracked", name)
+				break
+			}
+		}
+	}
+}

@@ -33,8 +33,9 @@
 //     own NewToolResultBlock does;
 //   - read of an image is the text block (the reference's text part) then
 //     an image block (base64, the file's media type: PNG, JPEG, GIF or
-//     WebP, the ones the API takes); of a PDF, the text block then a
-//     document block (a base64 PDF source).
+//     WebP, the ones the API takes; the type its bytes show where the
+//     extension says another, which the API would refuse); of a PDF, the
+//     text block then a document block (a base64 PDF source).
 //
 // # This module
 //
@@ -56,7 +57,10 @@
 // (object keys sorted, numbers as float64). A cancelled context or an
 // Approver's error becomes such a result too, as the runner offers a tool
 // no other way out; a cancelled context then ends the run at its next
-// request.
+// request. The runner runs a turn's tool calls at once, each in a
+// goroutine of its own: two exec calls then hand their running snapshots
+// to a core.WithSnapshots function at the same time, so it must be safe
+// for concurrent use.
 //
 // A loop of your own on the beta Messages API (client.Beta.Messages.New,
 // for a beta feature) declares BetaParams and answers with ExecuteBetaTurn
@@ -77,6 +81,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -104,8 +109,11 @@ func (t Tool) Name() string { return t.tool.Name }
 
 // Param is the tool's declaration for MessageNewParams.Tools: a client
 // tool with the tool's name, description and input schema, the schema's
-// JSON text sent as it is, key order included; with strict true when the
-// Strict option covers it.
+// JSON text sent as it is, key order included, but for the escapes the
+// SDK's encoder (encoding/json) writes in every string it sends: <, > and
+// & as \u003c, \u003e and \u0026, U+2028 and U+2029 as \u2028 and
+// \u2029, which the API decodes to the same text; with strict true when
+// the Strict option covers it.
 func (t Tool) Param() sdk.ToolUnionParam {
 	p := &sdk.ToolParam{
 		Name:        t.tool.Name,
@@ -388,12 +396,27 @@ func (k blockKit[B]) of(out toolspec.Output) []B {
 	if out.HasMedia() {
 		data := base64.StdEncoding.EncodeToString(out.Media.Data)
 		if out.Media.IsImage() {
-			blocks = append(blocks, k.image(out.Media.MediaType, data))
+			blocks = append(blocks, k.image(imageMediaType(out.Media), data))
 		} else {
 			blocks = append(blocks, k.pdf(data))
 		}
 	}
 	return blocks
+}
+
+// imageMediaType is the media type of the image block for m: read names
+// an image by its file's extension first (as the reference does), but
+// the API refuses an image block whose bytes are another type than the
+// block says ("Image does not match the provided media type"), which
+// would fail every later request of the conversation; so where the
+// bytes are one of the four types the API takes, the block says that
+// one. The text block keeps read's words.
+func imageMediaType(m *toolspec.Media) string {
+	switch sniffed := http.DetectContentType(m.Data); sniffed {
+	case toolspec.MsgReadMediaPNG, toolspec.MsgReadMediaJPEG, toolspec.MsgReadMediaGIF, toolspec.MsgReadMediaWebP:
+		return sniffed
+	}
+	return m.MediaType
 }
 
 var resultBlocks = blockKit[sdk.ToolResultBlockParamContentUnion]{

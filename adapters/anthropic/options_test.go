@@ -11,6 +11,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/agenttools/agenttools/adapters/anthropic"
+	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/internal/agentcase"
 )
 
@@ -207,6 +208,35 @@ func newSet(t *testing.T) *anthropic.Tools {
 		t.Fatal(err)
 	}
 	return set
+}
+
+// An image whose bytes are another type than its extension says (a PNG
+// saved as .jpg) goes in an image block that names the bytes' type, which
+// the API checks, in the Messages API's result and the beta tool's; the
+// text block keeps read's words, which name the extension's type.
+func TestImageBlockTypeFromBytes(t *testing.T) {
+	set := newSet(t)
+	if err := set.Executor().Workspace().WriteFile(t.Context(), "/workspace/pixel.jpg", agentcase.Pixel, vfs.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"/workspace/pixel.jpg"}`)
+	const text = "Read /workspace/pixel.jpg (image/jpeg, 70 bytes)."
+	r, err := set.Execute(t.Context(), sdk.ToolUseBlock{ID: "toolu_01", Name: "read", Input: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Content) != 2 || r.Content[0].OfText.Text != text || r.Content[1].OfImage == nil ||
+		r.Content[1].OfImage.Source.OfBase64.MediaType != sdk.Base64ImageSourceMediaTypeImagePNG {
+		t.Errorf("read of a PNG named .jpg: %s", mustJSON(r))
+	}
+	blocks, err := set.BetaTools()[0].Execute(t.Context(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 2 || blocks[0].OfText.Text != text || blocks[1].OfImage == nil ||
+		blocks[1].OfImage.Source.OfBase64.MediaType != sdk.BetaBase64ImageSourceMediaTypeImagePNG {
+		t.Errorf("beta read of a PNG named .jpg: %s", mustJSON(blocks))
+	}
 }
 
 // ExecuteBeta takes the block's input as the API sent it, as Execute

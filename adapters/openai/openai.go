@@ -129,8 +129,11 @@ func (t Tool) Responses() responses.ToolUnionParam {
 
 // parameters is the input schema as the SDK's map: each top-level member
 // a json.RawMessage, so that every byte below the top level is ours,
-// key order and escaping included. The top-level keys are sent in the
-// SDK's map order (sorted), as any map it sends.
+// key order included, but for the escapes the SDK's encoder (encoding/json)
+// writes in every string it sends: <, > and & as \u003c, \u003e and
+// \u0026, U+2028 and U+2029 as \u2028 and \u2029, which the API decodes
+// to the same text. The top-level keys are sent in the SDK's map order
+// (sorted), as any map it sends.
 func (t Tool) parameters() map[string]any {
 	m := make(map[string]any, len(t.schema))
 	for k, v := range t.schema {

@@ -39,7 +39,9 @@ func Call(ctx context.Context, ex *core.Executor, name string, args []byte, drop
 // and does not accept null in schema (the tool's own input schema, not
 // the one StrictSchema closed): under strict mode such a null stands for
 // a field left out, as the reference's pi adapter treats it
-// (dropPlaceholderNulls). Everything else is byte for byte as it was,
+// (dropPlaceholderNulls). A key given more than once counts by its last
+// value, as JSON.parse and core read it: when that is such a null, all
+// its members go. Everything else is byte for byte as it was,
 // args itself when nothing is dropped. Args that are not a JSON object,
 // or a schema that is not one, leave args unchanged.
 func DropAbsentNulls(schema string, args []byte) []byte {
@@ -56,9 +58,14 @@ func DropAbsentNulls(schema string, args []byte) []byte {
 	// the comma before it.
 	type span struct {
 		start, end int64
+		key        string
 		drop       bool
 	}
 	var spans []span
+	// lastNull is, for each key, whether its last value is null: a key
+	// given twice has its last value, as JSON.parse and core read it, so
+	// every member of a key whose last value is a dropped null goes.
+	lastNull := map[string]bool{}
 	for dec.More() {
 		start := dec.InputOffset()
 		tok, err := dec.Token()
@@ -70,7 +77,11 @@ func DropAbsentNulls(schema string, args []byte) []byte {
 		if dec.Decode(&v) != nil {
 			return args
 		}
-		spans = append(spans, span{start, dec.InputOffset(), string(v) == "null" && slices.Contains(absent, key)})
+		spans = append(spans, span{start: start, end: dec.InputOffset(), key: key})
+		lastNull[key] = string(v) == "null"
+	}
+	for i, s := range spans {
+		spans[i].drop = lastNull[s.key] && slices.Contains(absent, s.key)
 	}
 	if _, err := dec.Token(); err != nil || !slices.ContainsFunc(spans, func(s span) bool { return s.drop }) {
 		return args

@@ -27,6 +27,11 @@ func TestDropAbsentNulls(t *testing.T) {
 		{"required null kept", schema, `{"path":null,"offset":null}`, `{"path":null}`},
 		{"nullable kept", schema, `{"path":"/a","note":null,"either":null,"any":null}`, `{"path":"/a","note":null,"either":null,"any":null}`},
 		{"nested nulls untouched", schema, `{"path":"/a","opts":{"x":null},"limit":[null]}`, `{"path":"/a","opts":{"x":null},"limit":[null]}`},
+		// A key given twice has its last value (JSON.parse, core): a
+		// last null means the field is absent, an earlier one is no
+		// value at all.
+		{"twice, last null", schema, `{"path":"/a","limit":5,"limit":null}`, `{"path":"/a"}`},
+		{"twice, first null", schema, `{"path":"/a","limit":null,"limit":5}`, `{"path":"/a","limit":null,"limit":5}`},
 		{"unknown key's null kept", schema, `{"path":"/a","other":null}`, `{"path":"/a","other":null}`},
 		{"an array", schema, `[null]`, `[null]`},
 		{"null", schema, `null`, `null`},
