@@ -103,7 +103,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	params := oai.ChatCompletionNewParams{Model: oai.ChatModelGPT4_1, Tools: set.Chat(),
+	params := oai.ChatCompletionNewParams{Model: oai.ChatModelGPT5_4Mini, Tools: set.Chat(),
 		Messages: []oai.ChatCompletionMessageParamUnion{oai.UserMessage("What does hello.txt say?")}}
 	for {
 		completion, err := client.Chat.Completions.New(ctx, params)
@@ -140,7 +140,7 @@ func ExampleTools_ResponsesTurn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	params := responses.ResponseNewParams{Model: oai.ChatModelGPT4_1, Tools: set.Responses(),
+	params := responses.ResponseNewParams{Model: oai.ChatModelGPT5_4Mini, Tools: set.Responses(),
 		Input: responses.ResponseNewParamsInputUnion{OfString: oai.String("What does hello.txt say?")}}
 	for {
 		resp, err := client.Responses.New(ctx, params)

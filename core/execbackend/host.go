@@ -344,7 +344,7 @@ func (h *Host) startIn(ctx context.Context, dir, inside string, req Request) (*h
 			script.Close()
 		}()
 	}
-	r := &hostRun{procs: procs, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{})}
+	r := &hostRun{procs: procs, events: make(chan Event, 16), done: make(chan struct{}), gone: make(chan struct{}), reaped: make(chan struct{})}
 	if req.Timeout > 0 {
 		r.stopTimer = h.afterFunc(req.Timeout, func() {
 			r.mu.Lock()
@@ -376,6 +376,7 @@ func (h *Host) startIn(ctx context.Context, dir, inside string, req Request) (*h
 		r.mu.Lock()
 		r.exited = true
 		r.mu.Unlock()
+		close(r.reaped)
 		if r.stopTimer != nil {
 			r.stopTimer()
 		}
@@ -422,6 +423,9 @@ type hostRun struct {
 	// never block on a run nobody reads.
 	gone     chan struct{}
 	goneOnce sync.Once
+	// reaped is closed once the command's process has been waited for:
+	// until then a killed command is a zombie, a process still there.
+	reaped chan struct{}
 }
 
 func (r *hostRun) send(e Event) {
@@ -492,9 +496,7 @@ func (r *hostRun) drain(f *os.File, kind EventKind) {
 // cancelled ctx wins over an event that is ready.
 func (r *hostRun) Next(ctx context.Context) (Event, error) {
 	if ctx.Err() != nil {
-		_ = r.Kill()
-		r.goneOnce.Do(func() { close(r.gone) })
-		return Event{}, ctx.Err()
+		return Event{}, r.cancelled(ctx)
 	}
 	select {
 	case e, ok := <-r.events:
@@ -503,10 +505,25 @@ func (r *hostRun) Next(ctx context.Context) (Event, error) {
 		}
 		return e, nil
 	case <-ctx.Done():
-		_ = r.Kill()
-		r.goneOnce.Do(func() { close(r.gone) })
-		return Event{}, ctx.Err()
+		return Event{}, r.cancelled(ctx)
 	}
+}
+
+// cancelled ends a run whose consumer's ctx is done: it kills the
+// command and every process it started, stops the events, and returns
+// ctx's error once the command's process has been reaped (at most
+// killWait later), so that no process of the run, not even a zombie,
+// outlives the call that cancelled it.
+func (r *hostRun) cancelled(ctx context.Context) error {
+	_ = r.Kill()
+	r.goneOnce.Do(func() { close(r.gone) })
+	reap := time.NewTimer(killWait)
+	defer reap.Stop()
+	select {
+	case <-r.reaped:
+	case <-reap.C:
+	}
+	return ctx.Err()
 }
 
 // Kill kills the command and every process it started (see

@@ -5,7 +5,7 @@
 //
 //	OPENAI_API_KEY=... go run ./examples/openai -dir . "Which files mention TODO?"
 //
-// -model (or OPENAI_MODEL) names the model, gpt-4.1-mini by default;
+// -model (or OPENAI_MODEL) names the model, gpt-5.4-mini by default;
 // -base-url (or OPENAI_BASE_URL) sends the requests to another server
 // that speaks the API (a local one needs no key). Each tool call is
 // printed on stderr, the answer on stdout.
@@ -49,7 +49,7 @@ func main() {
 	cfg := config{MaxTurns: 30}
 	flag.StringVar(&cfg.Dir, "dir", ".", "host directory mounted at /workspace")
 	flag.StringVar(&cfg.API, "api", "chat", `API to use: "chat" (Chat Completions) or "responses"`)
-	flag.StringVar(&cfg.Model, "model", envOr("OPENAI_MODEL", "gpt-4.1-mini"), "model")
+	flag.StringVar(&cfg.Model, "model", envOr("OPENAI_MODEL", string(oai.ChatModelGPT5_4Mini)), "model")
 	flag.StringVar(&cfg.BaseURL, "base-url", "", "API base URL (default OPENAI_BASE_URL, else OpenAI's)")
 	flag.Parse()
 	cfg.Prompt = strings.Join(flag.Args(), " ")
