@@ -35,7 +35,10 @@
 //     an image block (base64, the file's media type: PNG, JPEG, GIF or
 //     WebP, the ones the API takes; the type its bytes show where the
 //     extension says another, which the API would refuse); of a PDF, the
-//     text block then a document block (a base64 PDF source).
+//     text block then a document block (a base64 PDF source). A file
+//     whose bytes are no image or PDF the API takes (a Git LFS pointer
+//     saved as .png) is the text block alone, as the API would refuse
+//     the request (deviation unreadableMedia).
 //
 // # This module
 //
@@ -81,7 +84,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -306,9 +308,16 @@ func (s *Tools) ExecuteTurn(ctx context.Context, msg *sdk.Message) (results sdk.
 // (client.Beta.Messages.New with BetaParams): the same tool_result, in
 // the beta types. The call's arguments are the block's input as the API
 // sent it (block.JSON.Input.Raw()), not re-encoded as the tool runner
-// hands them.
+// hands them; a block made in Go rather than decoded from the API's JSON
+// has no such text, and then its Input is encoded (encoding/json).
 func (s *Tools) ExecuteBeta(ctx context.Context, block sdk.BetaToolUseBlock) (sdk.BetaToolResultBlockParam, error) {
-	out, err := s.call(ctx, block.Name, []byte(block.JSON.Input.Raw()))
+	input := []byte(block.JSON.Input.Raw())
+	if len(input) == 0 && block.Input != nil {
+		if data, err := json.Marshal(block.Input); err == nil {
+			input = data
+		}
+	}
+	out, err := s.call(ctx, block.Name, input)
 	if err != nil {
 		return sdk.BetaToolResultBlockParam{}, err
 	}
@@ -390,33 +399,22 @@ type blockKit[B any] struct {
 	pdf   func(data string) B
 }
 
-// of is out as content blocks: its text, then its image or PDF, base64.
+// of is out as content blocks: its text, then its image or PDF, base64,
+// when the API takes it (adapt.SendableMedia).
 func (k blockKit[B]) of(out toolspec.Output) []B {
 	blocks := []B{k.text(out.AsText())}
-	if out.HasMedia() {
-		data := base64.StdEncoding.EncodeToString(out.Media.Data)
-		if out.Media.IsImage() {
-			blocks = append(blocks, k.image(imageMediaType(out.Media), data))
-		} else {
-			blocks = append(blocks, k.pdf(data))
-		}
+	if !out.HasMedia() {
+		return blocks
 	}
-	return blocks
-}
-
-// imageMediaType is the media type of the image block for m: read names
-// an image by its file's extension first (as the reference does), but
-// the API refuses an image block whose bytes are another type than the
-// block says ("Image does not match the provided media type"), which
-// would fail every later request of the conversation; so where the
-// bytes are one of the four types the API takes, the block says that
-// one. The text block keeps read's words.
-func imageMediaType(m *toolspec.Media) string {
-	switch sniffed := http.DetectContentType(m.Data); sniffed {
-	case toolspec.MsgReadMediaPNG, toolspec.MsgReadMediaJPEG, toolspec.MsgReadMediaGIF, toolspec.MsgReadMediaWebP:
-		return sniffed
+	mediaType, ok := adapt.SendableMedia(out.Media)
+	if !ok {
+		return blocks
 	}
-	return m.MediaType
+	data := base64.StdEncoding.EncodeToString(out.Media.Data)
+	if out.Media.IsImage() {
+		return append(blocks, k.image(mediaType, data))
+	}
+	return append(blocks, k.pdf(data))
 }
 
 var resultBlocks = blockKit[sdk.ToolResultBlockParamContentUnion]{

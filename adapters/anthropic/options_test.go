@@ -239,6 +239,39 @@ func TestImageBlockTypeFromBytes(t *testing.T) {
 	}
 }
 
+// A file read names an image or a PDF by its extension but whose bytes
+// are none (a Git LFS pointer saved as .png) is answered with read's text
+// alone, in the Messages API's result and the beta tool's: the API would
+// refuse the request for the block, and every later one.
+func TestUnreadableMedia(t *testing.T) {
+	set := newSet(t)
+	pointer := []byte("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n")
+	for _, path := range []string{"/workspace/logo.png", "/workspace/manual.pdf"} {
+		if err := set.Executor().Workspace().WriteFile(t.Context(), path, pointer, vfs.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		args := json.RawMessage(`{"path":"` + path + `"}`)
+		out, err := set.Executor().Call(t.Context(), "read", args)
+		if err != nil || !out.HasMedia() {
+			t.Fatalf("read %s: %+v, %v; want read's image or PDF", path, out, err)
+		}
+		r, err := set.Execute(t.Context(), sdk.ToolUseBlock{ID: "toolu_01", Name: "read", Input: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Content) != 1 || r.Content[0].OfText == nil || r.Content[0].OfText.Text != out.Text || r.IsError.Value {
+			t.Errorf("read of %s: %s, want the text block %q alone", path, mustJSON(r), out.Text)
+		}
+		blocks, err := set.BetaTools()[0].Execute(t.Context(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) != 1 || blocks[0].OfText == nil || blocks[0].OfText.Text != out.Text {
+			t.Errorf("beta read of %s: %s, want the text block %q alone", path, mustJSON(blocks), out.Text)
+		}
+	}
+}
+
 // ExecuteBeta takes the block's input as the API sent it, as Execute
 // does, not decoded and encoded again as the tool runner hands it: an
 // integer past float64's precision is refused with the number the model
@@ -272,5 +305,23 @@ func TestExecuteBetaInput(t *testing.T) {
 	}
 	if r, ok, err := set.ExecuteBetaTurn(t.Context(), &msg); ok || err != nil || r.OfUser != nil {
 		t.Errorf("ExecuteBetaTurn of an answer: %v %v %+v", ok, err, r)
+	}
+}
+
+// ExecuteBeta of a block made in Go, whose input has no JSON text from
+// the API, runs the call its Input holds.
+func TestExecuteBetaBlockMadeInGo(t *testing.T) {
+	set := newSet(t)
+	block := sdk.BetaToolUseBlock{ID: "toolu_01", Name: "read", Input: map[string]any{"path": "/workspace/notes.txt"}}
+	got, err := set.ExecuteBeta(t.Context(), block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := set.Execute(t.Context(), sdk.ToolUseBlock{ID: "toolu_01", Name: "read", Input: json.RawMessage(`{"path":"/workspace/notes.txt"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(got), mustJSON(want); g != w || want.IsError.Value {
+		t.Errorf("ExecuteBeta of a block made in Go:\n got %s\nwant %s", g, w)
 	}
 }

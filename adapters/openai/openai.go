@@ -39,7 +39,11 @@
 // data: URI, and filename). The Responses API's function_call_output
 // takes the same string, and for an image or PDF the array form: an
 // input_text part with the text line, then an input_image (a data: URI)
-// or an input_file (file_data, a data: URI, and filename).
+// or an input_file (file_data, a data: URI, and filename). An image goes
+// as the type its bytes show; a file whose bytes are no image or PDF the
+// APIs take (a Git LFS pointer saved as .png), which they would refuse
+// the request for, goes as its text line alone (deviation
+// unreadableMedia).
 //
 // Invalid arguments, a tool's failure and a name the set does not offer
 // are answers the model sees, never a Go error: the invalid-arguments
@@ -288,19 +292,28 @@ func (s *Tools) ExecuteChat(ctx context.Context, call openai.ChatCompletionMessa
 		return ChatResult{}, err
 	}
 	r := ChatResult{Message: openai.ToolMessage(out.AsText(), call.ID)}
-	if s.media && out.HasMedia() {
-		r.Media = []openai.ChatCompletionContentPartUnionParam{chatMedia(out.Media)}
+	if mediaType, ok := sendable(out); s.media && ok {
+		r.Media = []openai.ChatCompletionContentPartUnionParam{chatMedia(out.Media, mediaType)}
 	}
 	return r, nil
 }
 
-// chatMedia is m as a Chat Completions content part.
-func chatMedia(m *toolspec.Media) openai.ChatCompletionContentPartUnionParam {
+// sendable reports whether out carries an image or PDF the APIs take, and
+// its media type (adapt.SendableMedia).
+func sendable(out toolspec.Output) (string, bool) {
+	if !out.HasMedia() {
+		return "", false
+	}
+	return adapt.SendableMedia(out.Media)
+}
+
+// chatMedia is m, of type mediaType, as a Chat Completions content part.
+func chatMedia(m *toolspec.Media, mediaType string) openai.ChatCompletionContentPartUnionParam {
 	if m.IsImage() {
-		return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURI(m)})
+		return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURI(m, mediaType)})
 	}
 	return openai.FileContentPart(openai.ChatCompletionContentPartFileFileParam{
-		FileData: openai.String(dataURI(m)),
+		FileData: openai.String(dataURI(m, mediaType)),
 		Filename: openai.String(m.Filename),
 	})
 }
@@ -342,10 +355,10 @@ func (s *Tools) ExecuteResponses(ctx context.Context, call responses.ResponseFun
 		return responses.ResponseInputItemUnionParam{}, err
 	}
 	var item responses.ResponseInputItemUnionParam
-	if out.HasMedia() {
+	if mediaType, ok := sendable(out); ok {
 		item = responses.ResponseInputItemParamOfFunctionCallOutput(responses.ResponseFunctionCallOutputItemListParam{
 			responses.ResponseFunctionCallOutputItemParamOfInputText(out.Text),
-			responsesMedia(out.Media),
+			responsesMedia(out.Media, mediaType),
 		})
 	} else {
 		item = responses.ResponseInputItemParamOfFunctionCallOutput(out.AsText())
@@ -354,15 +367,16 @@ func (s *Tools) ExecuteResponses(ctx context.Context, call responses.ResponseFun
 	return item, nil
 }
 
-// responsesMedia is m as a function_call_output part.
-func responsesMedia(m *toolspec.Media) responses.ResponseFunctionCallOutputItemUnionParam {
+// responsesMedia is m, of type mediaType, as a function_call_output
+// part.
+func responsesMedia(m *toolspec.Media, mediaType string) responses.ResponseFunctionCallOutputItemUnionParam {
 	if m.IsImage() {
 		return responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
-			ImageURL: openai.String(dataURI(m)),
+			ImageURL: openai.String(dataURI(m, mediaType)),
 		}}
 	}
 	return responses.ResponseFunctionCallOutputItemUnionParam{OfInputFile: &responses.ResponseInputFileContentParam{
-		FileData: openai.String(dataURI(m)),
+		FileData: openai.String(dataURI(m, mediaType)),
 		Filename: openai.String(m.Filename),
 	}}
 }
@@ -396,8 +410,8 @@ func (s *Tools) call(ctx context.Context, name, args string) (toolspec.Output, e
 	return adapt.Call(ctx, s.set.Executor(), name, []byte(args), s.strict)
 }
 
-// dataURI is m as data:<media type>;base64,<bytes>, the form both APIs
+// dataURI is m as data:<mediaType>;base64,<bytes>, the form both APIs
 // take inline.
-func dataURI(m *toolspec.Media) string {
-	return "data:" + m.MediaType + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
+func dataURI(m *toolspec.Media, mediaType string) string {
+	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(m.Data)
 }

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/agenttools/agenttools"
 	"github.com/agenttools/agenttools/adapters/openai"
 	"github.com/agenttools/agenttools/core"
+	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/internal/adapt"
 	"github.com/agenttools/agenttools/internal/agentcase"
 	"github.com/agenttools/agenttools/toolspec"
@@ -343,5 +345,80 @@ func TestStrictNamed(t *testing.T) {
 	}
 	if _, err := openai.New(ws, opts, openai.Strict("cat")); err == nil {
 		t.Error("Strict(\"cat\") was accepted")
+	}
+}
+
+// A read of a file named as an image or PDF whose bytes are none (a Git
+// LFS pointer saved as .png), which the APIs would refuse the request
+// for, reaches the model as read's text line alone, in both loops (with
+// MediaMessage for Chat Completions); an image whose bytes are another
+// type than its extension says (a PNG saved as .jpg) goes as the type of
+// its bytes.
+func TestUnreadableMedia(t *testing.T) {
+	pointer := []byte("version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n")
+	calls := []call{
+		{"call_1", "read", `{"path":"/workspace/logo.png"}`},
+		{"call_2", "read", `{"path":"/workspace/manual.pdf"}`},
+		{"call_3", "read", `{"path":"/workspace/pixel.jpg"}`},
+	}
+	pixel := "data:image/png;base64," + base64.StdEncoding.EncodeToString(agentcase.Pixel)
+	for _, loop := range loops {
+		t.Run(loop.name, func(t *testing.T) {
+			ws, opts := workspace(t)
+			for path, data := range map[string][]byte{"/workspace/logo.png": pointer, "/workspace/manual.pdf": pointer, "/workspace/pixel.jpg": agentcase.Pixel} {
+				if err := ws.WriteFile(t.Context(), path, data, vfs.WriteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			set, err := openai.New(ws, opts, openai.MediaMessage())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, c := range calls {
+				out, err := set.Executor().Call(t.Context(), c.name, []byte(c.args))
+				if err != nil || !out.HasMedia() {
+					t.Fatalf("%s: %+v, %v; want read's image or PDF", c.args, out, err)
+				}
+				texts = append(texts, out.Text)
+			}
+			api, client := newAPI(t, loop.path, loop.replies(t, agentcase.Answer, calls))
+			loop.run(t, t.Context(), client, set)
+			body := api.requests()[1]
+			var req struct {
+				Messages []struct {
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+				Input []struct {
+					CallID string          `json:"call_id"`
+					Output json.RawMessage `json:"output"`
+				} `json:"input"`
+			}
+			if err := json.Unmarshal(body, &req); err != nil {
+				t.Fatal(err)
+			}
+			if loop.name == "chat" {
+				media := req.Messages[len(req.Messages)-1]
+				want := `[{"image_url":{"url":"` + pixel + `"},"type":"image_url"}]`
+				if media.Role != "user" || compact(t, media.Content) != want {
+					t.Errorf("the media message is %s %s, want user %s", media.Role, media.Content, want)
+				}
+			}
+			got := loop.results(t, body)
+			for i, c := range calls[:2] {
+				if got[c.id] != texts[i] {
+					t.Errorf("%s: %q, want read's text line %q alone", c.args, got[c.id], texts[i])
+				}
+			}
+			if loop.name == "responses" {
+				out := compact(t, req.Input[2].Output)
+				text, _ := json.Marshal(texts[2])
+				want := `[{"text":` + string(text) + `,"type":"input_text"},{"image_url":"` + pixel + `","type":"input_image"}]`
+				if out != want {
+					t.Errorf("the image's output is %s, want %s", out, want)
+				}
+			}
+		})
 	}
 }
