@@ -83,8 +83,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
@@ -159,10 +157,8 @@ func (t Tool) Strict() bool { return t.strict }
 // Tools is the tool set over one workspace.
 type Tools struct {
 	set adapt.Set[Tool]
-	// strict is whether Strict was given, strictTools the spec's names it
-	// gave (none: the spec's constrained-sampling tools).
-	strict      bool
-	strictTools []string
+	// strict is what the Strict options asked for.
+	strict adapt.StrictChoice
 }
 
 // Option changes how New builds the tool set.
@@ -183,10 +179,7 @@ type Option func(*Tools)
 // on an optional field that takes no null is dropped before the arguments
 // are checked, as the pi adapter does. Options given twice add up.
 func Strict(tools ...string) Option {
-	return func(s *Tools) {
-		s.strict = true
-		s.strictTools = append(s.strictTools, tools...)
-	}
+	return func(s *Tools) { s.strict.Add(tools...) }
 }
 
 // New builds the tool set for ws. It fails when ws is nil, an option is
@@ -200,10 +193,8 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 	for _, o := range options {
 		o(s)
 	}
-	for _, name := range s.strictTools {
-		if _, ok := toolspec.Info(name); !ok {
-			return nil, fmt.Errorf("anthropic: Strict: no tool %q", name)
-		}
+	if err := s.strict.Check("anthropic"); err != nil {
+		return nil, err
 	}
 	s.set.Init(ex, adapt.Forms[Tool]{Plain: s.tool, Media: s.tool, Streaming: s.tool})
 	return s, nil
@@ -212,26 +203,9 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 // tool: every tool has the same form; what a result holds is the
 // output's to say.
 func (s *Tools) tool(t core.Tool) Tool {
-	tool := Tool{tool: t, set: s, schema: t.InputSchema}
-	if s.strictFor(t.Spec) {
-		tool.schema, tool.strict = adapt.StrictSchema(t.InputSchema, adapt.StrictAnthropic)
-		if !tool.strict {
-			tool.schema = t.InputSchema
-		}
-	}
+	tool := Tool{tool: t, set: s}
+	tool.schema, tool.strict = s.strict.Schema(t, adapt.StrictAnthropic)
 	return tool
-}
-
-// strictFor reports whether Strict asks for the tool the spec calls spec.
-func (s *Tools) strictFor(spec string) bool {
-	if !s.strict {
-		return false
-	}
-	if len(s.strictTools) == 0 {
-		info, _ := toolspec.Info(spec)
-		return info.ConstrainedSampling
-	}
-	return slices.Contains(s.strictTools, spec)
 }
 
 // Params are the declarations of every tool of the set, for
@@ -269,7 +243,7 @@ func each[T any](s *Tools, f func(Tool) T) []T {
 // offer are outputs (see adapt.Call); the error is a cancelled context's
 // or an Approver's.
 func (s *Tools) call(ctx context.Context, name string, input []byte) (toolspec.Output, error) {
-	return adapt.Call(ctx, s.set.Executor(), name, input, s.strict)
+	return adapt.Call(ctx, s.set.Executor(), name, input, s.strict.On())
 }
 
 // Execute runs the call block asks for and returns its tool_result (see

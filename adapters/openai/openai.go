@@ -71,8 +71,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"slices"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -151,10 +149,8 @@ func (t Tool) parameters() map[string]any {
 type Tools struct {
 	set   adapt.Set[Tool]
 	media bool
-	// strict is whether Strict was given, strictTools the spec's names
-	// it was given.
-	strict      bool
-	strictTools []string
+	// strict is what the Strict options asked for.
+	strict adapt.StrictChoice
 }
 
 // Option changes how New builds the tool set.
@@ -183,10 +179,7 @@ func MediaMessage() Option { return func(s *Tools) { s.media = true } }
 // every call's top-level null on an optional field that takes no null is
 // dropped before the arguments are checked, as the pi adapter does.
 func Strict(tools ...string) Option {
-	return func(s *Tools) {
-		s.strict = true
-		s.strictTools = append(s.strictTools, tools...)
-	}
+	return func(s *Tools) { s.strict.Add(tools...) }
 }
 
 // New builds the tool set for ws. It fails when ws is nil, an option is
@@ -200,10 +193,8 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 	for _, o := range options {
 		o(s)
 	}
-	for _, name := range s.strictTools {
-		if _, ok := toolspec.Info(name); !ok {
-			return nil, fmt.Errorf("openai: Strict: no tool %q", name)
-		}
+	if err := s.strict.Check("openai"); err != nil {
+		return nil, err
 	}
 	s.set.Init(ex, adapt.Forms[Tool]{Plain: s.tool, Media: s.tool, Streaming: s.tool})
 	return s, nil
@@ -212,13 +203,7 @@ func New(ws *vfs.Workspace, opts agenttools.Options, options ...Option) (*Tools,
 // tool: every tool has the same form; what an answer holds is the
 // output's to say.
 func (s *Tools) tool(t core.Tool) Tool {
-	text, strict := t.InputSchema, s.strictFor(t.Spec)
-	if strict {
-		text, strict = adapt.StrictSchema(t.InputSchema, adapt.StrictOpenAI)
-		if !strict {
-			text = t.InputSchema
-		}
-	}
+	text, strict := s.strict.Schema(t, adapt.StrictOpenAI)
 	var schema map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &schema); err != nil {
 		// The spec's schemas and an overlay's are objects, checked
@@ -226,19 +211,6 @@ func (s *Tools) tool(t core.Tool) Tool {
 		panic("openai: input schema of " + t.Name + ": " + err.Error())
 	}
 	return Tool{tool: t, schema: schema, strict: strict}
-}
-
-// strictFor reports whether Strict asks for the tool the spec calls
-// spec.
-func (s *Tools) strictFor(spec string) bool {
-	if !s.strict {
-		return false
-	}
-	if len(s.strictTools) == 0 {
-		info, _ := toolspec.Info(spec)
-		return info.ConstrainedSampling
-	}
-	return slices.Contains(s.strictTools, spec)
 }
 
 // Chat declares every tool of All, in order, for
@@ -407,7 +379,7 @@ func (s *Tools) ResponsesTurn(ctx context.Context, resp *responses.Response) ([]
 // does not offer is answered, not an error. With Strict the nulls that
 // stand for absent fields are dropped first.
 func (s *Tools) call(ctx context.Context, name, args string) (toolspec.Output, error) {
-	return adapt.Call(ctx, s.set.Executor(), name, []byte(args), s.strict)
+	return adapt.Call(ctx, s.set.Executor(), name, []byte(args), s.strict.On())
 }
 
 // dataURI is m as data:<mediaType>;base64,<bytes>, the form both APIs

@@ -3,9 +3,11 @@ package adapt
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -379,4 +381,59 @@ func unquote(v json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(v, &s)
 	return s
+}
+
+// StrictChoice is what an SDK adapter's Strict options asked for: which
+// tools are declared for the provider's strict mode. The zero value asks
+// for none.
+type StrictChoice struct {
+	on    bool
+	tools []string // the spec's names given; none: the spec's constrained-sampling tools
+}
+
+// Add records one Strict option: with no names, the tools the spec marks
+// for constrained sampling (read, write, edit, as the reference's pi
+// adapter does); with names, those. Options given twice add up.
+func (c *StrictChoice) Add(tools ...string) {
+	c.on = true
+	c.tools = append(c.tools, tools...)
+}
+
+// On reports whether a Strict option was given: then every call's
+// arguments go through DropAbsentNulls.
+func (c *StrictChoice) On() bool { return c.on }
+
+// Check fails on a name the spec has no tool for; framework names the
+// adapter in the error.
+func (c *StrictChoice) Check(framework string) error {
+	for _, name := range c.tools {
+		if _, ok := toolspec.Info(name); !ok {
+			return fmt.Errorf("%s: Strict: no tool %q", framework, name)
+		}
+	}
+	return nil
+}
+
+// Schema is the input schema t is declared with, and whether it is
+// declared strict: t's own schema unless the choice covers t and
+// StrictSchema can close it for d.
+func (c *StrictChoice) Schema(t core.Tool, d StrictDialect) (string, bool) {
+	if !c.covers(t.Spec) {
+		return t.InputSchema, false
+	}
+	if closed, ok := StrictSchema(t.InputSchema, d); ok {
+		return closed, true
+	}
+	return t.InputSchema, false
+}
+
+func (c *StrictChoice) covers(spec string) bool {
+	if !c.on {
+		return false
+	}
+	if len(c.tools) == 0 {
+		info, _ := toolspec.Info(spec)
+		return info.ConstrainedSampling
+	}
+	return slices.Contains(c.tools, spec)
 }
