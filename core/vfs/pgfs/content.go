@@ -27,10 +27,10 @@ func errChanged(name string) error {
 	return errno.New(errno.EAGAIN, toolspec.MsgReasonChangedWhileRead, name)
 }
 
-// readChunks reads up to n chunks of r, the last possibly short; more
-// tells whether r holds more.
+// readChunks reads r when it holds n chunks or fewer (the last possibly
+// short); otherwise more is true and chunks are its first n+1.
 func readChunks(r io.Reader, n int) (chunks [][]byte, size int64, more bool, err error) {
-	for len(chunks) < n {
+	for len(chunks) <= n {
 		c, err := readChunk(r)
 		if err != nil {
 			return nil, 0, false, err

@@ -88,7 +88,8 @@ func IsURL(s string) bool {
 }
 
 // SplitURL returns the connection URL u without its workspace parameter,
-// for pgx, and the workspace it names (DefaultWorkspace without one).
+// for pgx (with its scheme in lower case, as pgx wants it), and the
+// workspace it names (DefaultWorkspace without one).
 // Errors: u is not a PostgreSQL URL, an empty workspace name, one longer
 // than 200 bytes, not UTF-8 or holding a NUL, a workspace parameter
 // given twice.
@@ -106,7 +107,7 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	names, ok := q["workspace"]
 	if !ok {
-		return u, DefaultWorkspace, nil
+		return p.String(), DefaultWorkspace, nil
 	}
 	if len(names) != 1 {
 		return "", "", fmt.Errorf("pgfs: %q names %d workspaces", redact(u), len(names))
@@ -164,55 +165,60 @@ func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 	for _, o := range opts {
 		o(f)
 	}
-	pool, err := newPool(ctx, conn, &f.trips)
+	cfg, err := poolConfig(conn, &f.trips)
 	if err != nil {
 		return nil, err
 	}
-	f.pool = pool
-	if err := f.init(ctx, dbName(conn)); err != nil {
-		pool.Close()
+	// The tables are looked for and made on a connection of its own,
+	// before the pool's, which prepare the statements on them, exist.
+	c, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	err = f.init(ctx, c, dbName(conn))
+	c.Close(context.WithoutCancel(ctx))
+	if err != nil {
 		return nil, err
+	}
+	if f.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
 	return f, nil
 }
 
-// newPool opens a pool on conn whose connections count their round trips
-// in trips and have the store's statements prepared.
-func newPool(ctx context.Context, conn string, trips *atomic.Int64) (*pgxpool.Pool, error) {
+// pingAfter is how long a connection may stay idle before the pool
+// checks that it is alive before using it: long enough that a workspace
+// in use pays no round trip for it, short enough that a connection a
+// restart of the server broke long ago is found without a failed call.
+const pingAfter = 30 * time.Second
+
+// poolConfig is the configuration of a pool on conn whose connections
+// count their round trips in trips and have the store's statements
+// prepared.
+func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(conn)
 	if err != nil {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
 	cfg.ConnConfig.Tracer = tracer{trips}
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		// A new database has no tables yet: the statements are prepared
-		// once Open made them (see init).
-		var ok bool
-		if err := c.QueryRow(ctx, `SELECT to_regproc('agenttools.put') IS NOT NULL`).Scan(&ok); err != nil || !ok {
-			return err
-		}
-		return prepare(ctx, c)
-	}
-	// The pool's liveness check of a connection idle for a second is a
-	// round trip too, which no tracer sees: count it here.
+	cfg.AfterConnect = prepare
+	// The pool checks that a connection it hands out is alive when it
+	// was idle for a while (pgxpool's default: a second; ours: pingAfter),
+	// which is a round trip too, that no tracer sees: count it here.
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
-		if p.IdleDuration > time.Second {
+		if p.IdleDuration > pingAfter {
 			trips.Add(1)
 			return true
 		}
 		return false
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
-	}
-	return pool, nil
+	return cfg, nil
 }
 
 // init makes the tables when there are none and finds or makes the
 // workspace, in one transaction under the schema's advisory lock.
-func (f *FS) init(ctx context.Context, db string) error {
-	tx, err := f.pool.Begin(ctx)
+func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
+	tx, err := c.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgfs: %s: %w", db, err)
 	}
@@ -244,11 +250,6 @@ func (f *FS) init(ctx context.Context, db string) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgfs: %s: %w", db, err)
-	}
-	if !made {
-		// The connections made before the tables were have none of the
-		// statements prepared: start again with new ones.
-		f.pool.Reset()
 	}
 	return nil
 }
