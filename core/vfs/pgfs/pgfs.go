@@ -257,6 +257,9 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
 	cfg.ConnConfig.Tracer = tracer{trips}
+	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
+	// database's default.
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 	cfg.AfterConnect = prepare
 	// The pool checks that a connection it hands out is alive when it
 	// was idle for a while (pgxpool's default: a second; ours: pingAfter),

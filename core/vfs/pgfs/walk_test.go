@@ -7,6 +7,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/pgfs"
 	"github.com/agenttools/agenttools/core/vfs/storetest"
@@ -145,5 +146,57 @@ func TestWalkRoundTrips(t *testing.T) {
 		if tt.batched && trips != int64(2+large) {
 			t.Errorf("%s: %d round trips, want 2 (the tree's listing, the small files) + %d (one per large file)", tt.name, trips, large)
 		}
+	}
+}
+
+// TestDirHandleErrors: handles refuse what is no directory (a link to
+// one included) or missing, whether they serve a subtree's listing or
+// list each directory themselves.
+func TestDirHandleErrors(t *testing.T) {
+	f := open(t, pgtest.Database(t), "w")
+	ctx := t.Context()
+	storetest.WriteFile(t, f, "workspace/f", []byte("x"), 0o644)
+	if err := f.Symlink(ctx, ".", "workspace/link"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Mkdir(ctx, "workspace/d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		nodes  int
+		budget int64
+	}{{"batched", 5000, 8 << 20}, {"unbatched", 0, 0}} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer pgfs.SetBatching(tt.nodes, tt.budget)()
+			for name, code := range map[string]errno.Code{"workspace/f": errno.ENOTDIR, "workspace/link": errno.ENOTDIR,
+				"workspace/missing": errno.ENOENT, "workspace/f/x": errno.ENOTDIR, "missing/x": errno.ENOENT} {
+				if _, err := f.OpenDir(ctx, name); errno.CodeOf(err) != code {
+					t.Errorf("OpenDir(%q): %v, want %s", name, err, code)
+				}
+			}
+			h, err := f.OpenDir(ctx, "workspace")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			for name, code := range map[string]errno.Code{"f": errno.ENOTDIR, "link": errno.ENOTDIR, "missing": errno.ENOENT} {
+				if _, err := h.OpenDir(ctx, name); errno.CodeOf(err) != code {
+					t.Errorf("handle OpenDir(%q): %v, want %s", name, err, code)
+				}
+			}
+			for name, code := range map[string]errno.Code{"d": errno.EISDIR, "link": errno.ELOOP, "missing": errno.ENOENT} {
+				if _, err := h.Open(ctx, name, 0); errno.CodeOf(err) != code {
+					t.Errorf("handle Open(%q): %v, want %s", name, err, code)
+				}
+			}
+			d, err := h.OpenDir(ctx, "d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if entries, err := d.Entries(ctx, "", -1); err != nil || len(entries) != 0 {
+				t.Errorf("Entries of an empty directory = %v, %v", entries, err)
+			}
+		})
 	}
 }
