@@ -90,7 +90,7 @@ func (f *FS) subtree(ctx context.Context, name string) (*tree, error) {
 			}
 		}
 		// Rows come in path order, so a directory's entries come in the
-		// order of their names.
+		// order of their names (sortEntries makes sure).
 		dir, base := split(p)
 		t.entries[dir] = append(t.entries[dir], vfs.DirEntry{Name: base, Type: vfs.FileType(typ)})
 	}
@@ -102,6 +102,9 @@ func (f *FS) subtree(ctx context.Context, name string) (*tree, error) {
 	}
 	if nodes > subtreeMax {
 		return nil, nil
+	}
+	for _, entries := range t.entries {
+		sortEntries(entries)
 	}
 	if _, ok := t.entries[name]; !ok {
 		t.entries[name] = []vfs.DirEntry{}
@@ -147,8 +150,20 @@ func (d *dirHandle) Entries(ctx context.Context, after string, n int) ([]vfs.Dir
 	if err != nil {
 		return nil, fail(ctx, d.name, err)
 	}
+	sortEntries(out)
 	return out, nil
 }
+
+// sortEntries sorts entries by name, which the statements return them
+// in already, unless a plan that runs the branches of a UNION ALL in
+// parallel mixed them.
+func sortEntries(entries []vfs.DirEntry) {
+	if !slices.IsSortedFunc(entries, compareEntries) {
+		slices.SortFunc(entries, compareEntries)
+	}
+}
+
+func compareEntries(a, b vfs.DirEntry) int { return strings.Compare(a.Name, b.Name) }
 
 // OpenDir opens the directory name in this one: from the subtree's
 // listing, or as the store's OpenDir.
