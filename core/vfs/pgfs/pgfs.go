@@ -20,7 +20,18 @@ package pgfs
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agenttools/agenttools/core/errno"
+	"github.com/agenttools/agenttools/toolspec"
 )
 
 // SchemaVersion is the layout of the tables this package reads and
@@ -31,6 +42,9 @@ const SchemaVersion = 1
 // DefaultWorkspace is the workspace a URL without a workspace parameter
 // names.
 const DefaultWorkspace = "default"
+
+// maxWorkspaceName is the longest workspace name, in bytes.
+const maxWorkspaceName = 200
 
 // Errors of Open, for errors.Is. The errors Open returns carry a message
 // that names the database and says why.
@@ -46,7 +60,11 @@ var (
 // FS is one workspace of a PostgreSQL database. It is safe for
 // concurrent use; Close releases it.
 type FS struct {
-	now func() time.Time
+	now   func() time.Time
+	pool  *pgxpool.Pool
+	ws    int64  // the workspace's id
+	name  string // and name
+	trips atomic.Int64
 }
 
 // Option configures Open.
@@ -61,15 +79,71 @@ func WithClock(now func() time.Time) Option {
 // IsURL reports whether s is a PostgreSQL connection URL (postgres:// or
 // postgresql://), as the agenttools command tells a --db URL from a file.
 func IsURL(s string) bool {
-	panic("pgfs: not written yet")
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
 }
 
 // SplitURL returns the connection URL u without its workspace parameter,
-// for pgx, and the workspace it names (DefaultWorkspace without one).
-// Errors: u is not a PostgreSQL URL, an empty workspace name.
+// for pgx (with its scheme in lower case, as pgx wants it), and the
+// workspace it names (DefaultWorkspace without one).
+// Errors: u is not a PostgreSQL URL, an empty workspace name, one longer
+// than 200 bytes, not UTF-8 or holding a NUL, a workspace parameter
+// given twice.
 func SplitURL(u string) (conn, workspace string, err error) {
-	panic("pgfs: not written yet")
+	if !IsURL(u) {
+		return "", "", fmt.Errorf("pgfs: %q is not a postgres:// URL", redact(u))
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+	}
+	q, err := url.ParseQuery(p.RawQuery)
+	if err != nil {
+		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+	}
+	names, ok := q["workspace"]
+	if !ok {
+		return p.String(), DefaultWorkspace, nil
+	}
+	if len(names) != 1 {
+		return "", "", fmt.Errorf("pgfs: %q names %d workspaces", redact(u), len(names))
+	}
+	if err := checkWorkspaceName(names[0]); err != nil {
+		return "", "", err
+	}
+	q.Del("workspace")
+	p.RawQuery = q.Encode()
+	return p.String(), names[0], nil
 }
+
+// checkWorkspaceName refuses a name no workspace may have.
+func checkWorkspaceName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("pgfs: empty workspace name")
+	case len(name) > maxWorkspaceName:
+		return fmt.Errorf("pgfs: workspace name of %d bytes, longer than %d", len(name), maxWorkspaceName)
+	case !utf8.ValidString(name), strings.IndexByte(name, 0) >= 0:
+		return fmt.Errorf("pgfs: workspace name %q is not UTF-8 text without NUL", name)
+	}
+	return nil
+}
+
+// redact is u without its password, for messages.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	return p.Redacted()
+}
+
+// dbName names the database of a connection URL in messages.
+func dbName(conn string) string { return redact(conn) }
 
 // Open connects to the database of url (a PostgreSQL connection URL, as
 // pgx reads it, with an optional workspace parameter: SplitURL) with a
@@ -77,19 +151,123 @@ func SplitURL(u string) (conn, workspace string, err error) {
 // opens the workspace, creating it when it does not exist: a root
 // directory 0o755 holding the directory /workspace (toolspec.WorkspaceRoot)
 // 0o755, as sqlitefs makes a new database.
+//
+// It looks for the tables and makes them (and the workspace) in one
+// transaction under an advisory lock, so concurrent first Opens, in any
+// process, make one schema. Errors: SplitURL's, the connection's,
+// ErrForeign and ErrNewerSchema (the database is left as it was).
 func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
-	panic("pgfs: not written yet")
+	conn, name, err := SplitURL(url)
+	if err != nil {
+		return nil, err
+	}
+	f := &FS{now: time.Now, name: name}
+	for _, o := range opts {
+		o(f)
+	}
+	cfg, err := poolConfig(conn, &f.trips)
+	if err != nil {
+		return nil, err
+	}
+	// The tables are looked for and made on a connection of its own,
+	// before the pool's, which prepare the statements on them, exist.
+	c, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	err = f.init(ctx, c, dbName(conn))
+	c.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if f.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	return f, nil
+}
+
+// pingAfter is how long a connection may stay idle before the pool
+// checks that it is alive before using it: long enough that a workspace
+// in use pays no round trip for it, short enough that a connection a
+// restart of the server broke long ago is found without a failed call.
+const pingAfter = 30 * time.Second
+
+// poolConfig is the configuration of a pool on conn whose connections
+// count their round trips in trips and have the store's statements
+// prepared.
+func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(conn)
+	if err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	cfg.ConnConfig.Tracer = tracer{trips}
+	cfg.AfterConnect = prepare
+	// The pool checks that a connection it hands out is alive when it
+	// was idle for a while (pgxpool's default: a second; ours: pingAfter),
+	// which is a round trip too, that no tracer sees: count it here.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		if p.IdleDuration > pingAfter {
+			trips.Add(1)
+			return true
+		}
+		return false
+	}
+	return cfg, nil
+}
+
+// init makes the tables when there are none and finds or makes the
+// workspace, in one transaction under the schema's advisory lock.
+func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
+		return fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	made, err := checkSchema(ctx, tx, db)
+	if err != nil {
+		return err
+	}
+	if !made {
+		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("pgfs: %s: creating the tables: %w", db, err)
+		}
+	}
+	err = tx.QueryRow(ctx, `SELECT id FROM agenttools.workspace WHERE name = $1`, f.name).Scan(&f.ws)
+	if errors.Is(err, pgx.ErrNoRows) {
+		now := f.now().UnixMilli()
+		err = tx.QueryRow(ctx, `INSERT INTO agenttools.workspace (name, rev, created) VALUES ($1, 1, $2) RETURNING id`, f.name, now).Scan(&f.ws)
+		if err == nil {
+			_, err = tx.Exec(ctx, `INSERT INTO agenttools.node (ws, path, parent, name, type, mode, mtime, size, rev)
+				VALUES ($1, ''::bytea, NULL, ''::bytea, 1, 493, $2, 0, 1), ($1, $3::bytea, ''::bytea, $3::bytea, 1, 493, $2, 0, 1)`,
+				f.ws, now, []byte(strings.TrimPrefix(toolspec.WorkspaceRoot, "/")))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("pgfs: %s: workspace %q: %w", db, f.name, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	return nil
 }
 
 // Workspace is the name of the workspace f opened.
-func (f *FS) Workspace() string { panic("pgfs: not written yet") }
+func (f *FS) Workspace() string { return f.name }
 
 // RoundTrips is how many round trips to the server f has made since it
-// was opened: a statement, a batch of statements or a COPY is one.
-func (f *FS) RoundTrips() int64 { panic("pgfs: not written yet") }
+// was opened: a statement, a batch of statements or a COPY is one, and
+// so are a connection's setup (and each statement it prepares, once per
+// connection) and the pool's liveness check of an idle connection.
+func (f *FS) RoundTrips() int64 { return f.trips.Load() }
 
 // Close releases the pool. Readers still open fail afterwards.
-func (f *FS) Close() error { panic("pgfs: not written yet") }
+func (f *FS) Close() error {
+	f.pool.Close()
+	return nil
+}
 
 // WorkspaceInfo describes one workspace of a database.
 type WorkspaceInfo struct {
@@ -101,17 +279,87 @@ type WorkspaceInfo struct {
 	Nodes, Bytes int64
 }
 
+// connect opens one connection to the database of url, for the
+// functions that administer workspaces.
+func connect(ctx context.Context, u string) (*pgx.Conn, string, error) {
+	conn, _, err := SplitURL(u)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	return c, dbName(conn), nil
+}
+
 // Workspaces lists the workspaces of the database of url (its workspace
 // parameter is ignored), in byte order of their names; none when the
 // database has no workspace tables. Errors: the connection's, ErrForeign,
 // ErrNewerSchema.
 func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
-	panic("pgfs: not written yet")
+	c, db, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	ok, err := checkSchema(ctx, c, db)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows, err := c.Query(ctx, `SELECT w.name, w.rev, count(n.path), coalesce(sum(n.size) FILTER (WHERE n.type = 0), 0)::bigint
+		FROM agenttools.workspace w LEFT JOIN agenttools.node n ON n.ws = w.id
+		GROUP BY w.id ORDER BY w.name COLLATE "C"`)
+	if err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WorkspaceInfo, error) {
+		var w WorkspaceInfo
+		err := r.Scan(&w.Name, &w.Rev, &w.Nodes, &w.Bytes)
+		return w, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	return out, nil
 }
 
 // RemoveWorkspace removes the workspace name of the database of url and
 // everything in it, in one transaction. Errors: ENOENT when there is no
 // such workspace, the connection's.
 func RemoveWorkspace(ctx context.Context, url, name string) error {
-	panic("pgfs: not written yet")
+	c, db, err := connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	ok, err := checkSchema(ctx, c, db)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name)
+	}
+	err = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		var id int64
+		// The row lock waits for the workspace's mutations in progress.
+		err := tx.QueryRow(ctx, `SELECT id FROM agenttools.workspace WHERE name = $1 FOR UPDATE`, name).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errno.New(errno.ENOENT, toolspec.MsgReasonNoEntry, name)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM agenttools.chunk WHERE cid IN
+			(SELECT cid FROM agenttools.node WHERE ws = $1 AND cid IS NOT NULL)`, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM agenttools.workspace WHERE id = $1`, id)
+		return err
+	})
+	var e *errno.Error
+	if err != nil && !errors.As(err, &e) {
+		return fmt.Errorf("pgfs: %s: %w", db, err)
+	}
+	return err
 }
