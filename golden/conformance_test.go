@@ -15,6 +15,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/internal/goldentest"
 	"github.com/agenttools/agenttools/internal/paritytest"
+	"github.com/agenttools/agenttools/internal/pgtest"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -109,8 +110,9 @@ func unavailable() map[string]bool {
 // option turns on (optIn) is pinned by its own golden test instead.
 // Where the reference refused the arguments, only our refusing them too
 // is required (the wording is the AI SDK's; ours is declared in the
-// spec). It runs on an in-memory workspace and on an SQLite one, which
-// must give the same answers.
+// spec). It runs on an in-memory workspace, on an SQLite one and on a
+// PostgreSQL one (each case in a workspace of its own in a database made
+// for the test), which must give the same answers.
 //
 // A description or input schema that differs from the reference's is
 // reported once per text, with what to do if the change is on purpose
@@ -121,9 +123,13 @@ func TestConformance(t *testing.T) {
 	failures := &paritytest.Failures{}
 	for _, ws := range []struct {
 		name string
-		open replay.Workspace
-	}{{"memfs", replay.Memory}, {"sqlitefs", replay.SQLite}} {
-		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open, diffs, failures) })
+		open func(t *testing.T) replay.Workspace
+	}{
+		{"memfs", func(*testing.T) replay.Workspace { return replay.Memory }},
+		{"sqlitefs", func(*testing.T) replay.Workspace { return replay.SQLite }},
+		{"pgfs", func(t *testing.T) replay.Workspace { return replay.Postgres(pgtest.Database(t)) }},
+	} {
+		t.Run(ws.name, func(t *testing.T) { conformance(t, ws.open(t), diffs, failures) })
 	}
 	diffs.report(t)
 	failures.Report(t)

@@ -5,9 +5,10 @@
 //	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
 //	agenttools import [--db FILE] [--to PATH] DIR|FILE
 //	agenttools export [--db FILE] [--from PATH] DIR
-//	agenttools replay [--workspace memory|sqlite] [--overlay FILE] CASES.json
+//	agenttools replay [--workspace memory|sqlite|postgres://URL] [--overlay FILE] CASES.json
 //	agenttools check [--db FILE]
 //	agenttools mirrors [--prune] [--older-than DURATION]
+//	agenttools workspaces --db URL
 //	agenttools --version
 //
 // COMMAND --help prints a command's usage; a usage error prints what is
@@ -26,6 +27,14 @@
 // database this user cannot write (a read-only mount, another user's
 // file) is opened read-only: the tools read it, and their changes fail
 // saying why. --readonly opens it read-only too, and creates none.
+//
+// --db may instead be a PostgreSQL URL (postgres://… or postgresql://…,
+// with an optional workspace=NAME parameter, default "default"): the
+// workspace of that name in that database (core/vfs/pgfs), made on first
+// use (not by --readonly, whose "/" is then an empty tree in memory, nor
+// by export). No file is made on the host, and a failed command removes
+// nothing. The URL without its password names the workspace wherever the
+// command shows it, and its exec mirror.
 //
 // call runs one tool call and prints what the model would receive: text
 // and error text as the raw string, a json result compact, a content
@@ -56,6 +65,9 @@
 //
 // mirrors lists the exec mirrors in the user cache directory, or with
 // --prune removes those not in use.
+//
+// workspaces lists the workspaces of a PostgreSQL database (name, change
+// counter, nodes, total size of the files), changing nothing.
 //
 // tools prints the tool definitions (name, description, input schema) as
 // one JSON array.
@@ -101,6 +113,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,6 +136,7 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/pgfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/internal/hostio"
 	"github.com/agenttools/agenttools/internal/replay"
@@ -132,14 +146,15 @@ import (
 const usage = `usage: agenttools <command> [flags] [arguments]
 
 Commands:
-  call    run one tool call on the workspace and print the model output
-  tools   print the tool definitions (name, description, JSON Schema)
-  mcp     serve the tools over the Model Context Protocol on stdin and stdout
-  import  copy a host directory (or a file) into the workspace
-  export  copy a workspace directory out to the host
-  replay  run the reference oracle's cases and print one JSON line per case
-  check   check the workspace database for damage
-  mirrors list or remove the exec mirrors in the user cache directory
+  call       run one tool call on the workspace and print the model output
+  tools      print the tool definitions (name, description, JSON Schema)
+  mcp        serve the tools over the Model Context Protocol on stdin and stdout
+  import     copy a host directory (or a file) into the workspace
+  export     copy a workspace directory out to the host
+  replay     run the reference oracle's cases and print one JSON line per case
+  check      check the workspace database for damage
+  mirrors    list or remove the exec mirrors in the user cache directory
+  workspaces list the workspaces of a PostgreSQL database
 
 Run 'agenttools <command> --help' for a command's flags, 'agenttools --version' for
 the version.
@@ -181,6 +196,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = checkDB(ctx, args[1:], stdout, stderr)
 	case "mirrors":
 		code, err = listMirrors(args[1:], stdout, stderr)
+	case "workspaces":
+		code, err = listWorkspaces(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 && !isHelp(args[1]) {
 			// help COMMAND is COMMAND --help.
@@ -246,7 +263,7 @@ type workspaceFlags struct {
 
 // registerStore registers the flags that choose the workspace.
 func (w *workspaceFlags) registerStore(fl *flag.FlagSet) {
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory, unless\n--readonly): / and everything not mounted. One this user cannot write is opened\nread-only")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; created if missing, with its directory, unless\n--readonly): / and everything not mounted. One this user cannot write is opened\nread-only. Or a PostgreSQL URL, postgres://…/DATABASE?workspace=NAME: that\nworkspace of the database (default \"default\"; created if missing, unless --readonly)")
 	fl.StringVar(&w.dir, "dir", "", "host directory mounted at /workspace (default: /workspace lives in --db)")
 }
 
@@ -384,12 +401,19 @@ func (w *workspaceFlags) sandbox() (*execbackend.Sandbox, error) {
 
 // workspace is an opened workspace and what to close with it.
 type workspace struct {
-	ws      *vfs.Workspace
-	dbPath  string
-	closers []io.Closer
+	ws *vfs.Workspace
+	// dbPath is the SQLite database's real path, "" for a PostgreSQL
+	// one; name what the command calls the database (that path, or the
+	// URL without its password, naming the workspace: shownURL), which
+	// also names its exec mirror.
+	dbPath, name string
+	closers      []io.Closer
 	// made is the database file this command created, "" when it
 	// existed; madeDir the first directory made for it, "" for none.
 	made, madeDir string
+	// missing: --readonly found no database (or no such PostgreSQL
+	// workspace), and "/" is an empty tree in memory.
+	missing bool
 	// db is the database (nil before it is opened, or with none), and
 	// stderr where Discard says it kept it.
 	db     *sqlitefs.FS
@@ -432,7 +456,10 @@ func (w *workspace) Discard() {
 
 // openStore opens the workspace: "/" in the --db database (which
 // sqlitefs makes with an empty /workspace), the --dir host directory at
-// /workspace when given.
+// /workspace when given. A --db that is a PostgreSQL URL (pgfs.IsURL)
+// opens the workspace it names in that database instead (pgfs.Open,
+// which makes it, with an empty /workspace, when missing): no file is
+// made, and Discard removes nothing.
 //
 // readonly opens the database read-only (sqlitefs.ReadOnly), and a
 // database that does not exist is not created: "/" is then an empty tree
@@ -463,10 +490,17 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 		}
 		out.closers = append(out.closers, host)
 	}
+	if pgfs.IsURL(w.db) {
+		if err := w.openPostgres(ctx, out, readonly); err != nil {
+			out.Discard()
+			return nil, err
+		}
+		return out, out.mount(ctx, host)
+	}
 	var root vfs.Store
 	if _, err := os.Lstat(dbPath); errors.Is(err, fs.ErrNotExist) {
 		if readonly {
-			root = memfs.New()
+			root, out.missing = memfs.New(), true
 		} else {
 			out.made, out.madeDir = dbPath, hostio.FirstMissing(filepath.Dir(dbPath))
 		}
@@ -494,14 +528,48 @@ func (w *workspaceFlags) openStore(ctx context.Context, readonly bool) (*workspa
 	if real, err := filepath.EvalSymlinks(dbPath); err == nil {
 		dbPath = real
 	}
-	out.ws, out.dbPath = vfs.New(root), dbPath
-	if host != nil {
-		if err := out.ws.Mount(ctx, toolspec.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
-			out.Discard()
-			return nil, err
+	out.ws, out.dbPath, out.name = vfs.New(root), dbPath, dbPath
+	return out, out.mount(ctx, host)
+}
+
+// mount mounts host, when not nil, at /workspace, and Discards w when
+// that fails.
+func (w *workspace) mount(ctx context.Context, host *hostfs.FS) error {
+	if host == nil {
+		return nil
+	}
+	if err := w.ws.Mount(ctx, toolspec.WorkspaceRoot, host, vfs.MountOptions{}); err != nil {
+		w.Discard()
+		return err
+	}
+	return nil
+}
+
+// openPostgres sets out's root to the workspace the PostgreSQL URL --db
+// names. readonly creates nothing: a workspace (or a database without
+// workspace tables) that does not exist is then an empty tree in memory,
+// as for a missing SQLite file.
+func (w *workspaceFlags) openPostgres(ctx context.Context, out *workspace, readonly bool) error {
+	name, err := shownURL(w.db, true)
+	if err != nil {
+		return usagef(w.command, "--db: %v", err)
+	}
+	out.name = name
+	if readonly {
+		switch found, err := hasWorkspace(ctx, w.db); {
+		case err != nil:
+			return fmt.Errorf("--db: %w", err)
+		case !found:
+			out.ws, out.missing = vfs.New(memfs.New()), true
+			return nil
 		}
 	}
-	return out, nil
+	db, err := pgfs.Open(ctx, w.db)
+	if err != nil {
+		return fmt.Errorf("--db: %w", err)
+	}
+	out.ws, out.closers = vfs.New(db), append(out.closers, db)
+	return nil
 }
 
 // open builds the tool set over the workspace. When the caller fails,
@@ -536,7 +604,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 	if sandbox != nil && os.Geteuid() == 0 && !w.readonly {
 		w.hostOpts = append(w.hostOpts, hostfs.WithOwner(sandbox.RootUser()))
 	}
-	if sandbox != nil && w.dir != "" && !w.readonly {
+	if sandbox != nil && w.dir != "" && !w.readonly && !pgfs.IsURL(w.db) {
 		w.warnDatabaseInside()
 	}
 	if w.execTimeout < 0 || w.execTimeout > core.MaxExecTimeout {
@@ -583,7 +651,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 			// The mirror is made when exec first runs (the other tools
 			// never need it): --mirror, or one per database under the
 			// user cache directory.
-			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{HostOptions: hostOpts, Mirror: w.mirror, Key: wsp.dbPath})
+			backend, err = execbackend.NewMirror(ws, execbackend.MirrorOptions{HostOptions: hostOpts, Mirror: w.mirror, Key: wsp.name})
 		}
 		if err != nil {
 			wsp.Discard()
@@ -706,9 +774,9 @@ func listTools(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fl := flags("replay", "[--workspace memory|sqlite] [--overlay FILE] CASES.json",
-		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file (or the --overlay file) cannot be read. --overlay applies to\nevery case's tool set (a limit a case's toolOptions set still wins over its default).", stdout)
-	kind := fl.String("workspace", "memory", "workspace each case starts on: memory or sqlite (a new database per case)")
+	fl := flags("replay", "[--workspace memory|sqlite|postgres://URL] [--overlay FILE] CASES.json",
+		"Runs the reference oracle's cases (its case format) and prints one JSON line per case,\nwith the oracle's field names. A case that fails says so in its line; the exit status\nis 0 unless the case file (or the --overlay file) cannot be read, or the PostgreSQL\ndatabase of --workspace reached. --overlay applies to every case's tool set\n(a limit a case's toolOptions set still wins over its default).", stdout)
+	kind := fl.String("workspace", "memory", "workspace each case starts on: memory, sqlite (a new database per case) or a\nPostgreSQL URL (a new workspace per case in that database, removed after it)")
 	var overlay string
 	registerOverlay(fl.FlagSet, &overlay)
 	if err := fl.parse(args); err != nil {
@@ -718,8 +786,19 @@ func replayCases(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return 0, usagef("replay", "want one CASES.json, got %d arguments", fl.NArg())
 	}
 	newWorkspace := map[string]replay.Workspace{"memory": replay.Memory, "sqlite": replay.SQLite}[*kind]
+	if pgfs.IsURL(*kind) {
+		if _, err := shownURL(*kind, false); err != nil {
+			return 0, usagef("replay", "--workspace: %v", err)
+		}
+		// A database that cannot be reached (or is another program's)
+		// stops the command, not every case.
+		if _, err := pgfs.Workspaces(ctx, *kind); err != nil {
+			return 0, fmt.Errorf("--workspace: %w", err)
+		}
+		newWorkspace = replay.Postgres(*kind)
+	}
 	if newWorkspace == nil {
-		return 0, usagef("replay", "unknown workspace %q (memory or sqlite)", *kind)
+		return 0, usagef("replay", "unknown workspace %q (memory, sqlite or a postgres:// URL)", *kind)
 	}
 	surface, err := loadOverlay(overlay)
 	if err != nil {
@@ -753,7 +832,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	}[command]
 	w := workspaceFlags{stderr: stderr}
 	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR|FILE", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stdout)
-	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database (SQLite; import creates it if missing, with its directory;\nexport needs it)")
+	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database: an SQLite file (import creates it if missing, with its\ndirectory; export needs it), or a PostgreSQL URL postgres://…/DATABASE?workspace=NAME\n(import creates the workspace, default \"default\", if missing; export needs it)")
 	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], toolspec.WorkspaceRoot, "the workspace directory")
 	if err := fl.parse(args); err != nil {
 		return 0, err
@@ -770,6 +849,11 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		if _, err := os.Stat(dir); err != nil {
 			return 0, err
 		}
+	} else if pgfs.IsURL(w.db) {
+		// export reads the workspace; it must not make it.
+		if found, err := hasWorkspace(ctx, w.db); err != nil || !found {
+			return 0, cmp.Or(err, errNoWorkspace(w.db))
+		}
 	} else if _, err := os.Stat(w.db); err != nil {
 		return 0, fmt.Errorf("--db: %w", err)
 	}
@@ -780,7 +864,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 	var passed []string
 	c := hostio.Copy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {
 		// The database itself, when it is in the tree.
-		return p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-")
+		return wsp.dbPath != "" && (p == wsp.dbPath || strings.HasPrefix(p, wsp.dbPath+"-"))
 	}, PassedOver: func(p string) { passed = append(passed, p) }}
 	var n int
 	if real, _ := filepath.EvalSymlinks(dir); command == "import" && c.Skip(real) {
@@ -826,13 +910,16 @@ const integrityLines = 20
 // sound, 1 when it is damaged.
 func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fl := flags("check", "[--db FILE]",
-		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every node (file, directory, link) against its\nchecksum and for values the workspace never writes, every directory's count of entries,\nthe files' content ids (one file each, and there), the counters of revisions and contents,\nevery chunk of file content against its checksum and every file's chunks against its\nsize. Prints what it found. Exit status 0 when the database is sound, 1 when it is\ndamaged, 2 for a usage error or a file that is not a workspace database.", stdout)
+		"Checks the workspace database --db for damage, changing nothing: SQLite's PRAGMA\nintegrity_check over the whole file, then every node (file, directory, link) against its\nchecksum and for values the workspace never writes, every directory's count of entries,\nthe files' content ids (one file each, and there), the counters of revisions and contents,\nevery chunk of file content against its checksum and every file's chunks against its\nsize. Prints what it found. Exit status 0 when the database is sound, 1 when it is\ndamaged, 2 for a usage error or a file that is not a workspace database. SQLite only:\na PostgreSQL URL is a usage error.", stdout)
 	db := fl.String("db", "agenttools.db", "the workspace database (SQLite)")
 	if err := fl.parse(args); err != nil {
 		return 0, err
 	}
 	if fl.NArg() != 0 {
 		return 0, usagef("check", "takes no arguments, got %d", fl.NArg())
+	}
+	if pgfs.IsURL(*db) {
+		return 0, usagef("check", "--db: check examines SQLite workspace databases only, not a PostgreSQL one (a URL)")
 	}
 	path, err := filepath.Abs(*db)
 	if err != nil {
@@ -934,10 +1021,9 @@ func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		names = append(names, name)
 	}
-	where := wsp.dbPath
-	if _, err := os.Lstat(wsp.dbPath); w.readonly && errors.Is(err, fs.ErrNotExist) {
-		// openStore serves an empty tree in memory for it.
-		where = "an empty workspace in memory (" + wsp.dbPath + " does not exist, and --readonly makes none)"
+	where := wsp.name
+	if wsp.missing {
+		where = "an empty workspace in memory (" + wsp.name + " does not exist, and --readonly makes none)"
 	}
 	if w.dir != "" {
 		where += ", /workspace at " + w.dir

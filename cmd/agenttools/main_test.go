@@ -20,6 +20,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	_ "github.com/agenttools/agenttools/internal/goldentest"
+	"github.com/agenttools/agenttools/internal/pgtest"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -224,6 +225,11 @@ func TestUsageErrors(t *testing.T) {
 		{"replay needs a file", []string{"replay"}, "agenttools replay: want one CASES.json", "replay"},
 		{"replay of a missing file", []string{"replay", filepath.Join(dir, "missing.json")}, "missing.json", ""},
 		{"replay on an unknown workspace", []string{"replay", "--workspace", "postgres", "x.json"}, `unknown workspace "postgres"`, "replay"},
+		{"workspaces without a database", []string{"workspaces"}, `agenttools workspaces: --db: want a PostgreSQL URL (postgres://…), got ""`, "workspaces"},
+		{"workspaces of an SQLite database", []string{"workspaces", "--db", "agenttools.db"}, `agenttools workspaces: --db: want a PostgreSQL URL (postgres://…), got "agenttools.db" (an SQLite database holds one workspace)`, "workspaces"},
+		{"workspaces takes no arguments", []string{"workspaces", "--db", "postgres://localhost/db", "x"}, "agenttools workspaces: takes no arguments, got 1", "workspaces"},
+		{"check of a PostgreSQL database", []string{"check", "--db", "postgresql://localhost/db"}, "agenttools check: --db: check examines SQLite workspace databases only", "check"},
+		{"a PostgreSQL URL with an empty workspace name", []string{"call", "--db", "postgres://localhost/db?workspace=", "ls", "{}"}, "agenttools call: --db: ", "call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,7 +261,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("agenttools %q: exit %d, stdout %q", args, got.code, got.stdout)
 		}
 	}
-	for _, command := range []string{"call", "tools", "replay", "mcp", "import", "export", "check"} {
+	for _, command := range []string{"call", "tools", "replay", "mcp", "import", "export", "check", "workspaces"} {
 		for _, flag := range []string{"--help", "-h"} {
 			got := runCLI(t, "", command, flag)
 			if got.code != 0 || got.stderr != "" || !strings.Contains(got.stdout, "usage: agenttools "+command) || !strings.Contains(got.stdout, "Flags:") {
@@ -292,7 +298,7 @@ func TestReadmeSynopses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, command := range []string{"call", "tools", "mcp", "import", "export", "replay", "check", "mirrors"} {
+	for _, command := range []string{"call", "tools", "mcp", "import", "export", "replay", "check", "mirrors", "workspaces"} {
 		usage, _, _ := strings.Cut(runCLI(t, "", command, "--help").stdout, "\n")
 		synopsis, ok := strings.CutPrefix(usage, "usage: agenttools ")
 		if !ok {
@@ -314,7 +320,8 @@ func TestReadmeSynopses(t *testing.T) {
 var pkgDir string
 
 // TestMain keeps the tests' default databases and exec mirrors out of
-// the user's directories.
+// the user's directories, and stops the PostgreSQL server pgtest
+// started, if any.
 func TestMain(m *testing.M) {
 	// go build keeps using the user's build cache, which lives under
 	// XDG_CACHE_HOME unless GOCACHE says otherwise.
@@ -339,7 +346,9 @@ func TestMain(m *testing.M) {
 	if err := os.Chdir(work); err != nil {
 		panic(err)
 	}
-	code := m.Run()
+	// The PostgreSQL server the tests of a pgfs workspace start, if
+	// they start one, is stopped before the directories go.
+	code := pgtest.Run(m)
 	os.RemoveAll(cache)
 	os.RemoveAll(work)
 	if binary != "" {

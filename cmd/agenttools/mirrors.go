@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agenttools/agenttools/core/execbackend"
+	"github.com/agenttools/agenttools/core/vfs/pgfs"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -127,8 +128,15 @@ func countMirrors(n int) string {
 }
 
 // database names the database a mirror is for, saying when it is gone
-// or was not recorded (a directory without a key file).
+// or was not recorded (a directory without a key file); a PostgreSQL
+// workspace's is its URL (without the password).
 func database(key string) string {
+	if pgfs.IsURL(key) {
+		// A workspace in a database server: whether it is still there
+		// would take a connection, and the password, which the key
+		// leaves out.
+		return key
+	}
 	switch _, err := os.Stat(key); {
 	case key == "":
 		return "(not recorded)"

@@ -186,8 +186,15 @@ var (
 
 // Main runs a package's tests (call it from TestMain) and stops the
 // server they started, if any. A package whose tests call URL or
-// Database must use it.
+// Database must use it (or Run).
 func Main(m *testing.M) {
+	os.Exit(Run(m))
+}
+
+// Run is Main without the exit, for a TestMain that has more to clean
+// up: it runs the tests, stops the server they started, and returns the
+// exit status for os.Exit.
+func Run(m *testing.M) int {
 	hasMain = true
 	code := m.Run()
 	if started != nil {
@@ -195,7 +202,7 @@ func Main(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // required reports whether a missing server fails the tests rather than
@@ -215,7 +222,7 @@ func URL(t testing.TB) string {
 			return
 		}
 		if !hasMain {
-			failure = errors.New("pgtest: the package's TestMain must call pgtest.Main, which stops the server it starts")
+			failure = errors.New("pgtest: the package's TestMain must call pgtest.Main (or Run), which stops the server it starts")
 			return
 		}
 		if runtime.GOOS == "windows" {

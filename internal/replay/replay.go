@@ -8,11 +8,13 @@ package replay
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,6 +26,7 @@ import (
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/pgfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/toolspec"
 )
@@ -185,9 +188,49 @@ func SQLite(now func() time.Time) (*vfs.Workspace, func(), error) {
 		db.Close()
 		os.RemoveAll(dir)
 	}
-	// The reference's workspace starts empty: a new database's
-	// /workspace goes.
-	ws := vfs.New(db)
+	return emptied(db, done)
+}
+
+// Postgres makes each case's workspace in the PostgreSQL database of the
+// URL db (pgfs): a new workspace of a name no other case uses
+// ("replay-" and random hex; db's workspace parameter is not used),
+// removed with everything in it when the case is done: "/" only.
+func Postgres(db string) Workspace {
+	return func(now func() time.Time) (*vfs.Workspace, func(), error) {
+		ctx := context.Background()
+		conn, _, err := pgfs.SplitURL(db)
+		if err != nil {
+			return nil, nil, err
+		}
+		u, err := url.Parse(conn)
+		if err != nil {
+			return nil, nil, err
+		}
+		var id [12]byte
+		rand.Read(id[:])
+		name := "replay-" + hex.EncodeToString(id[:])
+		q := u.Query()
+		q.Set("workspace", name)
+		u.RawQuery = q.Encode()
+		fs, err := pgfs.Open(ctx, u.String(), pgfs.WithClock(now))
+		if err != nil {
+			return nil, nil, err
+		}
+		done := func() {
+			fs.Close()
+			// A workspace left behind is only garbage, in a database
+			// the caller chose for the replay.
+			_ = pgfs.RemoveWorkspace(ctx, conn, name)
+		}
+		return emptied(fs, done)
+	}
+}
+
+// emptied is the workspace over a new store s without its /workspace
+// (the reference's workspace starts empty), done to release s; done is
+// called when that fails.
+func emptied(s vfs.Store, done func()) (*vfs.Workspace, func(), error) {
+	ws := vfs.New(s)
 	if err := ws.Remove(context.Background(), toolspec.WorkspaceRoot, vfs.RemoveOptions{}); err != nil {
 		done()
 		return nil, nil, err
