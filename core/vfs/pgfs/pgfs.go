@@ -99,15 +99,21 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		// Not err itself: a *url.Error quotes the whole URL, password
+		// included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", "", fmt.Errorf("pgfs: %s: %w", redact(u), err)
 	}
 	q, err := url.ParseQuery(p.RawQuery)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		return "", "", fmt.Errorf("pgfs: %q: parameters: %w", redact(u), err)
 	}
 	names, ok := q["workspace"]
 	if !ok {
-		return p.String(), DefaultWorkspace, nil
+		return urlString(p), DefaultWorkspace, nil
 	}
 	if len(names) != 1 {
 		return "", "", fmt.Errorf("pgfs: %q names %d workspaces", redact(u), len(names))
@@ -117,7 +123,19 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	q.Del("workspace")
 	p.RawQuery = q.Encode()
-	return p.String(), names[0], nil
+	return urlString(p), names[0], nil
+}
+
+// urlString is p as a URL pgx reads. net/url writes an empty authority
+// without its "//" ("postgres://?host=/run/postgresql" would become
+// "postgres:?host=/run/postgresql", which pgx cannot read), so it is
+// put back.
+func urlString(p *url.URL) string {
+	s := p.String()
+	if rest, ok := strings.CutPrefix(s, p.Scheme+":"); ok && !strings.HasPrefix(rest, "//") {
+		s = p.Scheme + "://" + rest
+	}
+	return s
 }
 
 // checkWorkspaceName refuses a name no workspace may have.
@@ -133,13 +151,25 @@ func checkWorkspaceName(name string) error {
 	return nil
 }
 
-// redact is u without its password, for messages.
+// redact is u with its password, in the user part or a password
+// parameter, replaced by xxxxx (as url.URL.Redacted does), for messages.
+// A u that does not parse is not shown: where its password is cannot be
+// told.
 func redact(u string) string {
 	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
+	if err != nil {
+		return "(a URL that does not parse)"
 	}
-	return p.Redacted()
+	if _, ok := p.User.Password(); ok {
+		p.User = url.UserPassword(p.User.Username(), "xxxxx")
+	}
+	if q, err := url.ParseQuery(p.RawQuery); err != nil {
+		p.RawQuery = "…"
+	} else if q.Has("password") {
+		q.Set("password", "xxxxx")
+		p.RawQuery = q.Encode()
+	}
+	return urlString(p)
 }
 
 // dbName names the database of a connection URL in messages.

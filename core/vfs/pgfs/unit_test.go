@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -178,6 +179,11 @@ func TestSplitURL(t *testing.T) {
 		{in: "postgres://u:p@h:5432/db", conn: "postgres://u:p@h:5432/db", ws: "default"},
 		{in: "postgresql://h/db?sslmode=disable&workspace=team%2Fone", conn: "postgresql://h/db?sslmode=disable", ws: "team/one"},
 		{in: "postgres://u@/db?host=%2Ftmp%2Fsock&workspace=w", conn: "postgres://u@/db?host=%2Ftmp%2Fsock", ws: "w"},
+		// An empty authority (everything from the parameters or PG*
+		// variables, as libpq allows) keeps its "//", which pgx needs.
+		{in: "postgres://?host=%2Ftmp%2Fsock&dbname=db&workspace=w", conn: "postgres://?dbname=db&host=%2Ftmp%2Fsock", ws: "w"},
+		{in: "postgres://", conn: "postgres://", ws: "default"},
+		{in: "postgresql://?workspace=w", conn: "postgresql://", ws: "w"},
 		{in: "POSTGRES://h/db?workspace=" + long, conn: "postgres://h/db", ws: long},
 		{in: "postgres://h/db?workspace=" + long + "x", err: true},
 		{in: "postgres://h/db?workspace=", err: true},
@@ -199,6 +205,62 @@ func TestSplitURL(t *testing.T) {
 	} {
 		if got := pgfs.IsURL(s); got != want {
 			t.Errorf("IsURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestOpenParamsOnly: a URL with an empty authority, naming the server,
+// the user and the database in its parameters (as libpq allows, e.g.
+// postgres://?host=/run/postgresql&dbname=agents), opens its workspace.
+func TestOpenParamsOnly(t *testing.T) {
+	p, err := url.Parse(pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	if p.Hostname() != "" {
+		q.Set("host", p.Hostname())
+	}
+	if p.Port() != "" {
+		q.Set("port", p.Port())
+	}
+	if p.User != nil {
+		q.Set("user", p.User.Username())
+		if pw, ok := p.User.Password(); ok {
+			q.Set("password", pw)
+		}
+	}
+	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	q.Set("workspace", "w")
+	fs, err := pgfs.Open(t.Context(), "postgres://?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	if info, err := fs.Lstat(t.Context(), "workspace"); err != nil || !info.IsDir() {
+		t.Fatalf("Lstat(workspace) = %+v, %v; want a directory", info, err)
+	}
+}
+
+// TestErrorsHidePassword: a password, in the user part of the URL or as
+// its password parameter, appears in no error of SplitURL or Open.
+func TestErrorsHidePassword(t *testing.T) {
+	const pw = "hunter2-secret"
+	for _, u := range []string{
+		"postgres://u:" + pw + "@/nodb?host=%2Fnonexistent-pgfs-test&connect_timeout=5",
+		"postgres://u@/nodb?host=%2Fnonexistent-pgfs-test&connect_timeout=5&password=" + pw,
+		"postgres://u@/nodb?password=" + pw + "&workspace=a&workspace=b",
+		"postgres://u@/nodb?password=" + pw + "&workspace=",
+		"postgres://u:" + pw + "@h/nodb%zz",
+		"postgres://u@h/nodb?password=" + pw + "&x=%zz",
+	} {
+		fs, err := pgfs.Open(t.Context(), u)
+		if err == nil {
+			fs.Close()
+			t.Fatalf("Open(%q) succeeded", u)
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("Open(%q): the error shows the password: %v", u, err)
 		}
 	}
 }
