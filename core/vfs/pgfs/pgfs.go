@@ -28,6 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -184,8 +185,13 @@ func dbName(conn string) string { return redact(conn) }
 //
 // It looks for the tables and makes them (and the workspace) in one
 // transaction under an advisory lock, so concurrent first Opens, in any
-// process, make one schema. Errors: SplitURL's, the connection's,
-// ErrForeign and ErrNewerSchema (the database is left as it was).
+// process, make one schema. The first Open of a database needs a role
+// allowed to create a schema there (the database's owner, say); later
+// ones need only USAGE on schema agenttools, SELECT, INSERT, UPDATE and
+// DELETE on its tables and USAGE on its sequences. Errors: SplitURL's,
+// the connection's, a privilege the role lacks (the message says which
+// it needs), ErrForeign and ErrNewerSchema (the database is left as it
+// was).
 func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 	conn, name, err := SplitURL(url)
 	if err != nil {
@@ -262,6 +268,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 	}
 	if !made {
 		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == insufficientPrivilege {
+				return fmt.Errorf("pgfs: %s: creating the tables: %w (the first Open needs a role with CREATE on the database, its owner's, say)", db, err)
+			}
 			return fmt.Errorf("pgfs: %s: creating the tables: %w", db, err)
 		}
 	}
@@ -276,10 +286,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("pgfs: %s: workspace %q: %w", db, f.name, err)
+		return queryError(db, fmt.Errorf("workspace %q: %w", f.name, err))
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return nil
 }
@@ -341,7 +351,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		FROM agenttools.workspace w LEFT JOIN agenttools.node n ON n.ws = w.id
 		GROUP BY w.id ORDER BY w.name COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WorkspaceInfo, error) {
 		var w WorkspaceInfo
@@ -349,7 +359,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		return w, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	return out, nil
 }
@@ -389,7 +399,7 @@ func RemoveWorkspace(ctx context.Context, url, name string) error {
 	})
 	var e *errno.Error
 	if err != nil && !errors.As(err, &e) {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return err
 }
