@@ -270,7 +270,7 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == insufficientPrivilege {
-				return fmt.Errorf("pgfs: %s: creating the tables: %w (the first Open needs a role with CREATE on the database, its owner's, say)", db, err)
+				return fmt.Errorf("pgfs: %s: creating the tables: %w (the first use of a database makes them, which needs a role with CREATE on the database: its owner, say)", db, err)
 			}
 			return fmt.Errorf("pgfs: %s: creating the tables: %w", db, err)
 		}
