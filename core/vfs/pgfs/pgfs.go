@@ -1,17 +1,73 @@
-// Package pgfs is a vfs.Store (a vfs.Updater, vfs.RevWriter and
-// vfs.PathStatter too) kept in a PostgreSQL database, through a
-// github.com/jackc/pgx/v5 connection pool: a workspace that every machine
-// able to reach the database can serve, many workspaces in one database.
+// Package pgfs is a vfs.Store (a vfs.Updater, vfs.PieceUpdater,
+// vfs.RevWriter, vfs.PathStatter and vfs.DirOpener too) kept in a
+// PostgreSQL database, through a github.com/jackc/pgx/v5 connection pool:
+// a workspace that every machine able to reach the database can serve,
+// many workspaces in one database.
 //
-// The model is sqlitefs's: every node is one row keyed by (workspace,
-// path); a file's content is a list of chunks under a content id that is
-// never reused; every change is one transaction; a counter per workspace
-// numbers the changes and gives every node a change touches its new
+// The model is sqlitefs's, in the schema agenttools: every node is one
+// row of agenttools.node keyed by (workspace id, path), its path, parent
+// and name bytea (any bytes, compared as bytes: a listing comes in raw
+// byte order of the names, whatever the database's collation); a file's
+// content is a list of 64 KiB chunks (agenttools.chunk) under a content
+// id from a sequence, never reused; a counter per workspace
+// (agenttools.workspace.rev) numbers the changes and gives every node a
+// change touches, and the directory whose entries it changes, its new
 // value as Rev.
 //
-// The layout is versioned (SchemaVersion): Open creates it in an empty
-// database and refuses, changing nothing, a newer layout (ErrNewerSchema)
-// and tables of another program under the same names (ErrForeign).
+// Guarantees, and how:
+//
+//   - Every change (Create, Mkdir, Symlink, Remove, RemoveAll, Chmod, a
+//     write) is one call of a plpgsql function created with the tables,
+//     so one statement, its own transaction, one round trip. The
+//     function first locks the workspace's row (SELECT ... FOR UPDATE):
+//     the changes of one workspace serialize on it, from any pool,
+//     process or machine, for that one short statement only, and what
+//     the function checks (under READ COMMITTED each of its statements
+//     sees all that committed before) holds when it writes. Of
+//     concurrent Creates of one name exactly one succeeds. A refused
+//     change returns an errno code before writing anything.
+//   - A write of up to 1 MiB passes its chunks as an argument of that
+//     statement. A longer one runs in one transaction: COPY streams the
+//     chunks from the reader under a new content id, then the statement
+//     switches the file to it, then COMMIT. A reader that fails, a done
+//     context, a killed process or a broken connection rolls the whole
+//     transaction back: the old content stays, nothing is left behind.
+//     A file's old content is deleted by the statement that replaces it.
+//   - Update (edit) reads the node and its whole content in one
+//     statement, runs fn holding no lock, and writes as above only while
+//     the node is still at the revision read (EAGAIN otherwise, which
+//     Workspace.Update retries): no change from anywhere is lost.
+//     WriteFileIf and RemoveIf check their revision the same way.
+//   - A reader reads the content id it opened, a window of 16 chunks
+//     per statement: when the file was replaced or removed meanwhile,
+//     the chunks are gone and it fails with EAGAIN, never mixing
+//     versions.
+//
+// Round trips (RoundTrips counts them with a pgx tracer): Lstat,
+// LstatPath (a whole path), ReadDir (the directory and a page of its
+// entries), Create, Mkdir, Symlink, Remove, RemoveAll, Chmod and a write
+// of up to 1 MiB are one each; Open is one, plus one per MiB after the
+// first; Update two (read, write); a write over 1 MiB five (BEGIN, a
+// content id, COPY, the switch, COMMIT). A walk through directory
+// handles (find, grep) is not one per directory: OpenDir reads the
+// listing of the whole subtree (up to 5000 nodes; beyond, a page per
+// directory) in one statement, and the first file opened through its
+// handles brings the content of the subtree's small files (of one chunk,
+// up to 8 MiB in all) in one more. A new connection of the pool costs
+// its setup and the preparing of the store's statements, once.
+//
+// The layout is versioned (SchemaVersion, the meta row layout): Open
+// creates the tables in a database without the schema agenttools, under
+// an advisory lock so that concurrent first Opens make one, and refuses,
+// changing nothing, a newer layout (ErrNewerSchema) and a schema
+// agenttools of another program (ErrForeign).
+//
+// Other servers of PostgreSQL's protocol need what this uses: plpgsql
+// functions, SELECT ... FOR UPDATE inside them, READ COMMITTED, a
+// sequence, COPY FROM STDIN, pg_advisory_xact_lock and ALTER TABLE ...
+// SET STORAGE. Not tried here: CockroachDB (plpgsql from v23.2 on,
+// READ COMMITTED only when enabled, no SET STORAGE or advisory locks as
+// far as we know) and YugabyteDB would need changes to the schema.
 //
 // pgfs imports vfs, errno, toolspec (the messages a model sees), pgx and
 // the standard library; it must not import core or any adapter.
@@ -237,6 +293,9 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
 	cfg.ConnConfig.Tracer = tracer{trips}
+	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
+	// database's default.
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 	cfg.AfterConnect = prepare
 	// The pool checks that a connection it hands out is alive when it
 	// was idle for a while (pgxpool's default: a second; ours: pingAfter),

@@ -394,6 +394,39 @@ func TestLargeWrite(t *testing.T) {
 	}
 }
 
+// TestLargeUpdate: an Update whose result is copied in (over 1 MiB)
+// writes it, or, when the file moved meanwhile, fails with EAGAIN and
+// leaves the other writer's content and no chunk of its own.
+func TestLargeUpdate(t *testing.T) {
+	db := pgtest.Database(t)
+	f := open(t, db, "w")
+	c := sqlConn(t, db)
+	ctx := t.Context()
+	storetest.WriteFile(t, f, "workspace/f", []byte("start\n"), 0o640)
+	grow := func(old []byte, _ vfs.Info) ([]byte, error) {
+		return append(old, bytes.Repeat([]byte("x"), 2<<20)...), nil
+	}
+	if err := f.Update(ctx, "workspace/f", 4<<20, grow); err != nil {
+		t.Fatal(err)
+	}
+	if info := storetest.Lstat(t, f, "workspace/f"); info.Size != 6+2<<20 || info.Mode != 0o640 {
+		t.Errorf("after a large Update: %+v", info)
+	}
+	err := f.Update(ctx, "workspace/f", 4<<20, func(old []byte, info vfs.Info) ([]byte, error) {
+		storetest.WriteFile(t, f, "workspace/f", []byte("theirs"), 0o644)
+		return grow(old, info)
+	})
+	if errno.CodeOf(err) != errno.EAGAIN {
+		t.Errorf("a large Update of a file changed meanwhile: %v, want EAGAIN", err)
+	}
+	if got := string(storetest.ReadFile(t, f, "workspace/f", 0)); got != "theirs" {
+		t.Errorf("after the Update lost: %.20q", got)
+	}
+	if got := count(t, c, `SELECT count(*) FROM agenttools.chunk`); got != 1 {
+		t.Errorf("%d chunks stored, want 1", got)
+	}
+}
+
 // TestRemoveWorkspace: RemoveWorkspace takes the workspace, its nodes
 // and its content's chunks, and nothing of the others; ENOENT for a
 // workspace that is not there. The FS of a removed workspace changes
@@ -593,4 +626,19 @@ func TestRoleWithoutPrivileges(t *testing.T) {
 	if err != nil || len(list) != 2 {
 		t.Errorf("Workspaces: %+v, %v; want first and theirs", list, err)
 	}
+}
+
+// TestDatabaseDefaultIsolation: a database whose transactions default
+// to REPEATABLE READ changes nothing: concurrent Updates of one file
+// take turns on the workspace's row without serialization failures and
+// lose no increment.
+func TestDatabaseDefaultIsolation(t *testing.T) {
+	db := pgtest.Database(t)
+	c := sqlConn(t, db)
+	if _, err := c.Exec(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = ''repeatable read''', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, db, "w")
+	storetest.WriteFile(t, f, "workspace/n", []byte("0"), 0o644)
+	storetest.UpdateConcurrent(t, f, "workspace/n", 6, 15)
 }

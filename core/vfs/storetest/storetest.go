@@ -1187,15 +1187,27 @@ func testUpdateLosesNoRace(t *testing.T, u vfs.Updater, c config) {
 // testUpdateConcurrent: writers incrementing one counter with Update,
 // each trying again after EAGAIN, lose no increment.
 func testUpdateConcurrent(t *testing.T, u vfs.Updater, _ config) {
-	const writers, rounds = 4, 25
+	mustWrite(t, u.(vfs.Store), "n", "0", 0o644)
+	UpdateConcurrent(t, u, "n", 4, 25)
+}
+
+// UpdateConcurrent runs writers goroutines that each increment rounds
+// times the decimal counter in the file name with Update, trying again
+// after EAGAIN, and fails the test unless the counter grew by
+// writers*rounds, none lost, and no Update failed otherwise.
+func UpdateConcurrent(t *testing.T, u vfs.Updater, name string, writers, rounds int) {
+	t.Helper()
 	s := u.(vfs.Store)
-	mustWrite(t, s, "n", "0", 0o644)
+	start, err := strconv.Atoi(readFile(t, s, name, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	for range writers {
 		wg.Go(func() {
 			for range rounds {
 				for {
-					err := u.Update(t.Context(), "n", 64, func(old []byte, _ vfs.Info) ([]byte, error) {
+					err := u.Update(t.Context(), name, 64, func(old []byte, _ vfs.Info) ([]byte, error) {
 						n, err := strconv.Atoi(string(old))
 						return []byte(strconv.Itoa(n + 1)), err
 					})
@@ -1212,8 +1224,8 @@ func testUpdateConcurrent(t *testing.T, u vfs.Updater, _ config) {
 		})
 	}
 	wg.Wait()
-	if got := readFile(t, s, "n", 0); got != strconv.Itoa(writers*rounds) {
-		t.Errorf("%d writers x %d increments left %s", writers, rounds, got)
+	if got := readFile(t, s, name, 0); got != strconv.Itoa(start+writers*rounds) {
+		t.Errorf("%d writers x %d increments of %d left %s", writers, rounds, start, got)
 	}
 }
 

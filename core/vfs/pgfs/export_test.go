@@ -1,0 +1,10 @@
+package pgfs
+
+// SetBatching sets how many nodes a subtree read in one statement may
+// hold and how many bytes of small files' content one more statement
+// brings, until the function it returns puts them back.
+func SetBatching(nodes int, budget int64) (restore func()) {
+	n, b := subtreeMax, headBudget
+	subtreeMax, headBudget = nodes, budget
+	return func() { subtreeMax, headBudget = n, b }
+}
