@@ -1,5 +1,7 @@
 package pgfs
 
+import _ "github.com/agenttools/agenttools/internal/goldentest"
+
 // SetBatching sets how many nodes a subtree read in one statement may
 // hold and how many bytes of small files' content one more statement
 // brings, until the function it returns puts them back.
