@@ -78,6 +78,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -155,7 +156,9 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		// url.Parse's error quotes u, or the part it could not read,
+		// which may be a piece of the password: not shown.
+		return "", "", fmt.Errorf("pgfs: %q is not a URL net/url can read (a '%%', '/', '@', ':' or '[' in the user name or password must be percent-encoded)", redact(u))
 	}
 	q, err := url.ParseQuery(p.RawQuery)
 	if err != nil {
@@ -189,13 +192,27 @@ func checkWorkspaceName(name string) error {
 	return nil
 }
 
-// redact is u without its password, for messages.
+// passwordParam is a password parameter of a connection URL, which pgx
+// reads as the password too.
+var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+
+// redact is u with its password (of its user part, or a password
+// parameter) replaced by xxxxx, for messages: also when u is no URL
+// net/url can read, as a password with a stray '%', '/' or '@' makes it.
 func redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
+	if p, err := url.Parse(u); err == nil {
+		u = p.Redacted()
+	} else if scheme := strings.Index(u, "://"); scheme >= 0 {
+		// The user part ends at the last '@' and its password starts
+		// after its first ':' (net/url reads it so, when it can).
+		rest := u[scheme+3:]
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				u = u[:scheme+3] + rest[:colon+1] + "xxxxx" + rest[at:]
+			}
+		}
 	}
-	return p.Redacted()
+	return passwordParam.ReplaceAllString(u, "${1}xxxxx")
 }
 
 // dbName names the database of a connection URL in messages.
