@@ -78,6 +78,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -85,6 +86,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -265,6 +267,30 @@ func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 // restart of the server broke long ago is found without a failed call.
 const pingAfter = 30 * time.Second
 
+// connectTimeout bounds the making of a connection (dial, TLS,
+// authentication) when the URL sets no connect_timeout (nor the
+// environment PGCONNECT_TIMEOUT): pgx would wait as long as ctx lets
+// it, and a server behind a firewall that drops packets, or a port
+// that accepts and never answers, would hang a caller without a
+// deadline (a command) for minutes or for ever.
+var connectTimeout = 10 * time.Second
+
+// boundConnect gives c the timeout connectTimeout unless the connection
+// URL conn or the environment sets one (connect_timeout=0, as for
+// libpq, waits for ever).
+func boundConnect(c *pgconn.Config, conn string) {
+	if c.ConnectTimeout != 0 {
+		return
+	}
+	if _, ok := os.LookupEnv("PGCONNECT_TIMEOUT"); ok {
+		return
+	}
+	if p, err := url.Parse(conn); err == nil && p.Query().Has("connect_timeout") {
+		return
+	}
+	c.ConnectTimeout = connectTimeout
+}
+
 // poolConfig is the configuration of a pool on conn whose connections
 // count their round trips in trips and have the store's statements
 // prepared.
@@ -273,6 +299,7 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
+	boundConnect(&cfg.ConnConfig.Config, conn)
 	cfg.ConnConfig.Tracer = tracer{trips}
 	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
 	// database's default.
@@ -362,7 +389,12 @@ func connect(ctx context.Context, u string) (*pgx.Conn, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := pgx.Connect(ctx, conn)
+	cfg, err := pgx.ParseConfig(conn)
+	if err != nil {
+		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	boundConnect(&cfg.Config, conn)
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
