@@ -275,10 +275,22 @@ const pingAfter = 30 * time.Second
 // deadline (a command) for minutes or for ever.
 var connectTimeout = 10 * time.Second
 
-// boundConnect gives c the timeout connectTimeout unless the connection
-// URL conn or the environment sets one (connect_timeout=0, as for
-// libpq, waits for ever).
-func boundConnect(c *pgconn.Config, conn string) {
+// configure sets up the connections to conn that c makes: the
+// timeout connectTimeout unless the connection URL conn or the
+// environment sets one (connect_timeout=0, as for libpq, waits for
+// ever), and the search path.
+//
+// The search path is the system's schema alone (pg_temp, last, is
+// never searched for functions or operators): the statements and the
+// functions of the store name its tables with their schema, and call
+// the system's functions by bare name, which PostgreSQL would resolve,
+// with the default path ("$user", public), to a function of another
+// schema on the path that fits the arguments better (cardinality or
+// unnest of bytea[], array_agg of bytea, nextval of text): whoever may
+// create in public (anyone, before PostgreSQL 15) would run their code
+// with the store's rights at its every write.
+func configure(c *pgconn.Config, conn string) {
+	c.RuntimeParams["search_path"] = "pg_catalog, pg_temp"
 	if c.ConnectTimeout != 0 {
 		return
 	}
@@ -299,7 +311,7 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
-	boundConnect(&cfg.ConnConfig.Config, conn)
+	configure(&cfg.ConnConfig.Config, conn)
 	cfg.ConnConfig.Tracer = tracer{trips}
 	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
 	// database's default.
@@ -393,7 +405,7 @@ func connect(ctx context.Context, u string) (*pgx.Conn, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
-	boundConnect(&cfg.Config, conn)
+	configure(&cfg.Config, conn)
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
