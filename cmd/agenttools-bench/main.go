@@ -5,7 +5,7 @@
 // carries none of it. See package internal/bench and the README's
 // "Benchmarks".
 //
-//	agenttools-bench bench [-store memfs|sqlitefs|hostfs] [-case A,B] [-label X] [-scale X] [-once] [-cpuprofile F] [CASES.json] > rows.jsonl
+//	agenttools-bench bench [-store memfs|sqlitefs|hostfs|pgfs] [-postgres URL] [-case A,B] [-label X] [-scale X] [-once] [-cpuprofile F] [CASES.json] > rows.jsonl
 //	agenttools-bench rounds [-ref ORACLE_DIR] [-ours NAME=BIN,...] [-n 3] [-stores memfs,sqlitefs,hostfs] [-out DIR] [CASES.json]
 //	agenttools-bench compare DIR
 //	agenttools-bench call -dir DIR [-repeat N] [-warmup N] [-edit-max-bytes N] [-restore SRC=DST] [-cpuprofile F] TOOL 'ARGS_JSON'
@@ -112,8 +112,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var opts bench.Options
 	var cases, labels, cpuprofile string
-	fs.StringVar(&opts.Store, "store", "memfs", "memfs | sqlitefs | hostfs (a host temp dir mounted at /workspace) | system (the system's own calls for ls, delete, write and find on such a dir)")
+	fs.StringVar(&opts.Store, "store", "memfs", "memfs | sqlitefs | hostfs (a host temp dir mounted at /workspace) | pgfs (a new workspace per case in the -postgres database) | system (the system's own calls for ls, delete, write and find on such a dir)")
 	fs.StringVar(&opts.Tmp, "tmp", os.TempDir(), "where sqlitefs databases and hostfs trees are made")
+	fs.StringVar(&opts.Postgres, "postgres", os.Getenv(bench.PostgresEnv), "PostgreSQL connection URL for -store pgfs (default $"+bench.PostgresEnv+")")
 	fs.Float64Var(&opts.Scale, "scale", 1, "multiply every repeat (at least 1 iteration)")
 	fs.BoolVar(&opts.Once, "once", false, "one timed iteration per row, no warm-up (a smoke run)")
 	fs.StringVar(&cases, "case", "", "only these cases (comma-separated)")
@@ -165,7 +166,7 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&opts.Ref, "ref", "", "the oracle directory (bench.mjs and node_modules), e.g. ~/oracle; empty: our builds only")
 	fs.StringVar(&opts.Node, "node", "node", "the node binary for the reference")
 	fs.StringVar(&ours, "ours", "ours=self", "our builds, NAME=BINARY,... (BINARY answers `bench -store S CASES`; self: this binary)")
-	fs.StringVar(&stores, "stores", strings.Join(bench.Stores, ","), "stores, in the order each round runs them")
+	fs.StringVar(&stores, "stores", strings.Join(bench.Stores, ","), "stores, in the order each round runs them (also "+bench.PgStore+", with $"+bench.PostgresEnv+" set)")
 	fs.IntVar(&opts.Rounds, "n", 3, "rounds")
 	fs.Float64Var(&opts.Scale, "scale", 0, "multiply every repeat on both sides (0: as the case file says)")
 	fs.StringVar(&only, "case", "", "only these cases (comma-separated)")
@@ -184,8 +185,11 @@ func roundsMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	for _, st := range strings.Split(stores, ",") {
-		if !slices.Contains(bench.Stores, st) {
+		if !slices.Contains(bench.Stores, st) && st != bench.PgStore {
 			return fmt.Errorf("unknown store %q", st)
+		}
+		if st == bench.PgStore && os.Getenv(bench.PostgresEnv) == "" {
+			return fmt.Errorf("the %s store needs $%s, a PostgreSQL connection URL", st, bench.PostgresEnv)
 		}
 		opts.Stores = append(opts.Stores, st)
 	}

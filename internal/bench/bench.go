@@ -17,9 +17,11 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -35,13 +37,25 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/hostfs"
 	"github.com/agenttools/agenttools/core/vfs/memfs"
+	"github.com/agenttools/agenttools/core/vfs/pgfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
 	"github.com/agenttools/agenttools/internal/replay"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
-// Stores are the workspace kinds a bench runs on, in table order.
+// Stores are the workspace kinds a bench runs on by default, in table
+// order.
 var Stores = []string{"memfs", "sqlitefs", "hostfs"}
+
+// PgStore is one more workspace kind, on a PostgreSQL server: a new
+// workspace of pgfs per case in the database of Options.Postgres, removed
+// after the case. It comes after Stores in tables.
+const PgStore = "pgfs"
+
+// PostgresEnv names the environment variable that gives Options.Postgres
+// its default in cmd/agenttools-bench (and so to the builds a rounds run
+// starts).
+const PostgresEnv = "AGENTTOOLS_BENCH_POSTGRES"
 
 // Options say how Run times a case file.
 type Options struct {
@@ -52,6 +66,10 @@ type Options struct {
 	// Tmp is where sqlitefs databases and hostfs trees are made; empty
 	// means os.TempDir().
 	Tmp string
+	// Postgres is the connection URL of the database pgfs workspaces are
+	// made in (its workspace parameter is ignored); the pgfs store needs
+	// it.
+	Postgres string
 	// Scale multiplies every row's repeat (at least 1 iteration); 0 means 1.
 	Scale float64
 	// Once runs every row one timed iteration with no warm-up (the smoke
@@ -128,8 +146,11 @@ func (o Options) scale() float64 {
 // that fails before its calls run (setup, options) gives one row with
 // Error set. The error is an unknown store or a cancelled context.
 func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error {
-	if !slices.Contains(Stores, opts.Store) && opts.Store != SystemStore {
-		return fmt.Errorf("unknown store %q (want one of %s)", opts.Store, strings.Join(Stores, ", "))
+	if !slices.Contains(Stores, opts.Store) && opts.Store != SystemStore && opts.Store != PgStore {
+		return fmt.Errorf("unknown store %q (want one of %s, %s)", opts.Store, strings.Join(Stores, ", "), PgStore)
+	}
+	if opts.Store == PgStore && opts.Postgres == "" {
+		return fmt.Errorf("the %s store needs a PostgreSQL connection URL (%s)", PgStore, PostgresEnv)
 	}
 	for _, c := range cases {
 		if opts.Cases != nil && !opts.Cases[c.Name] {
@@ -145,13 +166,15 @@ func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error 
 	return nil
 }
 
-// newWorkspace is a fresh workspace of the store kind: "/" only (hostfs:
-// an empty temp dir mounted at /workspace over an in-memory "/").
-func newWorkspace(ctx context.Context, kind, tmp string, now func() time.Time) (*vfs.Workspace, string, func(), error) {
+// newWorkspace is a fresh workspace of the store kind opts name: "/"
+// only (hostfs: an empty temp dir mounted at /workspace over an in-memory
+// "/"; pgfs: a new workspace, removed by the returned func).
+func newWorkspace(ctx context.Context, opts Options, now func() time.Time) (*vfs.Workspace, string, func(), error) {
+	tmp := opts.Tmp
 	if tmp == "" {
 		tmp = os.TempDir()
 	}
-	switch kind {
+	switch kind := opts.Store; kind {
 	case "memfs":
 		return vfs.New(memfs.New(memfs.WithClock(now))), "", func() {}, nil
 	case "sqlitefs":
@@ -176,8 +199,36 @@ func newWorkspace(ctx context.Context, kind, tmp string, now func() time.Time) (
 			return nil, "", nil, err
 		}
 		return ws, dir, func() { closeWS(); os.RemoveAll(dir) }, nil
+	case PgStore:
+		return pgWorkspace(ctx, opts.Postgres, now)
 	}
-	return nil, "", nil, fmt.Errorf("unknown store %q", kind)
+	return nil, "", nil, fmt.Errorf("unknown store %q", opts.Store)
+}
+
+// pgWorkspace opens a new workspace of a random name in the database of
+// u; the returned func closes and removes it.
+func pgWorkspace(ctx context.Context, u string, now func() time.Time) (*vfs.Workspace, string, func(), error) {
+	conn, _, err := pgfs.SplitURL(u)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	p, err := url.Parse(conn)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	name := "bench-" + rand.Text()
+	q := p.Query()
+	q.Set("workspace", name)
+	p.RawQuery = q.Encode()
+	fs, err := pgfs.Open(ctx, p.String(), pgfs.WithClock(now))
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return vfs.New(fs), "", func() {
+		fs.Close()
+		// A workspace left behind is only space: the bench goes on.
+		_ = pgfs.RemoveWorkspace(context.Background(), conn, name)
+	}, nil
 }
 
 // HostWorkspace mounts the host directory dir at /workspace over an
@@ -295,7 +346,7 @@ func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {
 	if opts.Store == SystemStore && !slices.ContainsFunc(c.Calls, func(call Call) bool { return slices.Contains(systemTools, call.Tool) }) {
 		return nil // nothing the system side runs: no tree to build
 	}
-	ws, hostDir, closeWS, err := newWorkspace(ctx, opts.Store, opts.Tmp, func() time.Time { return time.UnixMilli(clock) })
+	ws, hostDir, closeWS, err := newWorkspace(ctx, opts, func() time.Time { return time.UnixMilli(clock) })
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ type Meta struct {
 	End    string   `json:"end,omitempty"`
 }
 
-var roundFile = regexp.MustCompile(`^r(\d+)-(?:([A-Za-z0-9_.]+)-)?(ref|system|memfs|sqlitefs|hostfs)\.jsonl$`)
+var roundFile = regexp.MustCompile(`^r(\d+)-(?:([A-Za-z0-9_.]+)-)?(ref|system|memfs|sqlitefs|hostfs|pgfs)\.jsonl$`)
 
 // ReadSet reads a run directory. The error is a directory that cannot be
 // read or holds no round files.
@@ -142,7 +142,7 @@ func ReadSet(dir string) (*Set, error) {
 			s.Builds = append(s.Builds, b)
 		}
 	}
-	for _, st := range Stores {
+	for _, st := range append(slices.Clip(Stores), PgStore) {
 		if stores[st] {
 			s.Stores = append(s.Stores, st)
 		}
@@ -235,7 +235,9 @@ func (s *Set) Markdown(w io.Writer, goals map[string]float64) {
 	if ref {
 		var g []string
 		for _, st := range s.Stores {
-			g = append(g, fmt.Sprintf("%s ≥ %g×", st, goals[st]))
+			if goals[st] > 0 {
+				g = append(g, fmt.Sprintf("%s ≥ %g×", st, goals[st]))
+			}
 		}
 		fmt.Fprintf(w, " Ratio: median over rounds of reference ÷ ours per round (range in brackets); > 1 means agenttools is faster; ✗ below the goal (%s).", strings.Join(g, ", "))
 	}

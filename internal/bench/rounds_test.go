@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttools/agenttools/internal/pgtest"
+
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 	if speed := os.Getenv(fakeEnv); speed != "" {
 		os.Exit(fakeBench(speed, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // fakeBench prints two rows whose times are 1000 µs ÷ speed (memfs) or

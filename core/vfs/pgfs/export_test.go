@@ -3,6 +3,7 @@ package pgfs
 import (
 	"bytes"
 	"context"
+	"time"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
@@ -56,4 +57,12 @@ func StallLargeWrite(ctx context.Context, f *FS, name string, data []byte) (clos
 		return close, err
 	}
 	return close, f.put(ctx, tx, name, 0o644, size, &cid, nil, anyRev)
+}
+
+// SetConnectTimeout sets the default bound of the making of a
+// connection until the function it returns puts it back.
+func SetConnectTimeout(d time.Duration) (restore func()) {
+	old := connectTimeout
+	connectTimeout = d
+	return func() { connectTimeout = old }
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/sqlitefs"
+	"github.com/agenttools/agenttools/internal/testws"
 	"github.com/agenttools/agenttools/toolspec"
 )
 
@@ -41,15 +42,7 @@ func TestStatementsPerToolCall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(ws.WriteFile(ctx, "/workspace/small.txt", []byte(strings.Repeat("a line\n", 10)), vfs.WriteOptions{}))
-	for i := range 300 {
-		must(ws.WriteFile(ctx, fmt.Sprintf("/workspace/flat/e%03d.txt", i), []byte("x\n"), vfs.WriteOptions{CreateParents: true}))
-	}
-	for d := range 20 {
-		for i := range 10 {
-			must(ws.WriteFile(ctx, fmt.Sprintf("/workspace/src/pkg%d/f%d.go", d, i), []byte("package p\n"), vfs.WriteOptions{CreateParents: true}))
-		}
-	}
+	testws.CallTree(t, ws)
 	e, err := core.New(ws, core.Options{})
 	must(err)
 	cases := []struct {

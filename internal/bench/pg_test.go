@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/agenttools/agenttools/core/vfs/pgfs"
+	"github.com/agenttools/agenttools/internal/pgtest"
+)
+
+// TestPgStore runs every row of the bench once on the pgfs store: each
+// row gives the reference's answer (its expect keys), and every case's
+// workspace is gone afterwards.
+func TestPgStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every row of the bench on pgfs: about 20 s")
+	}
+	db := pgtest.Database(t)
+	cases, err := LoadCases(filepath.Join("..", "..", "golden", "testdata", "bench", "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	err = Run(context.Background(), cases, Options{Store: PgStore, Postgres: db, Once: true}, func(r Row) {
+		rows++
+		if r.Error != "" || !r.OK {
+			t.Errorf("%s: error %q, expect: %s", r.Workload, r.Error, r.Why)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows < 20 {
+		t.Errorf("%d rows, want one per call of the bench's %d cases", rows, len(cases))
+	}
+	left, err := pgfs.Workspaces(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("workspaces left after the bench: %+v", left)
+	}
+}
+
+// TestPgStoreNeedsURL: the pgfs store without a URL is refused before
+// any case runs.
+func TestPgStoreNeedsURL(t *testing.T) {
+	err := Run(context.Background(), []Case{{Name: "c"}}, Options{Store: PgStore}, func(r Row) { t.Errorf("a row: %+v", r) })
+	if err == nil {
+		t.Fatal("Run on pgfs without a URL succeeded")
+	}
+}
