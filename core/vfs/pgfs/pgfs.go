@@ -78,12 +78,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -155,15 +158,17 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		// url.Parse's error quotes u, or the part it could not read,
+		// which may be a piece of the password: not shown.
+		return "", "", fmt.Errorf("pgfs: %q is not a URL net/url can read (a '%%', '/', '@', ':' or '[' in the user name or password must be percent-encoded)", redact(u))
 	}
 	q, err := url.ParseQuery(p.RawQuery)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		return "", "", fmt.Errorf("pgfs: %q: parameters: %w", redact(u), err)
 	}
 	names, ok := q["workspace"]
 	if !ok {
-		return p.String(), DefaultWorkspace, nil
+		return urlString(p), DefaultWorkspace, nil
 	}
 	if len(names) != 1 {
 		return "", "", fmt.Errorf("pgfs: %q names %d workspaces", redact(u), len(names))
@@ -173,7 +178,19 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	q.Del("workspace")
 	p.RawQuery = q.Encode()
-	return p.String(), names[0], nil
+	return urlString(p), names[0], nil
+}
+
+// urlString is p as a URL pgx reads. net/url writes an empty authority
+// without its "//" ("postgres://?host=/run/postgresql" would become
+// "postgres:?host=/run/postgresql", which pgx cannot read), so it is
+// put back.
+func urlString(p *url.URL) string {
+	s := p.String()
+	if rest, ok := strings.CutPrefix(s, p.Scheme+":"); ok && !strings.HasPrefix(rest, "//") {
+		s = p.Scheme + "://" + rest
+	}
+	return s
 }
 
 // checkWorkspaceName refuses a name no workspace may have.
@@ -189,13 +206,30 @@ func checkWorkspaceName(name string) error {
 	return nil
 }
 
-// redact is u without its password, for messages.
+// passwordParam is a password parameter of a connection URL, which pgx
+// reads as the password too.
+var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+
+// redact is u with its password (of its user part, or a password
+// parameter) replaced by xxxxx, for messages: also when u is no URL
+// net/url can read, as a password with a stray '%', '/' or '@' makes it.
 func redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
+	if p, err := url.Parse(u); err == nil {
+		if _, ok := p.User.Password(); ok {
+			p.User = url.UserPassword(p.User.Username(), "xxxxx")
+		}
+		u = urlString(p)
+	} else if scheme := strings.Index(u, "://"); scheme >= 0 {
+		// The user part ends at the last '@' and its password starts
+		// after its first ':' (net/url reads it so, when it can).
+		rest := u[scheme+3:]
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				u = u[:scheme+3] + rest[:colon+1] + "xxxxx" + rest[at:]
+			}
+		}
 	}
-	return p.Redacted()
+	return passwordParam.ReplaceAllString(u, "${1}xxxxx")
 }
 
 // dbName names the database of a connection URL in messages.
@@ -210,8 +244,13 @@ func dbName(conn string) string { return redact(conn) }
 //
 // It looks for the tables and makes them (and the workspace) in one
 // transaction under an advisory lock, so concurrent first Opens, in any
-// process, make one schema. Errors: SplitURL's, the connection's,
-// ErrForeign and ErrNewerSchema (the database is left as it was).
+// process, make one schema. The first Open of a database needs a role
+// allowed to create a schema there (the database's owner, say); later
+// ones need only USAGE on schema agenttools, SELECT, INSERT, UPDATE and
+// DELETE on its tables and USAGE on its sequences. Errors: SplitURL's,
+// the connection's, a privilege the role lacks (the message says which
+// it needs), ErrForeign and ErrNewerSchema (the database is left as it
+// was).
 func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 	conn, name, err := SplitURL(url)
 	if err != nil {
@@ -248,6 +287,42 @@ func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 // restart of the server broke long ago is found without a failed call.
 const pingAfter = 30 * time.Second
 
+// connectTimeout bounds the making of a connection (dial, TLS,
+// authentication) when the URL sets no connect_timeout (nor the
+// environment PGCONNECT_TIMEOUT): pgx would wait as long as ctx lets
+// it, and a server behind a firewall that drops packets, or a port
+// that accepts and never answers, would hang a caller without a
+// deadline (a command) for minutes or for ever.
+var connectTimeout = 10 * time.Second
+
+// configure sets up the connections to conn that c makes: the
+// timeout connectTimeout unless the connection URL conn or the
+// environment sets one (connect_timeout=0, as for libpq, waits for
+// ever), and the search path.
+//
+// The search path is the system's schema alone (pg_temp, last, is
+// never searched for functions or operators): the statements and the
+// functions of the store name its tables with their schema, and call
+// the system's functions by bare name, which PostgreSQL would resolve,
+// with the default path ("$user", public), to a function of another
+// schema on the path that fits the arguments better (cardinality or
+// unnest of bytea[], array_agg of bytea, nextval of text): whoever may
+// create in public (anyone, before PostgreSQL 15) would run their code
+// with the store's rights at its every write.
+func configure(c *pgconn.Config, conn string) {
+	c.RuntimeParams["search_path"] = "pg_catalog, pg_temp"
+	if c.ConnectTimeout != 0 {
+		return
+	}
+	if _, ok := os.LookupEnv("PGCONNECT_TIMEOUT"); ok {
+		return
+	}
+	if p, err := url.Parse(conn); err == nil && p.Query().Has("connect_timeout") {
+		return
+	}
+	c.ConnectTimeout = connectTimeout
+}
+
 // poolConfig is the configuration of a pool on conn whose connections
 // count their round trips in trips and have the store's statements
 // prepared.
@@ -256,6 +331,7 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
+	configure(&cfg.ConnConfig.Config, conn)
 	cfg.ConnConfig.Tracer = tracer{trips}
 	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
 	// database's default.
@@ -291,6 +367,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 	}
 	if !made {
 		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == insufficientPrivilege {
+				return fmt.Errorf("pgfs: %s: creating the tables: %w (the first use of a database makes them, which needs a role with CREATE on the database: its owner, say)", db, err)
+			}
 			return fmt.Errorf("pgfs: %s: creating the tables: %w", db, err)
 		}
 	}
@@ -305,10 +385,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("pgfs: %s: workspace %q: %w", db, f.name, err)
+		return queryError(db, fmt.Errorf("workspace %q: %w", f.name, err))
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return nil
 }
@@ -345,7 +425,12 @@ func connect(ctx context.Context, u string) (*pgx.Conn, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := pgx.Connect(ctx, conn)
+	cfg, err := pgx.ParseConfig(conn)
+	if err != nil {
+		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	configure(&cfg.Config, conn)
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
@@ -370,7 +455,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		FROM agenttools.workspace w LEFT JOIN agenttools.node n ON n.ws = w.id
 		GROUP BY w.id ORDER BY w.name COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WorkspaceInfo, error) {
 		var w WorkspaceInfo
@@ -378,7 +463,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		return w, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	return out, nil
 }
@@ -418,7 +503,7 @@ func RemoveWorkspace(ctx context.Context, url, name string) error {
 	})
 	var e *errno.Error
 	if err != nil && !errors.As(err, &e) {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return err
 }
