@@ -78,6 +78,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -156,13 +158,9 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		// Not err itself: a *url.Error quotes the whole URL, password
-		// included.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return "", "", fmt.Errorf("pgfs: %s: %w", redact(u), err)
+		// url.Parse's error quotes u, or the part it could not read,
+		// which may be a piece of the password: not shown.
+		return "", "", fmt.Errorf("pgfs: %q is not a URL net/url can read (a '%%', '/', '@', ':' or '[' in the user name or password must be percent-encoded)", redact(u))
 	}
 	q, err := url.ParseQuery(p.RawQuery)
 	if err != nil {
@@ -208,25 +206,30 @@ func checkWorkspaceName(name string) error {
 	return nil
 }
 
-// redact is u with its password, in the user part or a password
-// parameter, replaced by xxxxx (as url.URL.Redacted does), for messages.
-// A u that does not parse is not shown: where its password is cannot be
-// told.
+// passwordParam is a password parameter of a connection URL, which pgx
+// reads as the password too.
+var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+
+// redact is u with its password (of its user part, or a password
+// parameter) replaced by xxxxx, for messages: also when u is no URL
+// net/url can read, as a password with a stray '%', '/' or '@' makes it.
 func redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(a URL that does not parse)"
+	if p, err := url.Parse(u); err == nil {
+		if _, ok := p.User.Password(); ok {
+			p.User = url.UserPassword(p.User.Username(), "xxxxx")
+		}
+		u = urlString(p)
+	} else if scheme := strings.Index(u, "://"); scheme >= 0 {
+		// The user part ends at the last '@' and its password starts
+		// after its first ':' (net/url reads it so, when it can).
+		rest := u[scheme+3:]
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				u = u[:scheme+3] + rest[:colon+1] + "xxxxx" + rest[at:]
+			}
+		}
 	}
-	if _, ok := p.User.Password(); ok {
-		p.User = url.UserPassword(p.User.Username(), "xxxxx")
-	}
-	if q, err := url.ParseQuery(p.RawQuery); err != nil {
-		p.RawQuery = "…"
-	} else if q.Has("password") {
-		q.Set("password", "xxxxx")
-		p.RawQuery = q.Encode()
-	}
-	return urlString(p)
+	return passwordParam.ReplaceAllString(u, "${1}xxxxx")
 }
 
 // dbName names the database of a connection URL in messages.
@@ -284,6 +287,42 @@ func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 // restart of the server broke long ago is found without a failed call.
 const pingAfter = 30 * time.Second
 
+// connectTimeout bounds the making of a connection (dial, TLS,
+// authentication) when the URL sets no connect_timeout (nor the
+// environment PGCONNECT_TIMEOUT): pgx would wait as long as ctx lets
+// it, and a server behind a firewall that drops packets, or a port
+// that accepts and never answers, would hang a caller without a
+// deadline (a command) for minutes or for ever.
+var connectTimeout = 10 * time.Second
+
+// configure sets up the connections to conn that c makes: the
+// timeout connectTimeout unless the connection URL conn or the
+// environment sets one (connect_timeout=0, as for libpq, waits for
+// ever), and the search path.
+//
+// The search path is the system's schema alone (pg_temp, last, is
+// never searched for functions or operators): the statements and the
+// functions of the store name its tables with their schema, and call
+// the system's functions by bare name, which PostgreSQL would resolve,
+// with the default path ("$user", public), to a function of another
+// schema on the path that fits the arguments better (cardinality or
+// unnest of bytea[], array_agg of bytea, nextval of text): whoever may
+// create in public (anyone, before PostgreSQL 15) would run their code
+// with the store's rights at its every write.
+func configure(c *pgconn.Config, conn string) {
+	c.RuntimeParams["search_path"] = "pg_catalog, pg_temp"
+	if c.ConnectTimeout != 0 {
+		return
+	}
+	if _, ok := os.LookupEnv("PGCONNECT_TIMEOUT"); ok {
+		return
+	}
+	if p, err := url.Parse(conn); err == nil && p.Query().Has("connect_timeout") {
+		return
+	}
+	c.ConnectTimeout = connectTimeout
+}
+
 // poolConfig is the configuration of a pool on conn whose connections
 // count their round trips in trips and have the store's statements
 // prepared.
@@ -292,6 +331,7 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
+	configure(&cfg.ConnConfig.Config, conn)
 	cfg.ConnConfig.Tracer = tracer{trips}
 	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
 	// database's default.
@@ -385,7 +425,12 @@ func connect(ctx context.Context, u string) (*pgx.Conn, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := pgx.Connect(ctx, conn)
+	cfg, err := pgx.ParseConfig(conn)
+	if err != nil {
+		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
+	}
+	configure(&cfg.Config, conn)
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgfs: %s: %w", dbName(conn), err)
 	}
