@@ -485,8 +485,11 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 }
 
 // RemoveWorkspace removes the workspace name of the database of url and
-// everything in it, in one transaction. Errors: ENOENT when there is no
-// such workspace, the connection's.
+// everything in it, in one transaction (the workspace parameter of url is
+// ignored). An FS that has it open, in any process, then finds nothing,
+// not even its root (every call fails with ENOENT: "no such path: /"),
+// and changes nothing; the next Open of that name makes it again, empty.
+// Errors: ENOENT when there is no such workspace, the connection's.
 func RemoveWorkspace(ctx context.Context, url, name string) error {
 	c, db, err := connect(ctx, url)
 	if err != nil {
