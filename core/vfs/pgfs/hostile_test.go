@@ -22,7 +22,8 @@ import (
 // TestPasswordNeverShown: the errors of Open, Workspaces and
 // RemoveWorkspace for URLs that are wrong in many ways never show the
 // password, whether in the user part (net/url able to read the URL or
-// not: a stray '%', '/' or '[') or in a password parameter.
+// not: a stray '%', '/' or '[') or in a password parameter, nor the
+// password of the client's TLS key (sslpassword).
 func TestPasswordNeverShown(t *testing.T) {
 	ctx := context.Background()
 	for _, u := range []string{
@@ -36,6 +37,9 @@ func TestPasswordNeverShown(t *testing.T) {
 		"postgres://bob@h/db?sslmode=bogus&password=cr3t",
 		"postgres://bob@h:99999/db?password=cr3t",
 		"postgres://bob:cr3t@127.0.0.1:1/db?password=cr3t",
+		"postgres://bob@h:99999/db?sslpassword=cr3t",
+		"postgres://bob@h/db?sslmode=bogus&sslpassword=cr3t",
+		"postgres://bob@h/db?sslpassword=cr3t&workspace=",
 	} {
 		_, err := pgfs.Open(ctx, u)
 		_, err2 := pgfs.Workspaces(ctx, u)

@@ -195,11 +195,11 @@ func checkWorkspaceName(name string) error {
 }
 
 // passwordParam is a password parameter of a connection URL, which pgx
-// reads as the password too.
-var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+// reads as the password too, or the password of the client's TLS key.
+var passwordParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#]*`)
 
-// redact is u with its password (of its user part, or a password
-// parameter) replaced by xxxxx, for messages: also when u is no URL
+// redact is u with its passwords (of its user part, a password or an
+// sslpassword parameter) replaced by xxxxx, for messages: also when u is no URL
 // net/url can read, as a password with a stray '%', '/' or '@' makes it.
 func redact(u string) string {
 	if p, err := url.Parse(u); err == nil {
