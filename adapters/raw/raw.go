@@ -60,7 +60,8 @@ func (t *Tools) Definitions() []Definition {
 
 // Execute runs the tool name with the arguments the model sent (JSON
 // text) and returns what the model must see. Invalid arguments and tool
-// failures are outputs (error text, or a json object with an error key);
+// failures are outputs (error text, or a json object with an error key,
+// whose Kind is OutputJSON as a result's: Output.IsError tells them);
 // the error is only for an unknown tool (*toolspec.UnknownToolError), a
 // cancelled context, or an error of Options.Approver. A tool that needs
 // approval (Options.Approve) asks Options.Approver, or takes the decision

@@ -1,10 +1,10 @@
 // Command agenttools runs the workspace tools from the shell.
 //
-//	agenttools call [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
+//	agenttools call [--db FILE|URL] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]
 //	agenttools tools [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network]
-//	agenttools mcp [--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
-//	agenttools import [--db FILE] [--to PATH] DIR|FILE
-//	agenttools export [--db FILE] [--from PATH] DIR
+//	agenttools mcp [--db FILE|URL] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]
+//	agenttools import [--db FILE|URL] [--to PATH] DIR|FILE
+//	agenttools export [--db FILE|URL] [--from PATH] DIR
 //	agenttools replay [--workspace memory|sqlite|postgres://URL] [--overlay FILE] CASES.json
 //	agenttools check [--db FILE]
 //	agenttools mirrors [--prune] [--older-than DURATION]
@@ -664,7 +664,7 @@ func (w *workspaceFlags) setup(ctx context.Context) (*workspace, agenttools.Opti
 
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("call", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
+	fl := flags("call", "[--db FILE|URL] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--typed] TOOL ['ARGS_JSON' | -]",
 		"Runs one tool call on the workspace (the --db database, with DIR at /workspace when\ngiven) and prints what the model would receive. ARGS_JSON defaults to {}; - reads it\nfrom standard input. Exit status 0 for a result, 1 for a failure the model would see,\n2 for a usage error (bad flags, an unknown tool, ARGS_JSON that is not JSON at all).", stdout)
 	fl.more = toolSummary
 	w.register(fl.FlagSet, "host")
@@ -831,7 +831,7 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		"export": "Copies the workspace directory --from into the host directory DIR (created if missing),\nover what is there: files, directories, permission bits and symbolic links (an absolute\nlink into --from is remapped); a file at --from is copied into DIR under its name. Prints\nhow many nodes it copied. The directories it created are removed when it fails.",
 	}[command]
 	w := workspaceFlags{stderr: stderr}
-	fl := flags(command, map[string]string{"import": "[--db FILE] [--to PATH] DIR|FILE", "export": "[--db FILE] [--from PATH] DIR"}[command], about, stdout)
+	fl := flags(command, map[string]string{"import": "[--db FILE|URL] [--to PATH] DIR|FILE", "export": "[--db FILE|URL] [--from PATH] DIR"}[command], about, stdout)
 	fl.StringVar(&w.db, "db", "agenttools.db", "the workspace database: an SQLite file (import creates it if missing, with its\ndirectory; export needs it), or a PostgreSQL URL postgres://…/DATABASE?workspace=NAME\n(import creates the workspace, default \"default\", if missing; export needs it)")
 	at := fl.String(map[string]string{"import": "to", "export": "from"}[command], toolspec.WorkspaceRoot, "the workspace directory")
 	if err := fl.parse(args); err != nil {
@@ -965,7 +965,7 @@ func checkDB(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 // closes the connection.
 func serveMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	w := workspaceFlags{stderr: stderr}
-	fl := flags("mcp", "[--db FILE] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]",
+	fl := flags("mcp", "[--db FILE|URL] [--dir DIR] [--readonly] [--prefix PREFIX] [--overlay FILE] [--exec host|sandbox|none] [--exec-network] [--exec-limits LIMITS] [--exec-ro DIRS] [--exec-user UID:GID] [--exec-timeout MS] [--mirror DIR] [--output DIR] [--publish-addr HOST:PORT [--publish-base-url URL]] [--approve mutating|TOOL,TOOL]",
 		"Serves the tools over the Model Context Protocol (newline-delimited JSON-RPC on stdin and\nstdout) on the workspace: the --db database, with DIR at /workspace when given. exec is\noff unless --exec sandbox (commands in a bubblewrap sandbox: /workspace, a read-only\nsystem, no network) or --exec host (the client can run any command as this user); publish\nis offered with --publish-addr (signed links to copies served over HTTP). Runs until\nthe client closes the connection; the calls in flight then get 2 s to be answered, the\nrest are cancelled (their commands killed), and it exits 0.", stdout)
 	w.register(fl.FlagSet, "none")
 	var pf publishFlags

@@ -41,7 +41,14 @@ func shownURL(u string, withWorkspace bool) (string, error) {
 		q.Set("workspace", workspace)
 	}
 	p.RawQuery = q.Encode()
-	return p.String(), nil
+	s := p.String()
+	if p.Host == "" && p.User == nil {
+		// net/url writes an empty authority without its "//"
+		// (postgres:?host=…), which pgfs.IsURL, and so mirrors, would
+		// not take for a URL.
+		s = p.Scheme + "://" + strings.TrimPrefix(strings.TrimPrefix(s, p.Scheme+":"), "//")
+	}
+	return s, nil
 }
 
 // hasWorkspace reports whether the database of the PostgreSQL URL u

@@ -216,3 +216,38 @@ func TestShownURLHidesPasswords(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresURLWithoutAuthority: a URL that names everything in its
+// parameters (postgres://?host=…&dbname=…&user=…&password=…) is shown,
+// and names its exec mirror, as a postgres:// URL without the password,
+// which mirrors recognises (no "(gone)").
+func TestPostgresURLWithoutAuthority(t *testing.T) {
+	p, err := url.Parse(pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	if p.Hostname() != "" {
+		q.Set("host", p.Hostname())
+	}
+	if p.Port() != "" {
+		q.Set("port", p.Port())
+	}
+	q.Set("user", p.User.Username())
+	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	q.Set("workspace", "a")
+	shown := "postgres://?" + q.Encode()
+	q.Set("password", "s3cret-pw")
+	u := "postgres://?" + q.Encode()
+
+	work, cache := t.TempDir(), t.TempDir()
+	if got := pgCommand(t, work, cache, "mcp", "--db", u); got.code != 0 || got.stderr != "agenttools mcp: serving read, ls, find, grep, write, edit, delete over stdin and stdout on "+shown+"\n" {
+		t.Errorf("mcp: %+v; want it served on %s", got, shown)
+	}
+	if got := pgCommand(t, work, cache, "call", "--db", u, "exec", `{"command":"true"}`); got.code != 0 {
+		t.Fatalf("exec: %+v", got)
+	}
+	if got := pgCommand(t, work, cache, "mirrors"); got.code != 0 || !strings.Contains(got.stdout, "  "+shown+"\n") {
+		t.Errorf("mirrors does not name %s (without (gone)): %+v", shown, got)
+	}
+}

@@ -174,6 +174,9 @@ func toolSummary() string {
 	var b strings.Builder
 	b.WriteString("Tools (ARGS_JSON's fields; 'agenttools tools' prints their definitions):\n")
 	for _, t := range toolspec.Tools {
+		if _, offered := about[t.Name]; !offered {
+			continue // publish: call has no publisher
+		}
 		var args []string
 		for _, p := range t.Params {
 			if p.When != toolspec.WhenAlways {

@@ -14,9 +14,11 @@ import (
 // tool call makes over pgfs (a statement, a batch or a COPY is one), the
 // cost that grows with the distance to the server. The bounds are what
 // the store gives: a path resolved in one statement (LstatPath), a
-// mutation in one function call; the Workspace's own checks add Lstats,
-// and find and grep read each directory (an Lstat and a page) and grep
-// each file.
+// mutation in one function call, a subtree listed for find and grep in
+// one statement whatever its number of directories (a DirOpener), and
+// the content of its small files for grep in one more. The Workspace
+// looks a path up again for each of its checks (the lock, the tool's
+// stat, the operation, the parent of a write): one round trip each.
 func TestRoundTripsPerToolCall(t *testing.T) {
 	ctx := t.Context()
 	f := open(t, pgtest.Database(t), "calls")
@@ -36,28 +38,35 @@ func TestRoundTripsPerToolCall(t *testing.T) {
 		name, tool, args string
 		max              int64
 	}{
-		// Resolve the path, Lstat the file, then the node with its
-		// first chunks.
+		// The tool's stat and the read's own lookup (a LstatPath each),
+		// then the node with its first chunks.
 		{"read small", "read", `{"path":"/workspace/small.txt"}`, 3},
 		{"read small again", "read", `{"path":"/workspace/small.txt"}`, 3},
 		{"read the first page of 5 MiB", "read", `{"path":"/workspace/big.txt"}`, 3},
-		// Resolve, then the directory with its first page.
+		// The lookup, then the directory with its first page.
 		{"ls first page", "ls", `{"path":"/workspace/flat"}`, 2},
 		{"ls next page", "ls", `{"path":"/workspace/flat","offset":200}`, 2},
-		// Resolve, Lstats of the file and its parent, then one function
-		// call.
+		// The lock's lookup (of the parent too for a new file), the
+		// tool's, the write's of the parent and of the file, then one
+		// function call.
 		{"write new", "write", `{"path":"/workspace/src/pkg3/new.go","content":"package p\n\nfunc New() {}\n"}`, 6},
 		{"write over", "write", `{"path":"/workspace/small.txt","content":"a line\nanother line\n"}`, 5},
-		// Resolve, Lstats, the node with its content, the write if
-		// unchanged; delete: resolve, Lstat, one function call.
+		// The lock's lookup, the tool's, Update's, then the node with its
+		// content and the write if unchanged; delete: the lock's lookup,
+		// the removal's, one function call.
 		{"edit", "edit", `{"path":"/workspace/small.txt","edits":[{"oldText":"another","newText":"one more"}]}`, 5},
 		{"delete a file", "delete", `{"path":"/workspace/src/pkg3/new.go"}`, 3},
 		{"delete a tree", "delete", `{"path":"/workspace/src/pkg19","recursive":true}`, 3},
-		// Resolve, then src and its 19 directories, each an Lstat and a
-		// page.
-		{"find", "find", `{"path":"/workspace/src","pattern":"**/*.go"}`, 41},
-		// As find, and each of the 190 files opened.
-		{"grep", "grep", `{"path":"/workspace/src","query":"package"}`, 231},
+		// The lookup, then the listing of the subtree (src and its 19
+		// directories) in one statement.
+		{"find", "find", `{"path":"/workspace/src","pattern":"**/*.go"}`, 2},
+		{"find again", "find", `{"path":"/workspace/src","pattern":"**/*.none"}`, 2},
+		// As find, and the content of the subtree's one-chunk files in
+		// one more statement.
+		{"grep", "grep", `{"path":"/workspace/src","query":"package"}`, 3},
+		// Over /workspace: big.txt too, its 5 MiB read a MiB a round
+		// trip.
+		{"grep a pattern", "grep", `{"path":"/workspace","query":"^x$","regex":true,"include":"**/*.txt"}`, 8},
 	}
 	for _, c := range cases {
 		before := f.RoundTrips()

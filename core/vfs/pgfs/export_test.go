@@ -1,6 +1,10 @@
 package pgfs
 
-import "time"
+import (
+	"time"
+
+	_ "github.com/agenttools/agenttools/internal/goldentest"
+)
 
 // SetBatching sets how many nodes a subtree read in one statement may
 // hold and how many bytes of small files' content one more statement

@@ -164,11 +164,11 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	q, err := url.ParseQuery(p.RawQuery)
 	if err != nil {
-		return "", "", fmt.Errorf("pgfs: %q: %w", redact(u), err)
+		return "", "", fmt.Errorf("pgfs: %q: parameters: %w", redact(u), err)
 	}
 	names, ok := q["workspace"]
 	if !ok {
-		return p.String(), DefaultWorkspace, nil
+		return urlString(p), DefaultWorkspace, nil
 	}
 	if len(names) != 1 {
 		return "", "", fmt.Errorf("pgfs: %q names %d workspaces", redact(u), len(names))
@@ -178,7 +178,19 @@ func SplitURL(u string) (conn, workspace string, err error) {
 	}
 	q.Del("workspace")
 	p.RawQuery = q.Encode()
-	return p.String(), names[0], nil
+	return urlString(p), names[0], nil
+}
+
+// urlString is p as a URL pgx reads. net/url writes an empty authority
+// without its "//" ("postgres://?host=/run/postgresql" would become
+// "postgres:?host=/run/postgresql", which pgx cannot read), so it is
+// put back.
+func urlString(p *url.URL) string {
+	s := p.String()
+	if rest, ok := strings.CutPrefix(s, p.Scheme+":"); ok && !strings.HasPrefix(rest, "//") {
+		s = p.Scheme + "://" + rest
+	}
+	return s
 }
 
 // checkWorkspaceName refuses a name no workspace may have.
@@ -203,7 +215,10 @@ var passwordParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#]*`)
 // net/url can read, as a password with a stray '%', '/' or '@' makes it.
 func redact(u string) string {
 	if p, err := url.Parse(u); err == nil {
-		u = p.Redacted()
+		if _, ok := p.User.Password(); ok {
+			p.User = url.UserPassword(p.User.Username(), "xxxxx")
+		}
+		u = urlString(p)
 	} else if scheme := strings.Index(u, "://"); scheme >= 0 {
 		// The user part ends at the last '@' and its password starts
 		// after its first ':' (net/url reads it so, when it can).
@@ -229,8 +244,13 @@ func dbName(conn string) string { return redact(conn) }
 //
 // It looks for the tables and makes them (and the workspace) in one
 // transaction under an advisory lock, so concurrent first Opens, in any
-// process, make one schema. Errors: SplitURL's, the connection's,
-// ErrForeign and ErrNewerSchema (the database is left as it was).
+// process, make one schema. The first Open of a database needs a role
+// allowed to create a schema there (the database's owner, say); later
+// ones need only USAGE on schema agenttools, SELECT, INSERT, UPDATE and
+// DELETE on its tables and USAGE on its sequences. Errors: SplitURL's,
+// the connection's, a privilege the role lacks (the message says which
+// it needs), ErrForeign and ErrNewerSchema (the database is left as it
+// was).
 func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 	conn, name, err := SplitURL(url)
 	if err != nil {
@@ -347,6 +367,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 	}
 	if !made {
 		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == insufficientPrivilege {
+				return fmt.Errorf("pgfs: %s: creating the tables: %w (the first use of a database makes them, which needs a role with CREATE on the database: its owner, say)", db, err)
+			}
 			return fmt.Errorf("pgfs: %s: creating the tables: %w", db, err)
 		}
 	}
@@ -361,10 +385,10 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("pgfs: %s: workspace %q: %w", db, f.name, err)
+		return queryError(db, fmt.Errorf("workspace %q: %w", f.name, err))
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return nil
 }
@@ -431,7 +455,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		FROM agenttools.workspace w LEFT JOIN agenttools.node n ON n.ws = w.id
 		GROUP BY w.id ORDER BY w.name COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (WorkspaceInfo, error) {
 		var w WorkspaceInfo
@@ -439,7 +463,7 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 		return w, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pgfs: %s: %w", db, err)
+		return nil, queryError(db, err)
 	}
 	return out, nil
 }
@@ -479,7 +503,7 @@ func RemoveWorkspace(ctx context.Context, url, name string) error {
 	})
 	var e *errno.Error
 	if err != nil && !errors.As(err, &e) {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+		return queryError(db, err)
 	}
 	return err
 }

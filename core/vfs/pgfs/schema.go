@@ -271,7 +271,7 @@ func checkSchema(ctx context.Context, q querier, db string) (bool, error) {
 	var ns, meta bool
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1), to_regclass($1 || '.meta') IS NOT NULL`, schemaName).Scan(&ns, &meta)
 	if err != nil {
-		return false, err
+		return false, queryError(db, err)
 	}
 	if !ns {
 		return false, nil
@@ -282,26 +282,26 @@ func checkSchema(ctx context.Context, q querier, db string) (bool, error) {
 	rows, err := q.Query(ctx, `SELECT key::text, value::text FROM agenttools.meta WHERE key::text IN ('application', 'layout')`)
 	if err != nil {
 		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code[:2] == "42" {
+		if errors.As(err, &pe) && pe.Code[:2] == "42" && pe.Code != insufficientPrivilege {
 			return false, fmt.Errorf("pgfs: %s: table %s.meta is not this program's (%s): %w", db, schemaName, pe.Message, ErrForeign)
 		}
-		return false, err
+		return false, queryError(db, err)
 	}
 	kv := map[string]string{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
 			rows.Close()
-			return false, err
+			return false, queryError(db, err)
 		}
 		kv[k] = v
 	}
 	if err := rows.Err(); err != nil {
 		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code[:2] == "42" {
+		if errors.As(err, &pe) && pe.Code[:2] == "42" && pe.Code != insufficientPrivilege {
 			return false, fmt.Errorf("pgfs: %s: table %s.meta is not this program's (%s): %w", db, schemaName, pe.Message, ErrForeign)
 		}
-		return false, err
+		return false, queryError(db, err)
 	}
 	if kv["application"] != application {
 		return false, fmt.Errorf("pgfs: %s: schema %s belongs to %q: %w", db, schemaName, kv["application"], ErrForeign)
@@ -314,4 +314,23 @@ func checkSchema(ctx context.Context, q querier, db string) (bool, error) {
 		return false, fmt.Errorf("pgfs: %s: layout %d, this program reads %d: %w", db, layout, SchemaVersion, ErrNewerSchema)
 	}
 	return true, nil
+}
+
+// insufficientPrivilege is PostgreSQL's SQLSTATE for a privilege the
+// role lacks.
+const insufficientPrivilege = "42501"
+
+// grants is what a role that did not make the tables needs on them.
+const grants = "a role that does not own the tables needs USAGE on schema " + schemaName +
+	", SELECT, INSERT, UPDATE and DELETE on its tables and USAGE on its sequences"
+
+// queryError is err, of a statement Open, Workspaces or RemoveWorkspace
+// ran on the database db, naming db and, for a privilege the role
+// lacks, which it needs.
+func queryError(db string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == insufficientPrivilege {
+		return fmt.Errorf("pgfs: %s: %w (%s)", db, err, grants)
+	}
+	return fmt.Errorf("pgfs: %s: %w", db, err)
 }

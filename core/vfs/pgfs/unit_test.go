@@ -3,9 +3,12 @@ package pgfs_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -178,6 +181,11 @@ func TestSplitURL(t *testing.T) {
 		{in: "postgres://u:p@h:5432/db", conn: "postgres://u:p@h:5432/db", ws: "default"},
 		{in: "postgresql://h/db?sslmode=disable&workspace=team%2Fone", conn: "postgresql://h/db?sslmode=disable", ws: "team/one"},
 		{in: "postgres://u@/db?host=%2Ftmp%2Fsock&workspace=w", conn: "postgres://u@/db?host=%2Ftmp%2Fsock", ws: "w"},
+		// An empty authority (everything from the parameters or PG*
+		// variables, as libpq allows) keeps its "//", which pgx needs.
+		{in: "postgres://?host=%2Ftmp%2Fsock&dbname=db&workspace=w", conn: "postgres://?dbname=db&host=%2Ftmp%2Fsock", ws: "w"},
+		{in: "postgres://", conn: "postgres://", ws: "default"},
+		{in: "postgresql://?workspace=w", conn: "postgresql://", ws: "w"},
 		{in: "POSTGRES://h/db?workspace=" + long, conn: "postgres://h/db", ws: long},
 		{in: "postgres://h/db?workspace=" + long + "x", err: true},
 		{in: "postgres://h/db?workspace=", err: true},
@@ -199,6 +207,62 @@ func TestSplitURL(t *testing.T) {
 	} {
 		if got := pgfs.IsURL(s); got != want {
 			t.Errorf("IsURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestOpenParamsOnly: a URL with an empty authority, naming the server,
+// the user and the database in its parameters (as libpq allows, e.g.
+// postgres://?host=/run/postgresql&dbname=agents), opens its workspace.
+func TestOpenParamsOnly(t *testing.T) {
+	p, err := url.Parse(pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	if p.Hostname() != "" {
+		q.Set("host", p.Hostname())
+	}
+	if p.Port() != "" {
+		q.Set("port", p.Port())
+	}
+	if p.User != nil {
+		q.Set("user", p.User.Username())
+		if pw, ok := p.User.Password(); ok {
+			q.Set("password", pw)
+		}
+	}
+	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	q.Set("workspace", "w")
+	fs, err := pgfs.Open(t.Context(), "postgres://?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	if info, err := fs.Lstat(t.Context(), "workspace"); err != nil || !info.IsDir() {
+		t.Fatalf("Lstat(workspace) = %+v, %v; want a directory", info, err)
+	}
+}
+
+// TestErrorsHidePassword: a password, in the user part of the URL or as
+// its password parameter, appears in no error of SplitURL or Open.
+func TestErrorsHidePassword(t *testing.T) {
+	const pw = "hunter2-secret"
+	for _, u := range []string{
+		"postgres://u:" + pw + "@/nodb?host=%2Fnonexistent-pgfs-test&connect_timeout=5",
+		"postgres://u@/nodb?host=%2Fnonexistent-pgfs-test&connect_timeout=5&password=" + pw,
+		"postgres://u@/nodb?password=" + pw + "&workspace=a&workspace=b",
+		"postgres://u@/nodb?password=" + pw + "&workspace=",
+		"postgres://u:" + pw + "@h/nodb%zz",
+		"postgres://u@h/nodb?password=" + pw + "&x=%zz",
+	} {
+		fs, err := pgfs.Open(t.Context(), u)
+		if err == nil {
+			fs.Close()
+			t.Fatalf("Open(%q) succeeded", u)
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Errorf("Open(%q): the error shows the password: %v", u, err)
 		}
 	}
 }
@@ -468,6 +532,100 @@ func ignore(err error, code errno.Code) error {
 		return fmt.Errorf("no error, want %s", code)
 	}
 	return err
+}
+
+// TestRoleWithoutPrivileges: a role that may not create the tables is
+// refused by the first Open, saying what it needs; a role that did not
+// make the tables is refused, while it lacks privileges on them, with an error that names
+// the database (without the password), is no ErrForeign (the tables are
+// this program's) and says what the role needs; with those privileges
+// (as the README lists them) it opens a workspace of its own, writes
+// small and large files and lists the workspaces.
+func TestRoleWithoutPrivileges(t *testing.T) {
+	db := pgtest.Database(t)
+	open(t, db, "first").Close()
+	admin := sqlConn(t, db)
+	var b [6]byte
+	rand.Read(b[:])
+	role := "r_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD 'hunter2-secret'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if _, err := admin.Exec(ctx, "DROP OWNED BY "+role); err != nil {
+			t.Error(err)
+		}
+		if _, err := admin.Exec(ctx, "DROP ROLE "+role); err != nil {
+			t.Error(err)
+		}
+	})
+	p, err := url.Parse(withWorkspace(t, db, "theirs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.User = url.UserPassword(role, "hunter2-secret")
+	u := p.String()
+	p.User = url.UserPassword(role, "xxxxx")
+	q := p.Query()
+	q.Del("workspace")
+	p.RawQuery = q.Encode()
+	shown := p.String()
+
+	// In a database without the tables, which the role may not create.
+	empty, err := url.Parse(pgtest.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty.User = url.UserPassword(role, "hunter2-secret")
+	if _, err := pgfs.Open(t.Context(), empty.String()); err == nil || !strings.Contains(err.Error(), "creating the tables") || !strings.Contains(err.Error(), "needs a role with CREATE on the database") {
+		t.Errorf("Open of an empty database: %v; want a refusal that says what the first Open needs", err)
+	}
+
+	for _, grant := range []string{"", "GRANT USAGE ON SCHEMA agenttools TO " + role} {
+		if grant != "" {
+			if _, err := admin.Exec(t.Context(), grant); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := pgfs.Open(t.Context(), u)
+		if err == nil || errors.Is(err, pgfs.ErrForeign) || !strings.HasPrefix(err.Error(), "pgfs: "+shown+": ") ||
+			!strings.Contains(err.Error(), "permission denied") || !strings.Contains(err.Error(), "needs USAGE on schema agenttools") {
+			t.Errorf("after %q, Open: %v; want a refusal naming %s that says what the role needs", grant, err, shown)
+		}
+		if strings.Contains(fmt.Sprint(err), "hunter2") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
+	for _, grant := range []string{
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA agenttools TO " + role,
+		"GRANT USAGE ON ALL SEQUENCES IN SCHEMA agenttools TO " + role,
+	} {
+		if _, err := admin.Exec(t.Context(), grant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := pgfs.Open(t.Context(), u)
+	if err != nil {
+		t.Fatalf("Open with the privileges: %v", err)
+	}
+	defer f.Close()
+	large := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB: COPY
+	for name, data := range map[string][]byte{"workspace/small": []byte("small\n"), "workspace/large": large} {
+		if err := f.WriteFile(t.Context(), name, bytes.NewReader(data), 0o644); err != nil {
+			t.Fatalf("WriteFile %s: %v", name, err)
+		}
+	}
+	if err := f.Update(t.Context(), "workspace/small", 1<<20, func(old []byte, _ vfs.Info) ([]byte, error) { return append(old, "more\n"...), nil }); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if err := f.Remove(t.Context(), "workspace/large"); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	list, err := pgfs.Workspaces(t.Context(), u)
+	if err != nil || len(list) != 2 {
+		t.Errorf("Workspaces: %+v, %v; want first and theirs", list, err)
+	}
 }
 
 // TestDatabaseDefaultIsolation: a database whose transactions default
