@@ -29,9 +29,12 @@
 //   - A write of up to 1 MiB passes its chunks as an argument of that
 //     statement. A longer one runs in one transaction: COPY streams the
 //     chunks from the reader under a new content id, then the statement
-//     switches the file to it, then COMMIT. A reader that fails, a done
-//     context, a killed process or a broken connection rolls the whole
-//     transaction back: the old content stays, nothing is left behind.
+//     switches the file to it, then COMMIT (the database's
+//     statement_timeout does not apply: the COPY takes as long as its
+//     reader, a command's output saved as it comes). A reader that
+//     fails, a done context, a killed process or a broken connection
+//     rolls the whole transaction back: the old content stays, nothing
+//     is left behind.
 //     A file's old content is deleted by the statement that replaces it.
 //   - Update (edit) reads the node and its whole content in one
 //     statement, runs fn holding no lock, and writes as above only while
@@ -211,8 +214,9 @@ func checkWorkspaceName(name string) error {
 var passwordParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#]*`)
 
 // redact is u with its passwords (of its user part, a password or an
-// sslpassword parameter) replaced by xxxxx, for messages: also when u is no URL
-// net/url can read, as a password with a stray '%', '/' or '@' makes it.
+// sslpassword parameter) replaced by xxxxx, for messages: also when u
+// is no URL net/url can read, as a password with a stray '%', '/' or
+// '@' makes it.
 func redact(u string) string {
 	if p, err := url.Parse(u); err == nil {
 		if _, ok := p.User.Password(); ok {
