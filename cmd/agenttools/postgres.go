@@ -16,10 +16,11 @@ import (
 )
 
 // shownURL is the PostgreSQL URL u as the command shows it and names an
-// exec mirror by: without a password (in its user part or a password
-// parameter), and with the workspace parameter naming the workspace u
-// opens, even the default one, so that both spellings share one mirror;
-// or, with withWorkspace false, without it (the database alone).
+// exec mirror by: without a password (in its user part, a password
+// parameter, or sslpassword, that of the client's TLS key), and with
+// the workspace parameter naming the workspace u opens, even the
+// default one, so that both spellings share one mirror; or, with
+// withWorkspace false, without it (the database alone).
 // Errors: SplitURL's, a URL net/url cannot read.
 func shownURL(u string, withWorkspace bool) (string, error) {
 	conn, workspace, err := pgfs.SplitURL(u)
@@ -35,6 +36,7 @@ func shownURL(u string, withWorkspace bool) (string, error) {
 	}
 	q := p.Query()
 	q.Del("password")
+	q.Del("sslpassword")
 	if withWorkspace {
 		q.Set("workspace", workspace)
 	}

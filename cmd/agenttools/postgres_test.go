@@ -196,6 +196,27 @@ func TestPostgresReplay(t *testing.T) {
 	}
 }
 
+// TestShownURLHidesPasswords: the URL the command shows, and names an
+// exec mirror by (written in the mirror's directory), holds none of the
+// passwords a connection URL may carry: the user's, in its user part or
+// a password parameter, and that of the client's TLS key (sslpassword).
+func TestShownURLHidesPasswords(t *testing.T) {
+	u := "postgres://bob:pw1@h/db?sslmode=verify-full&sslkey=%2Fk.pem&sslpassword=pw2&password=pw3&workspace=w"
+	for _, withWorkspace := range []bool{true, false} {
+		got, err := shownURL(u, withWorkspace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "postgres://bob@h/db?sslkey=%2Fk.pem&sslmode=verify-full"
+		if withWorkspace {
+			want += "&workspace=w"
+		}
+		if got != want {
+			t.Errorf("shownURL(%s, %v) = %s, want %s", u, withWorkspace, got, want)
+		}
+	}
+}
+
 // TestPostgresURLWithoutAuthority: a URL that names everything in its
 // parameters (postgres://?host=…&dbname=…&user=…&password=…) is shown,
 // and names its exec mirror, as a postgres:// URL without the password,

@@ -22,7 +22,8 @@ import (
 // TestPasswordNeverShown: the errors of Open, Workspaces and
 // RemoveWorkspace for URLs that are wrong in many ways never show the
 // password, whether in the user part (net/url able to read the URL or
-// not: a stray '%', '/' or '[') or in a password parameter.
+// not: a stray '%', '/' or '[') or in a password parameter, nor the
+// password of the client's TLS key (sslpassword).
 func TestPasswordNeverShown(t *testing.T) {
 	ctx := context.Background()
 	for _, u := range []string{
@@ -36,6 +37,9 @@ func TestPasswordNeverShown(t *testing.T) {
 		"postgres://bob@h/db?sslmode=bogus&password=cr3t",
 		"postgres://bob@h:99999/db?password=cr3t",
 		"postgres://bob:cr3t@127.0.0.1:1/db?password=cr3t",
+		"postgres://bob@h:99999/db?sslpassword=cr3t",
+		"postgres://bob@h/db?sslmode=bogus&sslpassword=cr3t",
+		"postgres://bob@h/db?sslpassword=cr3t&workspace=",
 	} {
 		_, err := pgfs.Open(ctx, u)
 		_, err2 := pgfs.Workspaces(ctx, u)
@@ -177,5 +181,66 @@ func TestSearchPathHijack(t *testing.T) {
 	}
 	if err := pgfs.RemoveWorkspace(ctx, db, "new"); err != nil {
 		t.Errorf("RemoveWorkspace: %v", err)
+	}
+}
+
+// stallingSource is a reader of n zero bytes that, halfway, waits until
+// wait returns true (or fails with its error).
+type stallingSource struct {
+	n, half int
+	wait    func() (bool, error)
+}
+
+func (s *stallingSource) Read(p []byte) (int, error) {
+	if s.n == 0 {
+		return 0, io.EOF
+	}
+	if s.n == s.half {
+		for {
+			ok, err := s.wait()
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				break
+			}
+		}
+		s.half = -1
+	}
+	k := min(len(p), s.n)
+	if s.half > 0 && s.n > s.half {
+		k = min(k, s.n-s.half)
+	}
+	clear(p[:k])
+	s.n -= k
+	return k, nil
+}
+
+// TestSlowWriteOutlivesStatementTimeout: a large write whose content
+// comes slowly (a command's output saved as it prints it) is not cut by
+// a statement_timeout the database sets for its roles, which is meant
+// for queries, not for a COPY waiting on its client: the write, whose
+// COPY runs past the timeout, succeeds.
+func TestSlowWriteOutlivesStatementTimeout(t *testing.T) {
+	db := pgtest.Database(t)
+	c := sqlConn(t, db)
+	if _, err := c.Exec(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 300', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, db, "w")
+	ctx := t.Context()
+	// The source stalls halfway until the COPY has run for a second, past
+	// the timeout.
+	src := &stallingSource{n: 3 << 20, half: 3 << 19, wait: func() (bool, error) {
+		var n int64
+		err := c.QueryRow(ctx, `SELECT count(*) FROM pg_sleep(0.01), pg_stat_activity WHERE datname = current_database()
+			AND query LIKE 'copy %' AND now() - query_start > interval '1 second'`).Scan(&n)
+		return n > 0, err
+	}}
+	if err := f.WriteFile(ctx, "workspace/slow", src, 0o644); err != nil {
+		t.Fatalf("a slow write of 3 MiB: %v", err)
+	}
+	if got := storetest.ReadFile(t, f, "workspace/slow", 0); len(got) != 3<<20 {
+		t.Errorf("the slow write left %d bytes, want %d", len(got), 3<<20)
 	}
 }

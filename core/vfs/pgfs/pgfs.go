@@ -29,13 +29,15 @@
 //   - A write of up to 1 MiB passes its chunks as an argument of that
 //     statement. A longer one runs in one transaction: COPY streams the
 //     chunks from the reader under a new content id, then the statement
-//     switches the file to it, then COMMIT. A reader that fails, a done
-//     context, a killed process or a broken connection rolls the whole
-//     transaction back: the old content stays, nothing is left behind.
-//     A client that vanishes (a network cut) after the switch, which
-//     holds the workspace's row, but before COMMIT holds up the
-//     workspace's changes for 60 s at most: the server ends a session
-//     of the store idle in a transaction that long
+//     switches the file to it, then COMMIT (the database's
+//     statement_timeout does not apply: the COPY takes as long as its
+//     reader, a command's output saved as it comes). A reader that
+//     fails, a done context, a killed process or a broken connection
+//     rolls the whole transaction back: the old content stays, nothing
+//     is left behind. A client that vanishes (a network cut) after the
+//     switch, which holds the workspace's row, but before COMMIT holds
+//     up the workspace's changes for 60 s at most: the server ends a
+//     session of the store idle in a transaction that long
 //     (idle_in_transaction_session_timeout).
 //     A file's old content is deleted by the statement that replaces it.
 //   - Update (edit) reads the node and its whole content in one
@@ -212,12 +214,13 @@ func checkWorkspaceName(name string) error {
 }
 
 // passwordParam is a password parameter of a connection URL, which pgx
-// reads as the password too.
-var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+// reads as the password too, or the password of the client's TLS key.
+var passwordParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#]*`)
 
-// redact is u with its password (of its user part, or a password
-// parameter) replaced by xxxxx, for messages: also when u is no URL
-// net/url can read, as a password with a stray '%', '/' or '@' makes it.
+// redact is u with its passwords (of its user part, a password or an
+// sslpassword parameter) replaced by xxxxx, for messages: also when u
+// is no URL net/url can read, as a password with a stray '%', '/' or
+// '@' makes it.
 func redact(u string) string {
 	if p, err := url.Parse(u); err == nil {
 		if _, ok := p.User.Password(); ok {

@@ -239,7 +239,11 @@ var statements = map[string]string{
 	"heads_root": `SELECT path, size, coalesce(data, ''::bytea) FROM (SELECT n.path, n.size, c.data, sum(n.size) OVER (ORDER BY n.path) AS total
 		FROM agenttools.node n LEFT JOIN agenttools.chunk c ON c.cid = n.cid AND c.idx = 0
 		WHERE n.ws = $1 AND n.type = 0 AND n.size <= ` + strconv.Itoa(chunkSize) + `) s WHERE total <= $2`,
-	"next_cid": `SELECT nextval('agenttools.content_id')`,
+	// A new content id, for a write copied in, whose transaction it
+	// frees from the database's statement_timeout: its COPY lasts as
+	// long as its reader takes (a command's output saved as it comes),
+	// which a timeout meant for queries would cut.
+	"next_cid": `SELECT nextval('agenttools.content_id') FROM set_config('statement_timeout', '0', true)`,
 	"mknode":   `SELECT agenttools.mknode($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 	"put":      `SELECT agenttools.put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 	"remove":   `SELECT agenttools.remove($1, $2, $3, $4, $5, $6)`,
