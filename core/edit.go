@@ -36,6 +36,9 @@ const diffContext = 4
 // result says fuzzyMatch when a normalized match was used. A refused edit
 // leaves the file byte for byte as it was. Failures are {"error": ...}.
 func (e *Executor) Edit(ctx context.Context, a toolspec.EditArgs) (toolspec.Output, error) {
+	// One call scope: a store may answer this call's repeated lookups of
+	// a path from what it read first (vfs.WithCallScope).
+	ctx = vfs.WithCallScope(ctx)
 	if len(a.Edits) == 0 {
 		return errorJSON(toolspec.MsgEditNoEdits), nil
 	}

@@ -18,6 +18,9 @@ import (
 // follow. A symbolic link is listed, not followed. Failures are
 // {"error": ...}, as in the reference.
 func (e *Executor) Ls(ctx context.Context, a toolspec.LsArgs) (toolspec.Output, error) {
+	// One call scope: a store may answer this call's repeated lookups of
+	// a path from what it read first (vfs.WithCallScope).
+	ctx = vfs.WithCallScope(ctx)
 	page, offset := pageOf(a.Limit, a.Offset, toolspec.LsPageDefault)
 	p, err := e.path(ctx, a.Path)
 	if err != nil {
@@ -67,6 +70,9 @@ const maxPooledLsEntries = 1 << 14
 // directories. An existing file keeps its permission bits; a new one gets
 // 0644. A failed write changes nothing. Failures are {"error": ...}.
 func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Output, error) {
+	// One call scope: a store may answer this call's repeated lookups of
+	// a path from what it read first (vfs.WithCallScope).
+	ctx = vfs.WithCallScope(ctx)
 	size := int64(len(a.Content))
 	if size > e.s.writeMaxBytes {
 		return errorJSON(toolspec.MsgWriteContentTooLarge(e.s.prefix, size, e.s.writeMaxBytes)), nil
@@ -105,6 +111,9 @@ func (e *Executor) Write(ctx context.Context, a toolspec.WriteArgs) (toolspec.Ou
 // removal the host stops midway (an immutable file) has removed what came
 // before; the error says what it could not remove.
 func (e *Executor) Delete(ctx context.Context, a toolspec.DeleteArgs) (toolspec.Output, error) {
+	// One call scope: a store may answer this call's repeated lookups of
+	// a path from what it read first (vfs.WithCallScope).
+	ctx = vfs.WithCallScope(ctx)
 	recursive := a.Recursive != nil && *a.Recursive
 	p, err := e.path(ctx, a.Path)
 	if err != nil {

@@ -35,6 +35,9 @@ const readChunk = 64 << 10
 // binary file is described, not read: classifying it reads at most the
 // mediaSniffBytes option's bytes. Failures are error text.
 func (e *Executor) Read(ctx context.Context, a toolspec.ReadArgs) (toolspec.Output, error) {
+	// One call scope: a store may answer this call's repeated lookups of
+	// a path from what it read first (vfs.WithCallScope).
+	ctx = vfs.WithCallScope(ctx)
 	res, err := e.read(ctx, a)
 	if err != nil {
 		if cancelled(err) {

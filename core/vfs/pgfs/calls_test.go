@@ -18,7 +18,9 @@ import (
 // one statement whatever its number of directories (a DirOpener), and
 // the content of its small files for grep in one more. The Workspace
 // looks a path up again for each of its checks (the lock, the tool's
-// stat, the operation, the parent of a write): one round trip each.
+// stat, the operation, the parent of a write): within the call's scope
+// (vfs.WithCallScope, which core opens for read, ls, write, edit and
+// delete) pgfs answers all but the first from what it read.
 func TestRoundTripsPerToolCall(t *testing.T) {
 	ctx := t.Context()
 	f := open(t, pgtest.Database(t), "calls")
@@ -38,25 +40,25 @@ func TestRoundTripsPerToolCall(t *testing.T) {
 		name, tool, args string
 		max              int64
 	}{
-		// The tool's stat and the read's own lookup (a LstatPath each),
-		// then the node with its first chunks.
-		{"read small", "read", `{"path":"/workspace/small.txt"}`, 3},
-		{"read small again", "read", `{"path":"/workspace/small.txt"}`, 3},
-		{"read the first page of 5 MiB", "read", `{"path":"/workspace/big.txt"}`, 3},
+		// The path's lookup (the read's own one answered from the call's
+		// memo), then the node with its first chunks.
+		{"read small", "read", `{"path":"/workspace/small.txt"}`, 2},
+		{"read small again", "read", `{"path":"/workspace/small.txt"}`, 2},
+		{"read the first page of 5 MiB", "read", `{"path":"/workspace/big.txt"}`, 2},
 		// The lookup, then the directory with its first page.
 		{"ls first page", "ls", `{"path":"/workspace/flat"}`, 2},
 		{"ls next page", "ls", `{"path":"/workspace/flat","offset":200}`, 2},
-		// The lock's lookup (of the parent too for a new file), the
-		// tool's, the write's of the parent and of the file, then one
-		// function call.
-		{"write new", "write", `{"path":"/workspace/src/pkg3/new.go","content":"package p\n\nfunc New() {}\n"}`, 6},
-		{"write over", "write", `{"path":"/workspace/small.txt","content":"a line\nanother line\n"}`, 5},
-		// The lock's lookup, the tool's, Update's, then the node with its
-		// content and the write if unchanged; delete: the lock's lookup,
-		// the removal's, one function call.
-		{"edit", "edit", `{"path":"/workspace/small.txt","edits":[{"oldText":"another","newText":"one more"}]}`, 5},
-		{"delete a file", "delete", `{"path":"/workspace/src/pkg3/new.go"}`, 3},
-		{"delete a tree", "delete", `{"path":"/workspace/src/pkg19","recursive":true}`, 3},
+		// The lock's lookup (the tool's and the write's of the parent
+		// and of the file answered from the memo), then one function
+		// call.
+		{"write new", "write", `{"path":"/workspace/src/pkg3/new.go","content":"package p\n\nfunc New() {}\n"}`, 2},
+		{"write over", "write", `{"path":"/workspace/small.txt","content":"a line\nanother line\n"}`, 2},
+		// The lock's lookup (the tool's and Update's from the memo), the
+		// node with its content, and the write if unchanged; delete: the
+		// lock's lookup, one function call.
+		{"edit", "edit", `{"path":"/workspace/small.txt","edits":[{"oldText":"another","newText":"one more"}]}`, 3},
+		{"delete a file", "delete", `{"path":"/workspace/src/pkg3/new.go"}`, 2},
+		{"delete a tree", "delete", `{"path":"/workspace/src/pkg19","recursive":true}`, 2},
 		// The lookup, then the listing of the subtree (src and its 19
 		// directories) in one statement.
 		{"find", "find", `{"path":"/workspace/src","pattern":"**/*.go"}`, 2},

@@ -158,8 +158,24 @@ func notFile(typ int16, name string) error {
 	return errno.New(errno.EINVAL, toolspec.MsgReasonNotRegularFile, name)
 }
 
-// nodes reads the nodes at paths, in one statement, by path.
+// nodes reads the nodes at paths, in one statement, by path; within a
+// call scope, from the memo when it knows them all (see memo).
 func (f *FS) nodes(ctx context.Context, paths []string) (map[string]node, error) {
+	m := f.memo(ctx)
+	if m != nil {
+		if found, ok := m.recall(paths); ok {
+			return found, nil
+		}
+	}
+	found, err := f.readNodes(ctx, paths)
+	if err == nil && m != nil {
+		m.note(paths, found)
+	}
+	return found, err
+}
+
+// readNodes reads the nodes at paths, in one statement, by path.
+func (f *FS) readNodes(ctx context.Context, paths []string) (map[string]node, error) {
 	raw := make([][]byte, len(paths))
 	for i, p := range paths {
 		raw[i] = []byte(p)
@@ -344,7 +360,11 @@ func (f *FS) listing(ctx context.Context, rows pgx.Rows, name string, add func(b
 }
 
 // mutate runs one of the mutation functions (stmt) and maps its code.
+// It clears the call scope's memo, whether the change was made or not.
 func (f *FS) mutate(ctx context.Context, q querier, name, stmt string, args ...any) error {
+	if m := f.memo(ctx); m != nil {
+		defer m.forget()
+	}
 	var code string
 	if err := q.QueryRow(ctx, stmt, args...).Scan(&code); err != nil {
 		return fail(ctx, name, err)
