@@ -79,6 +79,9 @@ type Options struct {
 	Cases, Labels map[string]bool
 	// Log, when not nil, receives a progress line per row.
 	Log io.Writer
+
+	// trips, set per case on pgfs, counts the round trips to the server.
+	trips func() int64
 }
 
 // Stats are a row's timings in microseconds: median and p90 by linear
@@ -115,12 +118,15 @@ type Row struct {
 	Preliminary  int                `json:"preliminary,omitempty"`
 	Bytes        *int64             `json:"bytes,omitempty"`
 	MBPerSec     float64            `json:"mbPerSec,omitempty"`
-	OK           bool               `json:"ok"`
-	Why          string             `json:"why,omitempty"`
-	Error        string             `json:"error,omitempty"`
-	Result       json.RawMessage    `json:"result,omitempty"`
-	SetupMs      float64            `json:"setupMs,omitempty"`
-	RSSMB        int                `json:"rssMB,omitempty"`
+	// RoundTrips is the mean number of round trips to the server per
+	// timed call (pgfs only).
+	RoundTrips float64         `json:"roundTripsPerCall,omitempty"`
+	OK         bool            `json:"ok"`
+	Why        string          `json:"why,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	SetupMs    float64         `json:"setupMs,omitempty"`
+	RSSMB      int             `json:"rssMB,omitempty"`
 }
 
 // fixedClock is the oracle's mtime, 2026-01-01T00:00:00Z in ms.
@@ -168,8 +174,9 @@ func Run(ctx context.Context, cases []Case, opts Options, emit func(Row)) error 
 
 // newWorkspace is a fresh workspace of the store kind opts name: "/"
 // only (hostfs: an empty temp dir mounted at /workspace over an in-memory
-// "/"; pgfs: a new workspace, removed by the returned func).
-func newWorkspace(ctx context.Context, opts Options, now func() time.Time) (*vfs.Workspace, string, func(), error) {
+// "/"; pgfs: a new workspace, removed by the returned func, whose round
+// trips it counts in opts.trips).
+func newWorkspace(ctx context.Context, opts *Options, now func() time.Time) (*vfs.Workspace, string, func(), error) {
 	tmp := opts.Tmp
 	if tmp == "" {
 		tmp = os.TempDir()
@@ -200,15 +207,16 @@ func newWorkspace(ctx context.Context, opts Options, now func() time.Time) (*vfs
 		}
 		return ws, dir, func() { closeWS(); os.RemoveAll(dir) }, nil
 	case PgStore:
-		return pgWorkspace(ctx, opts.Postgres, now)
+		return pgWorkspace(ctx, opts, now)
 	}
 	return nil, "", nil, fmt.Errorf("unknown store %q", opts.Store)
 }
 
 // pgWorkspace opens a new workspace of a random name in the database of
-// u; the returned func closes and removes it.
-func pgWorkspace(ctx context.Context, u string, now func() time.Time) (*vfs.Workspace, string, func(), error) {
-	conn, _, err := pgfs.SplitURL(u)
+// opts.Postgres and sets opts.trips; the returned func closes and
+// removes it.
+func pgWorkspace(ctx context.Context, opts *Options, now func() time.Time) (*vfs.Workspace, string, func(), error) {
+	conn, _, err := pgfs.SplitURL(opts.Postgres)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -224,6 +232,7 @@ func pgWorkspace(ctx context.Context, u string, now func() time.Time) (*vfs.Work
 	if err != nil {
 		return nil, "", nil, err
 	}
+	opts.trips = fs.RoundTrips
 	return vfs.New(fs), "", func() {
 		fs.Close()
 		// A workspace left behind is only space: the bench goes on.
@@ -346,7 +355,7 @@ func runCase(ctx context.Context, c Case, opts Options, emit func(Row)) error {
 	if opts.Store == SystemStore && !slices.ContainsFunc(c.Calls, func(call Call) bool { return slices.Contains(systemTools, call.Tool) }) {
 		return nil // nothing the system side runs: no tree to build
 	}
-	ws, hostDir, closeWS, err := newWorkspace(ctx, opts, func() time.Time { return time.UnixMilli(clock) })
+	ws, hostDir, closeWS, err := newWorkspace(ctx, &opts, func() time.Time { return time.UnixMilli(clock) })
 	if err != nil {
 		return err
 	}
@@ -488,6 +497,7 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 		maxFollow = 10000
 	}
 	var totals, perCall, callPh, outPh []float64
+	var trips, timedCalls int64
 	var first *callResult
 	var firstArgs any
 	var chains []float64
@@ -504,9 +514,16 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 		timed := it >= r.Warmup
 		chainUs, calls, mb := 0.0, 0, 0
 		for step := args; step != nil && calls < maxFollow; {
+			var before int64
+			if opts.trips != nil {
+				before = opts.trips()
+			}
 			res, err := timedCall(ctx, ex, call.Tool, replay.EncodeOrdered(step), script, scripts, first == nil, timed)
 			if err != nil {
 				return r, err
+			}
+			if opts.trips != nil && timed {
+				trips, timedCalls = trips+opts.trips()-before, timedCalls+1
 			}
 			if first == nil {
 				first, firstArgs = &res, step
@@ -531,6 +548,9 @@ func runRow(ctx context.Context, c Case, call Call, ex *core.Executor, scripts *
 		r.ModelBytes = mb
 	}
 	r.Us = statsOf(totals)
+	if timedCalls > 0 {
+		r.RoundTrips = float64(trips) / float64(timedCalls)
+	}
 	r.CallsPerIter = 1
 	if call.Follow {
 		s := statsOf(perCall)
@@ -762,9 +782,15 @@ func okText(r Row) string {
 }
 
 // PrintTable writes rows as bench.mjs's stderr table: one aligned line
-// per row (median, p90, per-call median, phases, MB/s, model bytes, ok).
+// per row (median, p90, per-call median, phases, MB/s, model bytes, ok),
+// and round trips per call when the rows count them (pgfs).
 func PrintTable(w io.Writer, rows []Row) {
-	t := [][]string{{"workload", "n", "calls", "median", "p90", "per_call", "call", "output", "MB/s", "model_out", "ok"}}
+	head := []string{"workload", "n", "calls", "median", "p90", "per_call", "call", "output", "MB/s", "model_out", "ok"}
+	trips := slices.ContainsFunc(rows, func(r Row) bool { return r.RoundTrips > 0 })
+	if trips {
+		head = slices.Insert(head, len(head)-1, "trips")
+	}
+	t := [][]string{head}
 	for _, r := range rows {
 		perCall, mbps := "-", "-"
 		if r.PerCallUs != nil {
@@ -773,9 +799,13 @@ func PrintTable(w io.Writer, rows []Row) {
 		if r.Bytes != nil {
 			mbps = strconv.FormatFloat(r.MBPerSec, 'f', -1, 64)
 		}
-		t = append(t, []string{r.Workload, strconv.Itoa(r.Repeat), strconv.Itoa(r.CallsPerIter), fmtUs(r.Us.Median), fmtUs(r.Us.P90),
+		line := []string{r.Workload, strconv.Itoa(r.Repeat), strconv.Itoa(r.CallsPerIter), fmtUs(r.Us.Median), fmtUs(r.Us.P90),
 			perCall, fmtUs(r.Phase["validateExecute"]), fmtUs(r.Phase["output"]), mbps,
-			fmtBytes(int64(r.ModelBytes)), okText(r)})
+			fmtBytes(int64(r.ModelBytes))}
+		if trips {
+			line = append(line, strconv.FormatFloat(r.RoundTrips, 'f', -1, 64))
+		}
+		t = append(t, append(line, okText(r)))
 	}
 	writeTable(w, t)
 }

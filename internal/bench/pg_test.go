@@ -10,8 +10,8 @@ import (
 )
 
 // TestPgStore runs every row of the bench once on the pgfs store: each
-// row gives the reference's answer (its expect keys), and every case's
-// workspace is gone afterwards.
+// row gives the reference's answer (its expect keys) and counts its
+// round trips, and every case's workspace is gone afterwards.
 func TestPgStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every row of the bench on pgfs: about 20 s")
@@ -26,6 +26,15 @@ func TestPgStore(t *testing.T) {
 		rows++
 		if r.Error != "" || !r.OK {
 			t.Errorf("%s: error %q, expect: %s", r.Workload, r.Error, r.Why)
+		}
+		t.Logf("%s: %g round trips a call", r.Workload, r.RoundTrips)
+		switch {
+		case r.Tool != "exec" && r.RoundTrips == 0:
+			t.Errorf("%s: no round trips counted", r.Workload)
+		case r.Workload == "tree-2000/find-full-walk-no-match" && r.RoundTrips > 2:
+			// The walk of 2000 files in 100 directories: the lookup and
+			// the subtree's listing.
+			t.Errorf("%s: %g round trips a call, want at most 2", r.Workload, r.RoundTrips)
 		}
 	})
 	if err != nil {

@@ -1,6 +1,8 @@
 package pgfs
 
 import (
+	"bytes"
+	"context"
 	"time"
 
 	_ "github.com/agenttools/agenttools/internal/goldentest"
@@ -13,6 +15,48 @@ func SetBatching(nodes int, budget int64) (restore func()) {
 	n, b := subtreeMax, headBudget
 	subtreeMax, headBudget = nodes, budget
 	return func() { subtreeMax, headBudget = n, b }
+}
+
+// SetIdleInTransaction sets how long the server lets a session of a
+// store opened afterwards sit idle in a transaction, until the
+// function it returns puts it back.
+func SetIdleInTransaction(d string) (restore func()) {
+	old := idleInTransaction
+	idleInTransaction = d
+	return func() { idleInTransaction = old }
+}
+
+// StallLargeWrite starts a write of name as a large write does (a
+// transaction on a connection of its own, the content copied in, the
+// switch made) and stops before COMMIT, as a client that vanished
+// there: the workspace's row stays locked until the server ends the
+// session. The connection leaves the pool (the vanished client's, which
+// the pool would wait for when closed); close closes it. It returns
+// the switch's error.
+func StallLargeWrite(ctx context.Context, f *FS, name string, data []byte) (close func(), err error) {
+	pc, err := f.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := pc.Hijack()
+	close = func() { c.Close(context.Background()) }
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return close, err
+	}
+	var cid int64
+	if err := tx.QueryRow(ctx, "next_cid").Scan(&cid); err != nil {
+		return close, err
+	}
+	chunks, size, _, err := readChunks(bytes.NewReader(data), 1<<20)
+	if err != nil {
+		return close, err
+	}
+	src := &chunkSource{cid: cid, pending: chunks, size: size, done: true}
+	if _, err := tx.CopyFrom(ctx, []string{schemaName, "chunk"}, []string{"cid", "idx", "data"}, src); err != nil {
+		return close, err
+	}
+	return close, f.put(ctx, tx, name, 0o644, size, &cid, nil, anyRev)
 }
 
 // SetConnectTimeout sets the default bound of the making of a

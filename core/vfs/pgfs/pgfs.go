@@ -34,7 +34,11 @@
 //     reader, a command's output saved as it comes). A reader that
 //     fails, a done context, a killed process or a broken connection
 //     rolls the whole transaction back: the old content stays, nothing
-//     is left behind.
+//     is left behind. A client that vanishes (a network cut) after the
+//     switch, which holds the workspace's row, but before COMMIT holds
+//     up the workspace's changes for 60 s at most: the server ends a
+//     session of the store idle in a transaction that long
+//     (idle_in_transaction_session_timeout).
 //     A file's old content is deleted by the statement that replaces it.
 //   - Update (edit) reads the node and its whole content in one
 //     statement, runs fn holding no lock, and writes as above only while
@@ -291,6 +295,16 @@ func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 // restart of the server broke long ago is found without a failed call.
 const pingAfter = 30 * time.Second
 
+// idleInTransaction is how long the server lets a session of the store
+// sit in a transaction without sending a statement before it ends it:
+// the store's transactions send their statements back to back (a slow
+// writer's reader is read during COPY, which is not idle), so only a
+// client that vanished between a large write's switch, which holds the
+// workspace's row, and its COMMIT (a network cut the server's TCP has
+// not noticed) is ended so, and the workspace freed after this long
+// instead of after TCP's keepalive (hours by default).
+var idleInTransaction = "60s"
+
 // connectTimeout bounds the making of a connection (dial, TLS,
 // authentication) when the URL sets no connect_timeout (nor the
 // environment PGCONNECT_TIMEOUT): pgx would wait as long as ctx lets
@@ -340,6 +354,7 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 	// The mutations rely on READ COMMITTED (see schemaSQL), whatever the
 	// database's default.
 	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
+	cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = idleInTransaction
 	cfg.AfterConnect = prepare
 	// The pool checks that a connection it hands out is alive when it
 	// was idle for a while (pgxpool's default: a second; ours: pingAfter),
@@ -473,8 +488,11 @@ func Workspaces(ctx context.Context, url string) ([]WorkspaceInfo, error) {
 }
 
 // RemoveWorkspace removes the workspace name of the database of url and
-// everything in it, in one transaction. Errors: ENOENT when there is no
-// such workspace, the connection's.
+// everything in it, in one transaction (the workspace parameter of url is
+// ignored). An FS that has it open, in any process, then finds nothing,
+// not even its root (every call fails with ENOENT: "no such path: /"),
+// and changes nothing; the next Open of that name makes it again, empty.
+// Errors: ENOENT when there is no such workspace, the connection's.
 func RemoveWorkspace(ctx context.Context, url, name string) error {
 	c, db, err := connect(ctx, url)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -641,4 +642,34 @@ func TestDatabaseDefaultIsolation(t *testing.T) {
 	f := open(t, db, "w")
 	storetest.WriteFile(t, f, "workspace/n", []byte("0"), 0o644)
 	storetest.UpdateConcurrent(t, f, "workspace/n", 6, 15)
+}
+
+// TestVanishedWriter: a client that vanished between a large write's
+// switch and its COMMIT, holding the workspace's row, holds up the
+// other writers of the workspace only until the server ends its idle
+// transaction; its write never lands and its chunks are gone.
+func TestVanishedWriter(t *testing.T) {
+	db := pgtest.Database(t)
+	defer pgfs.SetIdleInTransaction("1s")()
+	stalled, other := open(t, db, "w"), open(t, db, "w")
+	storetest.WriteFile(t, stalled, "workspace/f", []byte("old"), 0o644)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	release, err := pgfs.StallLargeWrite(ctx, stalled, "workspace/f", bytes.Repeat([]byte("n"), 2<<20))
+	if release != nil {
+		defer release()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Waits for the row until the server ends the stalled session.
+	if err := other.Mkdir(ctx, "workspace/d", 0o755); err != nil {
+		t.Fatalf("a change after a writer vanished holding the workspace: %v", err)
+	}
+	if got := string(storetest.ReadFile(t, other, "workspace/f", 0)); got != "old" {
+		t.Errorf("the vanished writer's file holds %.20q, want the old content", got)
+	}
+	if got := count(t, sqlConn(t, db), `SELECT count(*) FROM agenttools.chunk`); got != 1 {
+		t.Errorf("%d chunks stored, want 1", got)
+	}
 }
