@@ -223,18 +223,19 @@ func (s *stallingSource) Read(p []byte) (int, error) {
 // COPY runs past the timeout, succeeds.
 func TestSlowWriteOutlivesStatementTimeout(t *testing.T) {
 	db := pgtest.Database(t)
+	open(t, db, "w").Close() // the tables made without the timeout
 	c := sqlConn(t, db)
-	if _, err := c.Exec(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 300', current_database()); END $$`); err != nil {
+	if _, err := c.Exec(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 1000', current_database()); END $$`); err != nil {
 		t.Fatal(err)
 	}
 	f := open(t, db, "w")
 	ctx := t.Context()
-	// The source stalls halfway until the COPY has run for a second, past
-	// the timeout.
+	// The source stalls halfway until the COPY has run for 3 seconds,
+	// past the timeout.
 	src := &stallingSource{n: 3 << 20, half: 3 << 19, wait: func() (bool, error) {
 		var n int64
 		err := c.QueryRow(ctx, `SELECT count(*) FROM pg_sleep(0.01), pg_stat_activity WHERE datname = current_database()
-			AND query LIKE 'copy %' AND now() - query_start > interval '1 second'`).Scan(&n)
+			AND query LIKE 'copy %' AND now() - query_start > interval '3 seconds'`).Scan(&n)
 		return n > 0, err
 	}}
 	if err := f.WriteFile(ctx, "workspace/slow", src, 0o644); err != nil {
