@@ -222,19 +222,8 @@ func TestShownURLHidesPasswords(t *testing.T) {
 // and names its exec mirror, as a postgres:// URL without the password,
 // which mirrors recognises (no "(gone)").
 func TestPostgresURLWithoutAuthority(t *testing.T) {
-	p, err := url.Parse(pgtest.Database(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := p.Query()
-	if p.Hostname() != "" {
-		q.Set("host", p.Hostname())
-	}
-	if p.Port() != "" {
-		q.Set("port", p.Port())
-	}
-	q.Set("user", p.User.Username())
-	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	q := pgtest.Params(t, pgtest.Database(t))
+	q.Del("password")
 	q.Set("workspace", "a")
 	shown := "postgres://?" + q.Encode()
 	q.Set("password", "s3cret-pw")

@@ -298,3 +298,30 @@ func WithDatabase(u, name string) (string, error) {
 	p.RawPath = ""
 	return p.String(), nil
 }
+
+// Params are the parts of the URL u (host, port, user, password, the
+// database) as the parameters of a URL with an empty authority
+// (postgres://?host=…&dbname=…, as libpq allows), for tests of that
+// spelling.
+func Params(t testing.TB, u string) url.Values {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	if p.Hostname() != "" {
+		q.Set("host", p.Hostname())
+	}
+	if p.Port() != "" {
+		q.Set("port", p.Port())
+	}
+	if p.User != nil {
+		q.Set("user", p.User.Username())
+		if pw, ok := p.User.Password(); ok {
+			q.Set("password", pw)
+		}
+	}
+	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	return q
+}

@@ -216,24 +216,7 @@ func TestSplitURL(t *testing.T) {
 // the user and the database in its parameters (as libpq allows, e.g.
 // postgres://?host=/run/postgresql&dbname=agents), opens its workspace.
 func TestOpenParamsOnly(t *testing.T) {
-	p, err := url.Parse(pgtest.Database(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := p.Query()
-	if p.Hostname() != "" {
-		q.Set("host", p.Hostname())
-	}
-	if p.Port() != "" {
-		q.Set("port", p.Port())
-	}
-	if p.User != nil {
-		q.Set("user", p.User.Username())
-		if pw, ok := p.User.Password(); ok {
-			q.Set("password", pw)
-		}
-	}
-	q.Set("dbname", strings.TrimPrefix(p.Path, "/"))
+	q := pgtest.Params(t, pgtest.Database(t))
 	q.Set("workspace", "w")
 	fs, err := pgfs.Open(t.Context(), "postgres://?"+q.Encode())
 	if err != nil {
