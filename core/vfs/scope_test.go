@@ -7,6 +7,9 @@ import (
 	"github.com/agenttools/agenttools/core/vfs"
 )
 
+// otherKey is a context key of the test's own.
+type otherKey struct{}
+
 func TestCallScope(t *testing.T) {
 	ctx := t.Context()
 	made := 0
@@ -24,7 +27,7 @@ func TestCallScope(t *testing.T) {
 		t.Errorf("another key: made %d, want a value of its own", made)
 	}
 	// A scope inside a scope is the same one; a new scope starts empty.
-	inner := vfs.WithCallScope(context.WithValue(scoped, struct{}{}, 1))
+	inner := vfs.WithCallScope(context.WithValue(scoped, otherKey{}, 1))
 	if vfs.ScopeValue(inner, "k", mk) != a {
 		t.Error("a call inside a call has a scope of its own")
 	}
