@@ -58,9 +58,11 @@
 // content id, COPY, the switch, COMMIT). A walk through directory
 // handles (find, grep) is not one per directory: OpenDir reads the
 // listing of the whole subtree (up to 5000 nodes; beyond, a page per
-// directory) in one statement, and the first file opened through its
-// handles brings the content of the subtree's small files (of one chunk,
-// up to 8 MiB in all) in one more. A new connection of the pool costs
+// directory) in one statement, and a small file (of one chunk) opened
+// through its handles that no earlier statement brought brings the
+// content of the small files that follow it in walk order, up to 8 MiB
+// in all, in one more: a grep costs a round trip per 8 MiB of small
+// files, and one per larger file. A new connection of the pool costs
 // its setup and the preparing of the store's statements, once.
 //
 // The layout is versioned (SchemaVersion, the meta row layout): Open
