@@ -81,3 +81,10 @@ func HeldHeads(h vfs.DirHandle) int64 {
 	}
 	return n
 }
+
+// Exec runs the statement sql on a connection of f's pool, as the store
+// runs its own.
+func Exec(ctx context.Context, f *FS, sql string) error {
+	_, err := f.pool.Exec(ctx, sql)
+	return err
+}
