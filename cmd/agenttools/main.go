@@ -113,7 +113,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -546,25 +545,25 @@ func (w *workspace) mount(ctx context.Context, host *hostfs.FS) error {
 }
 
 // openPostgres sets out's root to the workspace the PostgreSQL URL --db
-// names. readonly creates nothing: a workspace (or a database without
-// workspace tables) that does not exist is then an empty tree in memory,
-// as for a missing SQLite file.
+// names. readonly opens it read-only and creates nothing (pgfs.ReadOnly,
+// pgfs.Existing): a workspace (or a database without workspace tables)
+// that does not exist is then an empty tree in memory, as for a missing
+// SQLite file.
 func (w *workspaceFlags) openPostgres(ctx context.Context, out *workspace, readonly bool) error {
 	name, err := shownURL(w.db, true)
 	if err != nil {
 		return usagef(w.command, "--db: %v", err)
 	}
 	out.name = name
+	var opts []pgfs.Option
 	if readonly {
-		switch found, err := hasWorkspace(ctx, w.db); {
-		case err != nil:
-			return fmt.Errorf("--db: %w", err)
-		case !found:
-			out.ws, out.missing = vfs.New(memfs.New()), true
-			return nil
-		}
+		opts = append(opts, pgfs.ReadOnly(), pgfs.Existing())
 	}
-	db, err := pgfs.Open(ctx, w.db)
+	db, err := pgfs.Open(ctx, w.db, opts...)
+	if readonly && errors.Is(err, pgfs.ErrNoWorkspace) {
+		out.ws, out.missing = vfs.New(memfs.New()), true
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("--db: %w", err)
 	}
@@ -849,17 +848,19 @@ func copyTree(ctx context.Context, command string, args []string, stdout, stderr
 		if _, err := os.Stat(dir); err != nil {
 			return 0, err
 		}
-	} else if pgfs.IsURL(w.db) {
-		// export reads the workspace; it must not make it.
-		if found, err := hasWorkspace(ctx, w.db); err != nil || !found {
-			return 0, cmp.Or(err, errNoWorkspace(w.db))
+	} else if !pgfs.IsURL(w.db) {
+		if _, err := os.Stat(w.db); err != nil {
+			return 0, fmt.Errorf("--db: %w", err)
 		}
-	} else if _, err := os.Stat(w.db); err != nil {
-		return 0, fmt.Errorf("--db: %w", err)
 	}
+	// export reads the workspace read-only, and makes none.
 	wsp, err := w.openStore(ctx, command == "export")
 	if err != nil {
 		return 0, err
+	}
+	if wsp.missing && pgfs.IsURL(w.db) {
+		wsp.Close()
+		return 0, errNoWorkspace(w.db)
 	}
 	var passed []string
 	c := hostio.Copy{WS: wsp.ws, Root: vfs.Clean(*at), Dir: dir, Skip: func(p string) bool {

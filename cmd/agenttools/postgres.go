@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -49,20 +48,6 @@ func shownURL(u string, withWorkspace bool) (string, error) {
 		s = p.Scheme + "://" + strings.TrimPrefix(strings.TrimPrefix(s, p.Scheme+":"), "//")
 	}
 	return s, nil
-}
-
-// hasWorkspace reports whether the database of the PostgreSQL URL u
-// holds the workspace it names, without creating anything.
-func hasWorkspace(ctx context.Context, u string) (bool, error) {
-	_, name, err := pgfs.SplitURL(u)
-	if err != nil {
-		return false, err
-	}
-	list, err := pgfs.Workspaces(ctx, u)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(list, func(w pgfs.WorkspaceInfo) bool { return w.Name == name }), nil
 }
 
 // workspacesAbout is the workspaces command's help.

@@ -125,7 +125,11 @@ func TestPostgresWorkspace(t *testing.T) {
 	if got := cli("mcp", "--db", a); got.code != 0 || got.stderr != "agenttools mcp: serving read, ls, find, grep, write, edit, delete over stdin and stdout on "+aShown+"\n" {
 		t.Errorf("mcp: %+v", got)
 	}
-	// --readonly and export make no workspace.
+	// --readonly reads a workspace that exists; it and export make
+	// none.
+	if got := cli("call", "--readonly", "--db", a, "read", `{"path":"/workspace/sub/b.txt"}`); got.code != 0 || got.stdout != "b\n" {
+		t.Errorf("read --readonly: %+v", got)
+	}
 	if got := cli("mcp", "--readonly", "--db", c); got.code != 0 || got.stderr != "agenttools mcp: serving read, ls, find, grep over stdin and stdout on an empty workspace in memory ("+cShown+" does not exist, and --readonly makes none)\n" {
 		t.Errorf("mcp --readonly on a missing workspace: %+v", got)
 	}

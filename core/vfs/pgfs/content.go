@@ -85,6 +85,9 @@ func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint3
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if err := f.refuseChange(name); err != nil {
+		return err
+	}
 	if name == "" {
 		return errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	}
@@ -196,6 +199,10 @@ func (f *FS) Update(ctx context.Context, name string, limit int64, fn func(old [
 // EAGAIN, EIO.
 func (f *FS) UpdatePieces(ctx context.Context, name string, limit int64, fn func(old []byte, info vfs.Info) (vfs.Pieces, error)) error {
 	if err := checkName(name); err != nil {
+		return err
+	}
+	// Refused before anything is read when nothing may be written.
+	if err := f.refuseChange(name); err != nil {
 		return err
 	}
 	var n node

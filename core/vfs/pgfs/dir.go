@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -19,11 +20,16 @@ import (
 // statement, and the handles below serve their entries from it: a walk
 // sees the tree as it was when it began. A subtree of more than
 // subtreeMax nodes is not read so: its directories are listed one page
-// at a time (each of their subdirectories tries again). The first file
-// a walk opens through a handle of a subtree read whole brings, in one
-// more statement, the content of the subtree's files of at most one
-// chunk, in path order, up to headBudget bytes: a grep of a tree of
-// small files reads them all in one round trip.
+// at a time (each of their subdirectories tries again). A file of at
+// most one chunk that a walk opens through a handle of a subtree read
+// whole brings, in one more statement, the content of the subtree's
+// files of at most one chunk that follow it in walk order (pre-order,
+// siblings in byte order of names, as core walks), up to headBudget
+// bytes: the batch the walk's next opens find. A grep of a tree of
+// small files costs a round trip per headBudget bytes of them, however
+// many files they are, and holds twice that at most: the batch being
+// read and the one before it, which files opened out of order (grep
+// opens them on several goroutines) may still need.
 var (
 	subtreeMax = 5000
 	headBudget = int64(8 << 20)
@@ -34,10 +40,14 @@ var (
 type tree struct {
 	root    string                    // the subtree's directory
 	entries map[string][]vfs.DirEntry // by directory, in byte order of names
+	sizes   map[string]int64          // files of one chunk at most, by path
 
 	mu      sync.Mutex
-	fetched bool              // heads was read
-	heads   map[string][]byte // content of small files not opened yet, by path
+	order   []string          // the files of sizes in walk order; nil until a file is opened
+	index   map[string]int    // position in order, by path
+	next    int               // order[:next] were offered to a batch already
+	heads   map[string][]byte // content of the last two batches' files not opened yet, by path
+	batches [2][]string       // the paths of the last two batches, the older first
 }
 
 // OpenDir opens the directory at name (never following a link), reading
@@ -67,12 +77,13 @@ func (f *FS) subtree(ctx context.Context, name string) (*tree, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	t := &tree{root: name, entries: map[string][]vfs.DirEntry{}}
+	t := &tree{root: name, entries: map[string][]vfs.DirEntry{}, sizes: map[string]int64{}}
 	found, nodes := false, 0
 	for rows.Next() {
 		var path []byte
 		var typ int16
-		if err := rows.Scan(&path, &typ); err != nil {
+		var size int64
+		if err := rows.Scan(&path, &typ, &size); err != nil {
 			return nil, err
 		}
 		p := string(path)
@@ -84,6 +95,9 @@ func (f *FS) subtree(ctx context.Context, name string) (*tree, error) {
 			continue
 		}
 		nodes++
+		if typ == dbFile && size <= chunkSize {
+			t.sizes[p] = size
+		}
 		if typ == dbDir {
 			if _, ok := t.entries[p]; !ok {
 				t.entries[p] = []vfs.DirEntry{}
@@ -208,36 +222,87 @@ func (d *dirHandle) OpenLater(ctx context.Context, name string, offset int64) fu
 func (d *dirHandle) Close() error { return nil }
 
 // head returns the content of the small file at path and forgets it,
-// reading the subtree's small files first when none were read: ok false
-// when it was no small file of the subtree when they were read.
+// reading the next batch first when path is the first file of the walk
+// not offered to one yet: ok false when it was no small file of the
+// subtree when it was listed, or was offered to a batch already (opened
+// before, or dropped with an old batch), or is alone larger than
+// headBudget.
 func (t *tree) head(ctx context.Context, f *FS, path string) (data []byte, ok bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.fetched {
-		if t.heads, err = f.heads(ctx, t.root); err != nil {
-			return nil, false, err
-		}
-		t.fetched = true
+	if data, ok = t.heads[path]; ok {
+		delete(t.heads, path)
+		return data, true, nil
 	}
+	if t.order == nil {
+		t.walkOrder()
+	}
+	i, ok := t.index[path]
+	if !ok || i < t.next {
+		return nil, false, nil
+	}
+	batch, total := []string{}, int64(0)
+	for _, p := range t.order[i:] {
+		if total += t.sizes[p]; total > headBudget {
+			break
+		}
+		batch = append(batch, p)
+	}
+	if len(batch) == 0 {
+		t.next = i + 1
+		return nil, false, nil
+	}
+	got, err := f.heads(ctx, batch)
+	if err != nil {
+		return nil, false, err
+	}
+	t.next = i + len(batch)
+	for _, p := range t.batches[0] {
+		delete(t.heads, p)
+	}
+	t.batches = [2][]string{t.batches[1], batch}
+	if t.heads == nil {
+		t.heads = map[string][]byte{}
+	}
+	maps.Copy(t.heads, got)
 	data, ok = t.heads[path]
 	delete(t.heads, path)
 	return data, ok, nil
 }
 
-// heads reads, in one statement, the content of the regular files of at
-// most one chunk below the directory name, in path order, as long as
-// their total stays within headBudget.
-func (f *FS) heads(ctx context.Context, name string) (map[string][]byte, error) {
-	stmt, args := "heads_root", []any{f.ws, headBudget}
-	if name != "" {
-		stmt, args = "heads", []any{f.ws, []byte(name + "/"), []byte(name + "0"), headBudget}
+// walkOrder puts the files of sizes in the order a walk of the subtree
+// meets them.
+func (t *tree) walkOrder() {
+	t.order, t.index = make([]string, 0, len(t.sizes)), make(map[string]int, len(t.sizes))
+	var visit func(dir string)
+	visit = func(dir string) {
+		for _, e := range t.entries[dir] {
+			p := join(dir, e.Name)
+			if e.Type == vfs.TypeDir {
+				visit(p)
+			} else if _, ok := t.sizes[p]; ok {
+				t.index[p] = len(t.order)
+				t.order = append(t.order, p)
+			}
+		}
 	}
-	rows, err := f.pool.Query(ctx, stmt, args...)
+	visit(t.root)
+}
+
+// heads reads, in one statement, the content of those of paths that are
+// regular files of at most one chunk, as long as their total in the
+// order of paths stays within headBudget.
+func (f *FS) heads(ctx context.Context, paths []string) (map[string][]byte, error) {
+	bs := make([][]byte, len(paths))
+	for i, p := range paths {
+		bs[i] = []byte(p)
+	}
+	rows, err := f.pool.Query(ctx, "heads", f.ws, bs, headBudget)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string][]byte{}
+	out := make(map[string][]byte, len(paths))
 	for rows.Next() {
 		var path, data []byte
 		var size int64

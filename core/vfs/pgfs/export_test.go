@@ -5,6 +5,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/agenttools/agenttools/core/vfs"
+
 	_ "github.com/agenttools/agenttools/internal/goldentest"
 )
 
@@ -65,4 +67,24 @@ func SetConnectTimeout(d time.Duration) (restore func()) {
 	old := connectTimeout
 	connectTimeout = d
 	return func() { connectTimeout = old }
+}
+
+// HeldHeads is how many bytes of small files' content the subtree
+// listing of the handle h (of OpenDir) holds for files not opened yet.
+func HeldHeads(h vfs.DirHandle) int64 {
+	t := h.(*dirHandle).tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := int64(0)
+	for _, data := range t.heads {
+		n += int64(len(data))
+	}
+	return n
+}
+
+// Exec runs the statement sql on a connection of f's pool, as the store
+// runs its own.
+func Exec(ctx context.Context, f *FS, sql string) error {
+	_, err := f.pool.Exec(ctx, sql)
+	return err
 }

@@ -58,9 +58,11 @@
 // content id, COPY, the switch, COMMIT). A walk through directory
 // handles (find, grep) is not one per directory: OpenDir reads the
 // listing of the whole subtree (up to 5000 nodes; beyond, a page per
-// directory) in one statement, and the first file opened through its
-// handles brings the content of the subtree's small files (of one chunk,
-// up to 8 MiB in all) in one more. A new connection of the pool costs
+// directory) in one statement, and a small file (of one chunk) opened
+// through its handles that no earlier statement brought brings the
+// content of the small files that follow it in walk order, up to 8 MiB
+// in all, in one more: a grep costs a round trip per 8 MiB of small
+// files, and one per larger file. A new connection of the pool costs
 // its setup and the preparing of the store's statements, once.
 //
 // The layout is versioned (SchemaVersion, the meta row layout): Open
@@ -121,6 +123,9 @@ var (
 	// ErrNewerSchema: a workspace database of a later layout than
 	// SchemaVersion.
 	ErrNewerSchema = errors.New("newer workspace database schema")
+	// ErrNoWorkspace: Open with Existing (or ReadOnly) found no such
+	// workspace, or no workspace tables at all, and made none.
+	ErrNoWorkspace = errors.New("no such workspace")
 )
 
 // FS is one workspace of a PostgreSQL database. It is safe for
@@ -131,6 +136,10 @@ type FS struct {
 	ws    int64  // the workspace's id
 	name  string // and name
 	trips atomic.Int64
+
+	existing bool   // Open makes neither the tables nor the workspace
+	readOnly string // why every change is refused (ReadOnly), "" when none is
+	shown    string // the URL without its passwords, for readOnly's message
 }
 
 // Option configures Open.
@@ -140,6 +149,34 @@ type Option func(*FS)
 // as memfs.WithClock.
 func WithClock(now func() time.Time) Option {
 	return func(f *FS) { f.now = now }
+}
+
+// Existing makes Open open a workspace that exists and make nothing:
+// when the database has no workspace tables, or none of that name, Open
+// fails with ErrNoWorkspace.
+func Existing() Option {
+	return func(f *FS) { f.existing = true }
+}
+
+// ReadOnly opens the workspace read-only, as Existing does (nothing is
+// made), on connections whose transactions are read-only
+// (default_transaction_read_only): reads work, and every change (Create,
+// Mkdir, Symlink, Remove, RemoveAll, RemoveIf, Chmod, WriteFile,
+// WriteFileIf, Update, UpdatePieces) fails, sending nothing to the
+// server, with EROFS whose message is toolspec.MsgDatabaseReadOnly,
+// naming the URL (without its passwords) and saying it was opened
+// read-only on request.
+func ReadOnly() Option {
+	return func(f *FS) { f.readOnly, f.existing = toolspec.MsgDatabaseReadOnlyRequested, true }
+}
+
+// refuseChange is the error of a change to name on a read-only FS, nil
+// on another.
+func (f *FS) refuseChange(name string) error {
+	if f.readOnly == "" {
+		return nil
+	}
+	return &errno.Error{Code: errno.EROFS, Message: toolspec.MsgDatabaseReadOnly(f.shown, f.readOnly), Path: name}
 }
 
 // IsURL reports whether s is a PostgreSQL connection URL (postgres:// or
@@ -248,7 +285,8 @@ func dbName(conn string) string { return redact(conn) }
 // pool of its own, creates the tables when the database has none, and
 // opens the workspace, creating it when it does not exist: a root
 // directory 0o755 holding the directory /workspace (toolspec.WorkspaceRoot)
-// 0o755, as sqlitefs makes a new database.
+// 0o755, as sqlitefs makes a new database. With Existing or ReadOnly
+// it makes nothing, and fails with ErrNoWorkspace instead.
 //
 // It looks for the tables and makes them (and the workspace) in one
 // transaction under an advisory lock, so concurrent first Opens, in any
@@ -258,19 +296,23 @@ func dbName(conn string) string { return redact(conn) }
 // DELETE on its tables and USAGE on its sequences. Errors: SplitURL's,
 // the connection's, a privilege the role lacks (the message says which
 // it needs), ErrForeign and ErrNewerSchema (the database is left as it
-// was).
+// was), ErrNoWorkspace (with Existing or ReadOnly).
 func Open(ctx context.Context, url string, opts ...Option) (*FS, error) {
 	conn, name, err := SplitURL(url)
 	if err != nil {
 		return nil, err
 	}
-	f := &FS{now: time.Now, name: name}
+	f := &FS{now: time.Now, name: name, shown: redact(url)}
 	for _, o := range opts {
 		o(f)
 	}
 	cfg, err := poolConfig(conn, &f.trips)
 	if err != nil {
 		return nil, err
+	}
+	if f.readOnly != "" {
+		// A change that got past refuseChange still changes nothing.
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	// The tables are looked for and made on a connection of its own,
 	// before the pool's, which prepare the statements on them, exist.
@@ -370,19 +412,25 @@ func poolConfig(conn string, trips *atomic.Int64) (*pgxpool.Config, error) {
 }
 
 // init makes the tables when there are none and finds or makes the
-// workspace, in one transaction under the schema's advisory lock.
+// workspace, in one transaction under the schema's advisory lock; with
+// Existing, only finds the workspace.
 func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 	tx, err := c.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgfs: %s: %w", db, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
-		return fmt.Errorf("pgfs: %s: %w", db, err)
+	if !f.existing {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLock)); err != nil {
+			return fmt.Errorf("pgfs: %s: %w", db, err)
+		}
 	}
 	made, err := checkSchema(ctx, tx, db)
 	if err != nil {
 		return err
+	}
+	if !made && f.existing {
+		return fmt.Errorf("pgfs: %s: workspace %q: %w (the database has no workspace tables)", db, f.name, ErrNoWorkspace)
 	}
 	if !made {
 		if _, err := tx.Exec(ctx, schemaSQL); err != nil {
@@ -394,6 +442,9 @@ func (f *FS) init(ctx context.Context, c *pgx.Conn, db string) error {
 		}
 	}
 	err = tx.QueryRow(ctx, `SELECT id FROM agenttools.workspace WHERE name = $1`, f.name).Scan(&f.ws)
+	if errors.Is(err, pgx.ErrNoRows) && f.existing {
+		return fmt.Errorf("pgfs: %s: workspace %q: %w", db, f.name, ErrNoWorkspace)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		now := f.now().UnixMilli()
 		err = tx.QueryRow(ctx, `INSERT INTO agenttools.workspace (name, rev, created) VALUES ($1, 1, $2) RETURNING id`, f.name, now).Scan(&f.ws)

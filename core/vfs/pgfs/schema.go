@@ -224,21 +224,18 @@ var statements = map[string]string{
 	"read_all": `SELECT n.type, n.mode, n.mtime, n.size, n.target, n.rev, CASE WHEN n.size <= $3 THEN
 		(SELECT coalesce(array_agg(c.data ORDER BY c.idx), '{}') FROM agenttools.chunk c WHERE c.cid = n.cid) END
 		FROM agenttools.node n WHERE n.ws = $1 AND n.path = $2`,
-	// The node $2 and the paths and kinds of those below it (between $3
-	// and $4), $5 at most, in path order; subtree_root: the root and
-	// every node ($2 at most).
-	"subtree": `SELECT path, type FROM agenttools.node WHERE ws = $1 AND path = $2
-		UNION ALL (SELECT path, type FROM agenttools.node WHERE ws = $1 AND path > $3 AND path < $4 ORDER BY path LIMIT $5)`,
-	"subtree_root": `SELECT path, type FROM agenttools.node WHERE ws = $1 ORDER BY path LIMIT $2 + 1`,
-	// The content of the files of one chunk at most below a directory
-	// (between $2 and $3; heads_root: anywhere), in path order, while
-	// their sizes add up to $4 at most (the last $4).
-	"heads": `SELECT path, size, coalesce(data, ''::bytea) FROM (SELECT n.path, n.size, c.data, sum(n.size) OVER (ORDER BY n.path) AS total
-		FROM agenttools.node n LEFT JOIN agenttools.chunk c ON c.cid = n.cid AND c.idx = 0
-		WHERE n.ws = $1 AND n.path > $2 AND n.path < $3 AND n.type = 0 AND n.size <= ` + strconv.Itoa(chunkSize) + `) s WHERE total <= $4`,
-	"heads_root": `SELECT path, size, coalesce(data, ''::bytea) FROM (SELECT n.path, n.size, c.data, sum(n.size) OVER (ORDER BY n.path) AS total
-		FROM agenttools.node n LEFT JOIN agenttools.chunk c ON c.cid = n.cid AND c.idx = 0
-		WHERE n.ws = $1 AND n.type = 0 AND n.size <= ` + strconv.Itoa(chunkSize) + `) s WHERE total <= $2`,
+	// The node $2 and the paths, kinds and sizes of those below it
+	// (between $3 and $4), $5 at most, in path order; subtree_root: the
+	// root and every node ($2 at most).
+	"subtree": `SELECT path, type, size FROM agenttools.node WHERE ws = $1 AND path = $2
+		UNION ALL (SELECT path, type, size FROM agenttools.node WHERE ws = $1 AND path > $3 AND path < $4 ORDER BY path LIMIT $5)`,
+	"subtree_root": `SELECT path, type, size FROM agenttools.node WHERE ws = $1 ORDER BY path LIMIT $2 + 1`,
+	// The content of those of the paths $2 that are files of one chunk at
+	// most, in the order of $2, while their sizes add up to $3 at most.
+	"heads": `SELECT path, size, coalesce(data, ''::bytea) FROM (SELECT n.path, n.size, c.data, sum(n.size) OVER (ORDER BY p.i) AS total
+		FROM unnest($2::bytea[]) WITH ORDINALITY AS p(path, i) JOIN agenttools.node n ON n.ws = $1 AND n.path = p.path
+		LEFT JOIN agenttools.chunk c ON c.cid = n.cid AND c.idx = 0
+		WHERE n.type = 0 AND n.size <= ` + strconv.Itoa(chunkSize) + `) s WHERE total <= $3`,
 	// A new content id, for a write copied in, whose transaction it
 	// frees from the database's statement_timeout: its COPY lasts as
 	// long as its reader takes (a command's output saved as it comes),

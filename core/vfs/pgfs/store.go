@@ -377,6 +377,9 @@ func (f *FS) add(ctx context.Context, name string, typ int16, mode uint32, size 
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if err := f.refuseChange(name); err != nil {
+		return err
+	}
 	if name == "" {
 		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
@@ -414,6 +417,9 @@ func (f *FS) remove(ctx context.Context, name string, all bool, rev int64) error
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if err := f.refuseChange(name); err != nil {
+		return err
+	}
 	dir, _ := split(name)
 	return f.mutate(ctx, f.pool, name, "remove", f.ws, []byte(name), []byte(dir), all, rev, f.now().UnixMilli())
 }
@@ -445,6 +451,9 @@ func (f *FS) RemoveIf(ctx context.Context, name string, rev int64) error {
 // followed), EINVAL, EIO.
 func (f *FS) Chmod(ctx context.Context, name string, mode uint32) error {
 	if err := checkName(name); err != nil {
+		return err
+	}
+	if err := f.refuseChange(name); err != nil {
 		return err
 	}
 	return f.mutate(ctx, f.pool, name, "chmod", f.ws, []byte(name), int32(mode&0o7777))

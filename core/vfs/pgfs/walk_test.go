@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"testing"
 
+	"github.com/agenttools/agenttools/core"
 	"github.com/agenttools/agenttools/core/errno"
 	"github.com/agenttools/agenttools/core/vfs"
 	"github.com/agenttools/agenttools/core/vfs/pgfs"
@@ -43,17 +45,7 @@ func walk(t *testing.T, w *vfs.Workspace, real string) map[string]string {
 				case vfs.TypeSymlink:
 					out[path] = "<link>"
 				default:
-					r := d.OpenLater(ctx, e.Name, 0)
-					rc, err := r()
-					if err != nil {
-						t.Fatal(err)
-					}
-					data, err := io.ReadAll(rc)
-					rc.Close()
-					if err != nil {
-						t.Fatal(err)
-					}
-					out[path] = string(data)
+					out[path] = readAll(t, d.OpenLater(ctx, e.Name, 0))
 				}
 			}
 			if len(entries) < 3 {
@@ -68,6 +60,21 @@ func walk(t *testing.T, w *vfs.Workspace, real string) map[string]string {
 	}
 	visit(d)
 	return out
+}
+
+// readAll opens a file with open and reads it whole.
+func readAll(t *testing.T, open func() (io.ReadCloser, error)) string {
+	t.Helper()
+	rc, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // TestWalkRoundTrips walks a tree of 32 directories through the
@@ -198,5 +205,109 @@ func TestDirHandleErrors(t *testing.T) {
 				t.Errorf("Entries of an empty directory = %v, %v", entries, err)
 			}
 		})
+	}
+}
+
+// TestWalkBatches walks, with a content budget of a tenth of the tree,
+// a tree of 120 small files whose walk order (pre-order, siblings by
+// name) is not the order of their paths ("a" and what is below it come
+// before "a.0", whose path sorts first): each file that no batch brought
+// brings the files that follow it in walk order up to the budget, so
+// the walk costs the listing and one round trip per batch, not one per
+// file; the content held for files not opened yet stays within two
+// batches. A grep over the tree (which opens files on several
+// goroutines) reads it at that cost too, and finds every file.
+func TestWalkBatches(t *testing.T) {
+	f := open(t, pgtest.Database(t), "w")
+	ctx := t.Context()
+	const size, files, perBatch = 1000, 120, 12
+	want := map[string]string{}
+	n := 0
+	var fill func(dir string, depth int)
+	fill = func(dir string, depth int) {
+		for _, name := range []string{"a.0", "a.1", "b", "b.0"} {
+			if depth == 0 || name == "a.0" || name == "b.0" || name == "a.1" {
+				data := fmt.Sprintf("%-*s\n", size-1, fmt.Sprintf("needle %d in %s/%s", n, dir, name))
+				storetest.WriteFile(t, f, dir+"/"+name, []byte(data), 0o644)
+				want[dir+"/"+name] = data
+				n++
+				continue
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, name := range []string{"a", "b"} {
+			if err := f.Mkdir(ctx, dir+"/"+name, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			fill(dir+"/"+name, depth-1)
+		}
+	}
+	fill("workspace", 4)
+	for ; n < files; n++ {
+		name := fmt.Sprintf("workspace/z%03d", n)
+		data := fmt.Sprintf("%-*s\n", size-1, fmt.Sprintf("needle %d in %s", n, name))
+		storetest.WriteFile(t, f, name, []byte(data), 0o644)
+		want[name] = data
+	}
+	defer pgfs.SetBatching(5000, perBatch*size)()
+
+	before := f.RoundTrips()
+	h, err := f.OpenDir(ctx, "workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var visit func(h vfs.DirHandle, dir string)
+	visit = func(h vfs.DirHandle, dir string) {
+		entries, err := h.Entries(ctx, "", -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Type == vfs.TypeDir {
+				sub, err := h.OpenDir(ctx, e.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				visit(sub, dir+"/"+e.Name)
+				continue
+			}
+			got[dir+"/"+e.Name] = readAll(t, func() (io.ReadCloser, error) { return h.Open(ctx, e.Name, 0) })
+			if held := pgfs.HeldHeads(h); held > 2*perBatch*size {
+				t.Errorf("after %s/%s: %d bytes held, want at most two batches (%d)", dir, e.Name, held, 2*perBatch*size)
+			}
+		}
+	}
+	visit(h, "workspace")
+	trips := f.RoundTrips() - before
+	t.Logf("a walk of %d files of %d bytes, batches of %d bytes: %d round trips", files, size, perBatch*size, trips)
+	if !maps.Equal(got, want) {
+		t.Fatalf("the walk read %d files, want %d (or other content)", len(got), len(want))
+	}
+	if want := int64(1 + files/perBatch); trips != want {
+		t.Errorf("%d round trips, want %d (the listing, then one per batch of %d files)", trips, want, perBatch)
+	}
+
+	e, err := core.New(vfs.New(f), core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = f.RoundTrips()
+	out, err := e.Call(ctx, "grep", []byte(`{"path":"/workspace","query":"needle","limit":1000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trips = f.RoundTrips() - before
+	t.Logf("a grep of them: %d round trips", trips)
+	if c := strings.Count(out.AsText(), "needle "); c != files {
+		t.Errorf("grep found %d lines, want %d:\n%.400s", c, files, out.AsText())
+	}
+	// The lookup of the path, the listing, a batch per 12 files; a file
+	// a worker opens after the batch after its own was read (goroutines
+	// are scheduled as they are) costs one of its own: a few at most.
+	if max := int64(2 + files/perBatch + 4); trips > max {
+		t.Errorf("grep: %d round trips, want at most %d", trips, max)
 	}
 }
