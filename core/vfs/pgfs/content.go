@@ -69,7 +69,9 @@ func readChunk(r io.Reader) ([]byte, error) {
 // nothing left behind. r's error is returned as is.
 //
 // Errors: ENOENT or ENOTDIR (no parent directory), EISDIR (a directory
-// at name), ELOOP (a symbolic link at name), EINVAL, EIO.
+// at name), ELOOP (a symbolic link at name), EINVAL (a
+// *vfs.NameTooLongError for a name over 2599 bytes, before r is read),
+// EIO.
 func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
 	return f.writeFile(ctx, name, r, mode&0o7777, anyRev)
 }
@@ -88,6 +90,9 @@ func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint3
 	}
 	if name == "" {
 		return errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
+	}
+	if err := checkNew(name); err != nil {
+		return err
 	}
 	chunks, size, more, err := readChunks(r, inlineChunks)
 	if err != nil {

@@ -77,6 +77,12 @@
 // changing nothing, a newer layout (ErrNewerSchema) and a schema
 // agenttools of another program (ErrForeign).
 //
+// A node's name (its path in the store) is at most 2599 bytes (a path
+// of the workspace 2600, where memfs and sqlitefs keep 4096): PostgreSQL
+// refuses an index entry over 2704 bytes. A longer one is refused before
+// anything is written (*vfs.NameTooLongError, which the Workspace words
+// as its own refusal of a path too long); looking it up finds nothing.
+//
 // Other servers of PostgreSQL's protocol need what this uses: plpgsql
 // functions, SELECT ... FOR UPDATE inside them, READ COMMITTED, a
 // sequence, COPY FROM STDIN, pg_advisory_xact_lock and ALTER TABLE ...
