@@ -839,8 +839,9 @@ const MsgDatabaseNotWritable = "this user may not write the file or its director
 const MsgDatabaseReadOnlyRequested = "it was opened read-only on request"
 
 // MsgPathTooLong renders "Invalid path (longer than {max} bytes): {path}".
-// Ours: a path longer than the workspace allows (POSIX PATH_MAX); the path is
-// shown shortened.
+// Ours: a path longer than the workspace allows (POSIX PATH_MAX), or, for a
+// new file, directory or link, than its store keeps (pgfs: 2600 bytes at the
+// root); the path is shown shortened.
 func MsgPathTooLong(max int64, path string) string {
 	return "Invalid path (longer than " + strconv.FormatInt(max, 10) + " bytes): " + path
 }
@@ -1257,7 +1258,7 @@ var Deviations = []Deviation{
 	{Name: "failedCallChangesNothing", Reference: "A failed write can leave behind directories created before the error.", Ours: "A failed call changes nothing."},
 	{Name: "symlinkedParents", Reference: "Symlinked parent directories are followed by read and delete but refused by write (path exists).", Ours: "Path lookup follows them for every tool, always inside the workspace; find and grep still do not walk into links, and the root option still refuses paths through a link."},
 	{Name: "grepBounds", Reference: "grep holds a whole line in memory, however long, and returns every line of a page in full, so one call can use gigabytes.", Ours: "A line longer than 256 KiB is searched and shown in its first 256 KiB, marked with \"... (truncated)\"; a page stops early, with nextOffset, once its lines hold 1 MiB."},
-	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep. find and grep pass over an entry whose path is longer than 4096 bytes, and all below it: no call could name it, and the cost of a walk stays linear in the entries it visits."},
+	{Name: "pathLength", Reference: "No limit on a path's length.", Ours: "A path longer than 4096 bytes is refused as invalid, as POSIX systems refuse it; a glob's braces nest at most 64 deep. find and grep pass over an entry whose path is longer than 4096 bytes, and all below it: no call could name it, and the cost of a walk stays linear in the entries it visits. A workspace in PostgreSQL (pgfs) refuses, the same way, a new file, directory or link whose path is longer than 2600 bytes (PostgreSQL's index entries hold at most 2704 bytes), and writes nothing."},
 	{Name: "patternLength", Reference: "No limit on the length of find's pattern, grep's include and exclude globs or grep's query: a long one can take minutes to match (a glob of a million stars over 300 files, a 100,000-way alternation), and V8 refuses a query of 32 KiB or more as too large.", Ours: "A glob longer than 4096 bytes (as a path), an include or exclude list whose globs hold more than 64 KiB together, or a query longer than 64 KiB is refused as an invalid argument (arguments.tooLong), and so is an include or exclude list of more than 256 globs (arguments.tooMany); the input schema does not say so. Within those caps matching is linear in the text searched (times the pattern's size), and a cancelled call stops within one directory, a few thousand lines or a few thousand characters of a long line."},
 	{Name: "editKeepsBytes", Reference: "edit decodes the file with replacement characters and writes all of it back, so every byte that is not UTF-8 (Latin-1, GBK, Shift-JIS) becomes U+FFFD.", Ours: "Matching sees the text as read shows it, but every byte outside the replaced spans is written back unchanged; an edit whose span covers bytes that are not UTF-8 is refused and the file is left byte for byte as it was."},
 	{Name: "editLineEndings", Reference: "edit rewrites every line ending of the file in its first ending (a CR-only file becomes LF).", Ours: "Each untouched line keeps its own ending (LF, CRLF or CR); a line break in newText takes the ending of the break it replaces, else of the line it sits in, else the file's first ending. For a file with one kind of ending the bytes are the reference's."},

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/agenttools/agenttools/core/errno"
@@ -37,14 +38,36 @@ func Canonical(path string) (string, []string, error) {
 	}
 	canon := "/" + strings.Join(parts, "/")
 	if int64(len(canon)) > toolspec.WorkspaceMaxPathBytesDefault {
-		shown := path
-		if len(shown) > 100 {
-			shown = toolspec.MsgShortened(strings.ToValidUTF8(shown[:100], ""))
-		}
-		return "", nil, errno.New(errno.EINVAL, toolspec.MsgPathTooLong(toolspec.WorkspaceMaxPathBytesDefault, shown), path)
+		return "", nil, pathTooLong(toolspec.WorkspaceMaxPathBytesDefault, path)
 	}
 	return canon, parts, nil
 }
+
+// pathTooLong is the refusal of path, longer than max bytes, showing
+// its first 100 bytes.
+func pathTooLong(max int64, path string) error {
+	shown := path
+	if len(shown) > 100 {
+		shown = toolspec.MsgShortened(strings.ToValidUTF8(shown[:100], ""))
+	}
+	return errno.New(errno.EINVAL, toolspec.MsgPathTooLong(max, shown), path)
+}
+
+// NameTooLongError is a store's refusal to make a node whose name is
+// longer than the store can keep (a database's index limit): Len bytes
+// where Max is the most. It changes nothing. The Workspace words it as
+// its own refusal of a path too long (EINVAL), with the limit that Max
+// makes for the path.
+type NameTooLongError struct {
+	Len, Max int // bytes
+}
+
+func (e *NameTooLongError) Error() string {
+	return "name of " + strconv.Itoa(e.Len) + " bytes, longer than the store's " + strconv.Itoa(e.Max)
+}
+
+// Unwrap gives the code: EINVAL, as the Workspace's own refusal.
+func (e *NameTooLongError) Unwrap() error { return errno.EINVAL }
 
 // Clean is the lexical normal form of an absolute or relative path, with
 // ".." above the top dropped rather than refused (how a link target and

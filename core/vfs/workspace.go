@@ -187,6 +187,11 @@ func hostError(op, p string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	var tl *NameTooLongError
+	if errors.As(err, &tl) {
+		// p ends with the store's name of Len bytes.
+		return pathTooLong(int64(len(p)-tl.Len+tl.Max), p)
+	}
 	var e *errno.Error
 	if errors.As(err, &e) {
 		return &errno.Error{Code: e.Code, Message: toolspec.MsgHostIO(op, p, e.Message), Path: p, Err: err}

@@ -4,6 +4,7 @@
 package vfs_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -370,5 +371,56 @@ func TestReadOnlyMountBelow(t *testing.T) {
 	// Changes beside the mount are allowed.
 	if err := ws.Remove(ctx, "/a/other.txt", vfs.RemoveOptions{}); err != nil {
 		t.Errorf("Remove beside a read-only mount: %v", err)
+	}
+}
+
+// shortNames is a store that keeps names of at most 10 bytes: it
+// refuses a longer new file or directory with a *vfs.NameTooLongError.
+type shortNames struct{ vfs.Store }
+
+func (s shortNames) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
+	if len(name) > 10 {
+		return &vfs.NameTooLongError{Len: len(name), Max: 10}
+	}
+	return s.Store.WriteFile(ctx, name, r, mode)
+}
+
+func (s shortNames) Mkdir(ctx context.Context, name string, mode uint32) error {
+	if len(name) > 10 {
+		return &vfs.NameTooLongError{Len: len(name), Max: 10}
+	}
+	return s.Store.Mkdir(ctx, name, mode)
+}
+
+// TestStoreNameTooLong: a store's refusal of a name too long reaches
+// the model as the Workspace's own refusal of a path too long (EINVAL),
+// with the limit it makes for a path of that mount (its mount point's
+// length more), and changes nothing.
+func TestStoreNameTooLong(t *testing.T) {
+	ws := vfs.New(memfs.New())
+	ctx := t.Context()
+	if err := ws.Mount(ctx, "/mnt/point", shortNames{memfs.New()}, vfs.MountOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.WriteFile(ctx, "/mnt/point/0123456789", []byte("x"), vfs.WriteOptions{}); err != nil {
+		t.Fatalf("a name of 10 bytes: %v", err)
+	}
+	for _, p := range []string{"/mnt/point/0123456789a", "/mnt/point/dir/abcdefg"} {
+		want := toolspec.MsgPathTooLong(int64(len("/mnt/point/")+10), p)
+		err := ws.WriteFile(ctx, p, []byte("x"), vfs.WriteOptions{CreateParents: true})
+		if errno.CodeOf(err) != errno.EINVAL || err.Error() != want {
+			t.Errorf("write %s: %v, want EINVAL %q", p, err, want)
+		}
+		if _, err := ws.Lstat(ctx, p); errno.CodeOf(err) != errno.ENOENT {
+			t.Errorf("after the refusal, Lstat(%s): %v", p, err)
+		}
+	}
+	if _, err := ws.Lstat(ctx, "/mnt/point/dir"); errno.CodeOf(err) != errno.ENOENT {
+		t.Errorf("a refused write left its parent: %v", err)
+	}
+	long := "/mnt/point/" + strings.Repeat("é", 60)
+	want := toolspec.MsgPathTooLong(int64(len("/mnt/point/")+10), toolspec.MsgShortened(long[:99]))
+	if err := ws.Mkdir(ctx, long, vfs.MkdirOptions{}); err == nil || err.Error() != want {
+		t.Errorf("mkdir of %d bytes: %v, want %q", len(long), err, want)
 	}
 }

@@ -62,13 +62,16 @@ func readChunk(r io.Reader) ([]byte, error) {
 // Content up to 1 MiB goes to the server as an argument of one
 // statement that checks, stores and switches (one round trip). A longer
 // one is streamed with COPY into chunks under a new content id, then
-// switched to by the same statement, all in one transaction: when r
+// switched to by the same statement, all in one transaction on a
+// connection opened for it (not one of the pool's): when r
 // fails, ctx is done, the process dies or the connection breaks, the
 // transaction is rolled back and the file keeps its old content, with
 // nothing left behind. r's error is returned as is.
 //
 // Errors: ENOENT or ENOTDIR (no parent directory), EISDIR (a directory
-// at name), ELOOP (a symbolic link at name), EINVAL, EIO.
+// at name), ELOOP (a symbolic link at name), EINVAL (a
+// *vfs.NameTooLongError for a name over 2599 bytes, before r is read),
+// EIO.
 func (f *FS) WriteFile(ctx context.Context, name string, r io.Reader, mode uint32) error {
 	return f.writeFile(ctx, name, r, mode&0o7777, anyRev)
 }
@@ -91,20 +94,28 @@ func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint3
 	if name == "" {
 		return errno.New(errno.EISDIR, toolspec.MsgReasonIsDirectory, name)
 	}
+	if err := checkNew(name); err != nil {
+		return err
+	}
 	chunks, size, more, err := readChunks(r, inlineChunks)
 	if err != nil {
 		return err
 	}
 	if !more {
-		return f.put(ctx, f.pool, name, mode, size, nil, chunks, rev)
+		return f.put(ctx, f.pool, "put", name, mode, size, nil, chunks, rev)
 	}
-	tx, err := f.pool.Begin(ctx)
+	c, err := f.streamConn(ctx)
+	if err != nil {
+		return fail(ctx, name, err)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	tx, err := c.Begin(ctx)
 	if err != nil {
 		return fail(ctx, name, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var cid int64
-	if err := tx.QueryRow(ctx, "next_cid").Scan(&cid); err != nil {
+	if err := tx.QueryRow(ctx, statements["next_cid"]).Scan(&cid); err != nil {
 		return fail(ctx, name, err)
 	}
 	src := &chunkSource{cid: cid, pending: chunks, size: size, r: r}
@@ -115,17 +126,35 @@ func (f *FS) writeFile(ctx context.Context, name string, r io.Reader, mode uint3
 	if err != nil {
 		return fail(ctx, name, err)
 	}
-	if err := f.put(ctx, tx, name, mode, src.size, &cid, nil, rev); err != nil {
+	if err := f.put(ctx, tx, statements["put"], name, mode, src.size, &cid, nil, rev); err != nil {
 		return err
 	}
 	return fail(ctx, name, tx.Commit(ctx))
 }
 
+// streamConn opens a connection of its own for a write copied in, from
+// the pool's configuration (the same server, settings and round-trip
+// count), which its caller closes. The COPY lasts as long as its reader
+// takes (a command's output, saved as the command prints it): on a
+// connection of the pool it would hold one for that long, and a few at
+// once (a command's stdout and stderr) would leave none for the
+// statements that the command's progress, or the writes themselves,
+// wait on. The pool serves short statements only.
+//
+// Its statements go by their text in one round trip each (the pool's
+// are prepared on its connections, not here).
+func (f *FS) streamConn(ctx context.Context) (*pgx.Conn, error) {
+	cfg := f.pool.Config().ConnConfig.Copy()
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	return pgx.ConnectConfig(ctx, cfg)
+}
+
 // put runs the statement that makes name a file of size bytes: the
-// content cid, or chunks.
-func (f *FS) put(ctx context.Context, q querier, name string, mode uint32, size int64, cid *int64, chunks [][]byte, rev int64) error {
+// content cid, or chunks; stmt is its name on a connection of the pool,
+// its text on another.
+func (f *FS) put(ctx context.Context, q querier, stmt, name string, mode uint32, size int64, cid *int64, chunks [][]byte, rev int64) error {
 	dir, base := split(name)
-	return f.mutate(ctx, q, name, "put", f.ws, []byte(name), []byte(dir), []byte(base), int32(mode),
+	return f.mutate(ctx, q, name, stmt, f.ws, []byte(name), []byte(dir), []byte(base), int32(mode),
 		f.now().UnixMilli(), size, cid, chunks, rev)
 }
 

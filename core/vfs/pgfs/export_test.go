@@ -32,22 +32,20 @@ func SetIdleInTransaction(d string) (restore func()) {
 // transaction on a connection of its own, the content copied in, the
 // switch made) and stops before COMMIT, as a client that vanished
 // there: the workspace's row stays locked until the server ends the
-// session. The connection leaves the pool (the vanished client's, which
-// the pool would wait for when closed); close closes it. It returns
+// session; close closes the connection. It returns
 // the switch's error.
 func StallLargeWrite(ctx context.Context, f *FS, name string, data []byte) (close func(), err error) {
-	pc, err := f.pool.Acquire(ctx)
+	c, err := f.streamConn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := pc.Hijack()
 	close = func() { c.Close(context.Background()) }
 	tx, err := c.Begin(ctx)
 	if err != nil {
 		return close, err
 	}
 	var cid int64
-	if err := tx.QueryRow(ctx, "next_cid").Scan(&cid); err != nil {
+	if err := tx.QueryRow(ctx, statements["next_cid"]).Scan(&cid); err != nil {
 		return close, err
 	}
 	chunks, size, _, err := readChunks(bytes.NewReader(data), 1<<20)
@@ -58,7 +56,7 @@ func StallLargeWrite(ctx context.Context, f *FS, name string, data []byte) (clos
 	if _, err := tx.CopyFrom(ctx, []string{schemaName, "chunk"}, []string{"cid", "idx", "data"}, src); err != nil {
 		return close, err
 	}
-	return close, f.put(ctx, tx, name, 0o644, size, &cid, nil, anyRev)
+	return close, f.put(ctx, tx, statements["put"], name, 0o644, size, &cid, nil, anyRev)
 }
 
 // SetConnectTimeout sets the default bound of the making of a

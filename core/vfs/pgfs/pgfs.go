@@ -39,6 +39,13 @@
 //     up the workspace's changes for 60 s at most: the server ends a
 //     session of the store idle in a transaction that long
 //     (idle_in_transaction_session_timeout).
+//     Such a write runs on a connection of its own, opened for it with
+//     the pool's settings and closed after: a pool connection held as
+//     long as a command prints would leave none for the statements the
+//     store makes meanwhile (a small pool, pool_max_conns in the URL, and
+//     a few commands saving their stdout and stderr would hang them all).
+//     The pool serves short statements only, and the server sees up to
+//     one more session per write of over 1 MiB in progress.
 //     A file's old content is deleted by the statement that replaces it.
 //   - Update (edit) reads the node and its whole content in one
 //     statement, runs fn holding no lock, and writes as above only while
@@ -54,8 +61,9 @@
 // LstatPath (a whole path), ReadDir (the directory and a page of its
 // entries), Create, Mkdir, Symlink, Remove, RemoveAll, Chmod and a write
 // of up to 1 MiB are one each; Open is one, plus one per MiB after the
-// first; Update two (read, write); a write over 1 MiB five (BEGIN, a
-// content id, COPY, the switch, COMMIT). A walk through directory
+// first; Update two (read, write); a write over 1 MiB seven (a
+// connection of its own, BEGIN, a content id, the table's description
+// for COPY, COPY, the switch, COMMIT). A walk through directory
 // handles (find, grep) is not one per directory: OpenDir reads the
 // listing of the whole subtree (up to 5000 nodes; beyond, a page per
 // directory) in one statement, and a small file (of one chunk) opened
@@ -70,6 +78,12 @@
 // an advisory lock so that concurrent first Opens make one, and refuses,
 // changing nothing, a newer layout (ErrNewerSchema) and a schema
 // agenttools of another program (ErrForeign).
+//
+// A node's name (its path in the store) is at most 2599 bytes (a path
+// of the workspace 2600, where memfs and sqlitefs keep 4096): PostgreSQL
+// refuses an index entry over 2704 bytes. A longer one is refused before
+// anything is written (*vfs.NameTooLongError, which the Workspace words
+// as its own refusal of a path too long); looking it up finds nothing.
 //
 // Other servers of PostgreSQL's protocol need what this uses: plpgsql
 // functions, SELECT ... FOR UPDATE inside them, READ COMMITTED, a

@@ -99,6 +99,26 @@ func fail(ctx context.Context, name string, err error) error {
 	return &errno.Error{Code: errno.EIO, Message: err.Error(), Path: name, Err: err}
 }
 
+// maxName is the longest name (a path of the store) of a node the
+// store makes, in bytes. PostgreSQL refuses an index entry longer than
+// 2704 bytes (a third of a page), and a node's entries in node_pkey
+// (ws, path) and node_entries (ws, parent, name) hold its name and 20 to
+// 27 bytes more: a name of 2681 bytes that do not compress (an entry is
+// compressed first only when that shortens it) is refused at the top,
+// one of 2682 below a directory, and the statement fails. 2599 leaves
+// room, and makes the longest path at the root of the workspace 2600
+// bytes.
+const maxName = 2599
+
+// checkNew refuses a node name longer than maxName, before anything is
+// written.
+func checkNew(name string) error {
+	if len(name) > maxName {
+		return &vfs.NameTooLongError{Len: len(name), Max: maxName}
+	}
+	return nil
+}
+
 // checkName refuses a name no Store is ever given: one with an empty,
 // "." or ".." element, or a NUL. The root is "".
 func checkName(name string) error {
@@ -383,6 +403,9 @@ func (f *FS) add(ctx context.Context, name string, typ int16, mode uint32, size 
 	if name == "" {
 		return errno.New(errno.EEXIST, toolspec.MsgReasonExists, name)
 	}
+	if err := checkNew(name); err != nil {
+		return err
+	}
 	dir, base := split(name)
 	return f.mutate(ctx, f.pool, name, "mknode", f.ws, []byte(name), []byte(dir), []byte(base), typ,
 		int32(mode&0o7777), f.now().UnixMilli(), size, target)
@@ -391,7 +414,8 @@ func (f *FS) add(ctx context.Context, name string, typ int16, mode uint32, size 
 // Create creates an empty regular file at name with permission bits
 // mode&0o7777, in one statement: of concurrent creates of one name, from
 // any process, exactly one succeeds. Errors: EEXIST (anything at name),
-// ENOENT or ENOTDIR (no parent directory), EINVAL, EIO.
+// ENOENT or ENOTDIR (no parent directory), EINVAL (a
+// *vfs.NameTooLongError for a name over 2599 bytes), EIO.
 func (f *FS) Create(ctx context.Context, name string, mode uint32) error {
 	return f.add(ctx, name, dbFile, mode, 0, nil)
 }
