@@ -66,9 +66,9 @@ func TestRoundTripsPerToolCall(t *testing.T) {
 		// As find, and the content of the subtree's one-chunk files in
 		// one more statement.
 		{"grep", "grep", `{"path":"/workspace/src","query":"package"}`, 3},
-		// Over /workspace: big.txt too, its 5 MiB read a MiB a round
-		// trip.
-		{"grep a pattern", "grep", `{"path":"/workspace","query":"^x$","regex":true,"include":"**/*.txt"}`, 8},
+		// Over /workspace: big.txt too, its 5 MiB read 128 KiB with its
+		// node, then 256 KiB, 512 KiB and a MiB a round trip.
+		{"grep a pattern", "grep", `{"path":"/workspace","query":"^x$","regex":true,"include":"**/*.txt"}`, 11},
 	}
 	for _, c := range cases {
 		before := f.RoundTrips()

@@ -18,8 +18,16 @@ import (
 // of put, in one round trip; a longer content is copied in first.
 const inlineChunks = 16
 
-// window is how many chunks a reader fetches in one round trip (1 MiB).
-const window = 16
+// window is how many chunks a reader fetches in one round trip (1 MiB)
+// once it has read on; Open's own statement brings firstWindow (128 KiB,
+// more than a page of read), and each fetch after it twice the one
+// before, up to window: a read of a file's first page does not wait for
+// a MiB of it to come over, and a read to the end still costs a round
+// trip per MiB.
+const (
+	window      = 16
+	firstWindow = 2
+)
 
 // errChanged is a reader's error when the content it opened was
 // replaced or removed before it read all it needed.
@@ -266,8 +274,8 @@ func (f *FS) UpdatePieces(ctx context.Context, name string, limit int64, fn func
 }
 
 // Open reads the regular file at name from byte offset: the node and
-// the first 1 MiB window of its content from there in one statement,
-// each later window in one more. Content ids are never reused and a
+// the first 128 KiB window of its content from there in one statement,
+// each later window (twice the one before, up to 1 MiB) in one more. Content ids are never reused and a
 // content's chunks go in the transaction that stops referring to it, so
 // a reader reads the content it opened, or, when the file was replaced
 // or removed meanwhile, fails with EAGAIN; it never mixes two versions.
@@ -280,12 +288,12 @@ func (f *FS) Open(ctx context.Context, name string, offset int64) (io.ReadCloser
 	offset = max(offset, 0)
 	// Chunk indexes are 32 bits: an offset beyond them is beyond the end.
 	first := min(offset/chunkSize, math.MaxInt32-window)
-	rows, err := f.pool.Query(ctx, "open", f.ws, []byte(name), first, first+window)
+	rows, err := f.pool.Query(ctx, "open", f.ws, []byte(name), first, first+firstWindow)
 	if err != nil {
 		return nil, fail(ctx, name, err)
 	}
 	defer rows.Close()
-	r := &reader{f: f, ctx: ctx, name: name, off: offset, next: first}
+	r := &reader{f: f, ctx: ctx, name: name, off: offset, next: first, win: firstWindow}
 	found := false
 	var typ int16
 	for rows.Next() {
@@ -327,6 +335,7 @@ type reader struct {
 	size   int64
 	off    int64 // the offset of buf in the file
 	next   int64 // the chunk after those fetched
+	win    int64 // how many chunks the last fetch asked for
 	chunks [][]byte
 	buf    []byte
 	closed bool
@@ -337,7 +346,7 @@ type reader struct {
 // content is gone.
 func (r *reader) took(from int64) error {
 	total := (r.size + chunkSize - 1) / chunkSize
-	want := min(window, total-from)
+	want := min(r.win, total-from)
 	var got int64
 	var buf []byte
 	for _, c := range r.chunks {
@@ -358,7 +367,8 @@ func (r *reader) took(from int64) error {
 
 // fetch reads the next window of chunks.
 func (r *reader) fetch() error {
-	rows, err := r.f.pool.Query(r.ctx, "chunks", *r.cid, r.next, r.next+window)
+	r.win = min(2*r.win, window)
+	rows, err := r.f.pool.Query(r.ctx, "chunks", *r.cid, r.next, r.next+r.win)
 	if err != nil {
 		return fail(r.ctx, r.name, err)
 	}

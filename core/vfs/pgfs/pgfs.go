@@ -52,16 +52,18 @@
 //     the node is still at the revision read (EAGAIN otherwise, which
 //     Workspace.Update retries): no change from anywhere is lost.
 //     WriteFileIf and RemoveIf check their revision the same way.
-//   - A reader reads the content id it opened, a window of 16 chunks
-//     per statement: when the file was replaced or removed meanwhile,
+//   - A reader reads the content id it opened, a window of chunks per
+//     statement (128 KiB with the node, then twice as much each time,
+//     up to 1 MiB): when the file was replaced or removed meanwhile,
 //     the chunks are gone and it fails with EAGAIN, never mixing
 //     versions.
 //
 // Round trips (RoundTrips counts them with a pgx tracer): Lstat,
 // LstatPath (a whole path), ReadDir (the directory and a page of its
 // entries), Create, Mkdir, Symlink, Remove, RemoveAll, Chmod and a write
-// of up to 1 MiB are one each; Open is one, plus one per MiB after the
-// first; Update two (read, write); a write over 1 MiB seven (a
+// of up to 1 MiB are one each; Open is one (128 KiB from the offset),
+// and reading on, one for the next 256 KiB, 512 KiB, then one per MiB;
+// Update two (read, write); a write over 1 MiB seven (a
 // connection of its own, BEGIN, a content id, the table's description
 // for COPY, COPY, the switch, COMMIT). A walk through directory
 // handles (find, grep) is not one per directory: OpenDir reads the
