@@ -25,14 +25,18 @@ import (
 // whole brings, in one more statement, the content of the subtree's
 // files of at most one chunk that follow it in walk order (pre-order,
 // siblings in byte order of names, as core walks), up to headBudget
-// bytes: the batch the walk's next opens find. A grep of a tree of
-// small files costs a round trip per headBudget bytes of them, however
-// many files they are, and holds twice that at most: the batch being
-// read and the one before it, which files opened out of order (grep
-// opens them on several goroutines) may still need.
+// bytes: the batch the walk's next opens find. The first batch of a
+// walk holds firstHeadBudget bytes at most, each later one twice the one
+// before, up to headBudget: a grep that fills its page with the first
+// files does not wait for 8 MiB of them, and a grep of a tree of small
+// files costs a round trip per headBudget bytes of them once past the
+// first few MiB, however many files they are. It holds twice headBudget
+// at most: the batches it read last (two at least), which files opened
+// out of order (grep opens them on several goroutines) may still need.
 var (
-	subtreeMax = 5000
-	headBudget = int64(8 << 20)
+	subtreeMax      = 5000
+	headBudget      = int64(8 << 20)
+	firstHeadBudget = int64(256 << 10)
 )
 
 // tree is the listing of a subtree read in one statement, shared by the
@@ -46,8 +50,9 @@ type tree struct {
 	order   []string          // the files of sizes in walk order; nil until a file is opened
 	index   map[string]int    // position in order, by path
 	next    int               // order[:next] were offered to a batch already
-	heads   map[string][]byte // content of the last two batches' files not opened yet, by path
-	batches [2][]string       // the paths of the last two batches, the older first
+	heads   map[string][]byte // content of the batches' files not opened yet, by path
+	batches []batch           // the batches still held, the oldest first
+	budget  int64             // the bytes the last batch could hold, 0 before the first
 }
 
 // OpenDir opens the directory at name (never following a link), reading
@@ -241,26 +246,37 @@ func (t *tree) head(ctx context.Context, f *FS, path string) (data []byte, ok bo
 	if !ok || i < t.next {
 		return nil, false, nil
 	}
-	batch, total := []string{}, int64(0)
+	budget := min(max(2*t.budget, firstHeadBudget), headBudget)
+	paths, total := []string{}, int64(0)
 	for _, p := range t.order[i:] {
-		if total += t.sizes[p]; total > headBudget {
+		if total += t.sizes[p]; total > budget {
 			break
 		}
-		batch = append(batch, p)
+		paths = append(paths, p)
 	}
-	if len(batch) == 0 {
+	if len(paths) == 0 {
 		t.next = i + 1
 		return nil, false, nil
 	}
-	got, err := f.heads(ctx, batch)
+	got, err := f.heads(ctx, paths, budget)
 	if err != nil {
 		return nil, false, err
 	}
-	t.next = i + len(batch)
-	for _, p := range t.batches[0] {
-		delete(t.heads, p)
+	t.next, t.budget = i+len(paths), budget
+	// The older batches go once those held could hold more than
+	// 2*headBudget: the last two at least stay.
+	t.batches = append(t.batches, batch{paths, budget})
+	held := int64(0)
+	for _, b := range t.batches {
+		held += b.budget
 	}
-	t.batches = [2][]string{t.batches[1], batch}
+	for len(t.batches) > 2 && held > 2*headBudget {
+		for _, p := range t.batches[0].paths {
+			delete(t.heads, p)
+		}
+		held -= t.batches[0].budget
+		t.batches = t.batches[1:]
+	}
 	if t.heads == nil {
 		t.heads = map[string][]byte{}
 	}
@@ -268,6 +284,13 @@ func (t *tree) head(ctx context.Context, f *FS, path string) (data []byte, ok bo
 	data, ok = t.heads[path]
 	delete(t.heads, path)
 	return data, ok, nil
+}
+
+// batch is the paths a statement of heads asked for, and the bytes it
+// could bring.
+type batch struct {
+	paths  []string
+	budget int64
 }
 
 // walkOrder puts the files of sizes in the order a walk of the subtree
@@ -291,13 +314,13 @@ func (t *tree) walkOrder() {
 
 // heads reads, in one statement, the content of those of paths that are
 // regular files of at most one chunk, as long as their total in the
-// order of paths stays within headBudget.
-func (f *FS) heads(ctx context.Context, paths []string) (map[string][]byte, error) {
+// order of paths stays within budget bytes.
+func (f *FS) heads(ctx context.Context, paths []string, budget int64) (map[string][]byte, error) {
 	bs := make([][]byte, len(paths))
 	for i, p := range paths {
 		bs[i] = []byte(p)
 	}
-	rows, err := f.pool.Query(ctx, "heads", f.ws, bs, headBudget)
+	rows, err := f.pool.Query(ctx, "heads", f.ws, bs, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -70,9 +70,10 @@
 // listing of the whole subtree (up to 5000 nodes; beyond, a page per
 // directory) in one statement, and a small file (of one chunk) opened
 // through its handles that no earlier statement brought brings the
-// content of the small files that follow it in walk order, up to 8 MiB
-// in all, in one more: a grep costs a round trip per 8 MiB of small
-// files, and one per larger file. A new connection of the pool costs
+// content of the small files that follow it in walk order in one more
+// (256 KiB of them for the walk's first such statement, twice as much
+// for each after it, up to 8 MiB): a grep costs a round trip per 8 MiB
+// of small files once past the first few, and one per larger file. A new connection of the pool costs
 // its setup and the preparing of the store's statements, once.
 //
 // The layout is versioned (SchemaVersion, the meta row layout): Open
