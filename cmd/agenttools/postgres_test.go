@@ -244,3 +244,32 @@ func TestPostgresURLWithoutAuthority(t *testing.T) {
 		t.Errorf("mirrors does not name %s (without (gone)): %+v", shown, got)
 	}
 }
+
+// TestPostgresFailedCommandKeepsWorkspace: a command that fails after
+// opening a PostgreSQL workspace (an unknown tool, arguments a tool
+// refuses) removes nothing from the database, as the README says: the
+// workspace and its files stay, unlike a new SQLite file such a command
+// made, which it removes.
+func TestPostgresFailedCommandKeepsWorkspace(t *testing.T) {
+	u, err := url.Parse(postgresDatabase(t).db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("workspace", "keep")
+	u.RawQuery = q.Encode()
+	db := u.String()
+	work, cache := t.TempDir(), t.TempDir()
+	if got := pgCommand(t, work, cache, "call", "--db", db, "write", `{"path":"/workspace/kept.txt","content":"kept\n"}`); got.code != 0 {
+		t.Fatalf("write: %+v", got)
+	}
+	if got := pgCommand(t, work, cache, "call", "--db", db, "nosuchtool"); got.code != 2 {
+		t.Fatalf("an unknown tool: %+v, want exit status 2", got)
+	}
+	if got := pgCommand(t, work, cache, "call", "--db", db, "read", `{"path":7}`); got.code != 1 {
+		t.Fatalf("arguments read refuses: %+v, want exit status 1", got)
+	}
+	if got := pgCommand(t, work, cache, "call", "--db", db, "read", `{"path":"/workspace/kept.txt"}`); got.code != 0 || !strings.Contains(got.stdout, "kept") {
+		t.Errorf("the file after the failed commands: %+v", got)
+	}
+}
